@@ -1,0 +1,269 @@
+"""The environment contract shared by every domain.
+
+An :class:`Environment` holds the domain state (plain JSON-compatible data in ``self.db``
+and, for dual-control domains, ``self.user_db``) and exposes tools: methods marked with
+:func:`tool`. A tool declares whether it reads or writes, which side may call it
+(``agent`` or ``user``) and its risk level; parameters and their JSON schema come from
+the type hints. :meth:`Environment.call` validates arguments, runs the tool and returns a
+:class:`ToolResult`. A failing call returns a typed error and leaves the state exactly as
+it was (writes are rolled back). Hidden helpers marked with :func:`assertion` check the
+final state for evaluation and are never shown to participants.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import inspect
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal, get_type_hints
+
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+
+ToolKind = Literal["read", "write", "generic"]
+Side = Literal["agent", "user"]
+Risk = Literal["none", "low", "medium", "high"]
+RISK_ORDER: dict[str, int] = {"none": 0, "low": 1, "medium": 2, "high": 3}
+ErrorType = Literal[
+    "unknown_tool", "invalid_arguments", "not_found", "precondition_failed",
+    "permission_denied", "needs_authorization",
+]  # fmt: skip
+
+
+class ToolError(Exception):
+    """A tool refused the call; the state is unchanged."""
+
+    def __init__(self, error_type: ErrorType, message: str) -> None:
+        super().__init__(message)
+        self.error_type = error_type
+        self.message = message
+
+
+class EnvironmentDataError(ValueError):
+    """A database file or initial state that cannot be loaded."""
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """What a participant is told about a tool."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    kind: ToolKind
+    side: Side
+    risk: Risk
+
+    def to_openai(self) -> dict[str, Any]:
+        """The tool in OpenAI function-calling format."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+            },
+        }
+
+
+@dataclass
+class ToolResult:
+    """The outcome of one tool call."""
+
+    name: str
+    output: Any = None
+    error: bool = False
+    error_type: str | None = None
+    message: str | None = None
+    diff: list[dict[str, Any]] = field(default_factory=list)
+    """For writes: the changed paths, each ``{"path", "before", "after"}``."""
+
+    def content(self) -> str:
+        """The result as the caller sees it (JSON text, or ``Error: ...``)."""
+        if self.error:
+            return f"Error: {self.message}"
+        if isinstance(self.output, str):
+            return self.output
+        return json.dumps(self.output, sort_keys=True, default=str)
+
+
+def tool(kind: ToolKind = "read", side: Side = "agent", risk: Risk = "none") -> Callable:
+    """Mark an environment method as a tool.
+
+    Args:
+        kind: "read", "write" or "generic" (no state effect).
+        side: which side may call it: "agent" or "user" (user-side device actions).
+        risk: for writes, how consequential it is; settings decide from which level on a
+            write needs human authorization.
+    """
+    if kind == "write" and risk == "none":
+        raise ValueError("a write tool needs a risk level of low, medium or high")
+
+    def mark(method: Callable) -> Callable:
+        method.__tool__ = {"kind": kind, "side": side, "risk": risk}
+        return method
+
+    return mark
+
+
+def assertion(method: Callable) -> Callable:
+    """Mark a hidden helper that checks the final state and returns a bool."""
+    method.__assertion__ = True
+    return method
+
+
+class Environment:
+    """Base class: a domain state plus tools, assertions and a state hash."""
+
+    domain: ClassVar[str] = ""
+    _tool_methods: ClassVar[dict[str, Callable]]
+    _arg_models: ClassVar[dict[str, type[BaseModel]]]
+    _specs: ClassVar[dict[str, ToolSpec]]
+
+    def __init__(self, db: dict[str, Any], user_db: dict[str, Any] | None = None) -> None:
+        self.db = db
+        self.user_db = user_db
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._tool_methods, cls._arg_models, cls._specs = {}, {}, {}
+        for name, method in inspect.getmembers(cls, predicate=inspect.isfunction):
+            meta = getattr(method, "__tool__", None)
+            if meta is None:
+                continue
+            model = _arguments_model(name, method)
+            cls._tool_methods[name] = method
+            cls._arg_models[name] = model
+            cls._specs[name] = ToolSpec(
+                name=name,
+                description=inspect.getdoc(method) or "",
+                parameters=_clean_schema(model.model_json_schema()),
+                **meta,
+            )
+
+    # -- tools ---------------------------------------------------------------------
+
+    def tools(self, side: Side | None = None) -> list[ToolSpec]:
+        """Tool specs, optionally only those of one side, sorted by name."""
+        return sorted(
+            (s for s in self._specs.values() if side is None or s.side == side),
+            key=lambda s: s.name,
+        )
+
+    def tool_spec(self, name: str) -> ToolSpec | None:
+        """The spec of one tool, or None if there is no such tool."""
+        return self._specs.get(name)
+
+    def call(self, name: str, arguments: dict[str, Any], side: Side = "agent") -> ToolResult:
+        """Run a tool; errors come back as a typed :class:`ToolResult`, state unchanged."""
+        spec = self._specs.get(name)
+        if spec is None:
+            return _error(name, "unknown_tool", f"Tool '{name}' not found.")
+        if spec.side != side:
+            return _error(name, "permission_denied", f"Tool '{name}' is a {spec.side}-side tool.")
+        try:
+            args = self._arg_models[name].model_validate(arguments)
+        except ValidationError as exc:
+            return _error(name, "invalid_arguments", _describe(exc))
+        before = self.snapshot() if spec.kind == "write" else None
+        try:
+            output = self._tool_methods[name](self, **dict(args))
+        except ToolError as exc:
+            if before is not None:
+                self.restore(before)
+            return _error(name, exc.error_type, exc.message)
+        self.after_call(spec)
+        diff = state_diff(before, self.snapshot()) if before is not None else []
+        return ToolResult(name=name, output=_jsonable(output), diff=diff)
+
+    def after_call(self, spec: ToolSpec) -> None:
+        """Hook run after every successful call (e.g. Telecom syncs device and network)."""
+
+    # -- state ---------------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        """A deep copy of the full state (agent-side and user-side)."""
+        return copy.deepcopy({"db": self.db, "user_db": self.user_db})
+
+    def restore(self, snapshot: dict[str, Any]) -> None:
+        """Put back a state taken by :meth:`snapshot`."""
+        self.db, self.user_db = snapshot["db"], snapshot["user_db"]
+
+    def state_hash(self) -> str:
+        """SHA-256 of the canonical JSON of the full state."""
+        return hashlib.sha256(canonical_json(self.snapshot()).encode()).hexdigest()
+
+    # -- assertions ----------------------------------------------------------------
+
+    def run_assertion(self, func_name: str, arguments: dict[str, Any]) -> bool:
+        """Run a hidden assertion helper by name; raises KeyError if there is none."""
+        method = getattr(type(self), func_name, None)
+        if method is None or not getattr(method, "__assertion__", False):
+            raise KeyError(f"{self.domain}: no assertion named {func_name!r}")
+        result = method(self, **arguments)
+        if not isinstance(result, bool):
+            raise TypeError(f"{self.domain}: assertion {func_name!r} returned {result!r}")
+        return result
+
+
+def canonical_json(value: Any) -> str:
+    """Canonical JSON: sorted keys, no spaces, non-JSON values as strings."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def state_diff(before: Any, after: Any, path: str = "") -> list[dict[str, Any]]:
+    """The changed paths between two JSON-like values, for people to read."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        changes: list[dict[str, Any]] = []
+        for key in sorted(set(before) | set(after), key=str):
+            sub = f"{path}.{key}" if path else str(key)
+            if key not in before:
+                changes.append({"path": sub, "before": None, "after": after[key]})
+            elif key not in after:
+                changes.append({"path": sub, "before": before[key], "after": None})
+            elif before[key] != after[key]:
+                changes.extend(state_diff(before[key], after[key], sub))
+        return changes
+    if before != after:
+        return [{"path": path, "before": before, "after": after}]
+    return []
+
+
+def _arguments_model(name: str, method: Callable) -> type[BaseModel]:
+    hints = get_type_hints(method)
+    fields: dict[str, Any] = {}
+    for param in list(inspect.signature(method).parameters.values())[1:]:
+        annotation = hints.get(param.name, Any)
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        fields[param.name] = (annotation, default)
+    config = ConfigDict(extra="forbid", strict=True)
+    return create_model(f"{name}_arguments", __config__=config, **fields)
+
+
+def _clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    schema = dict(schema)
+    schema.pop("title", None)
+    for prop in schema.get("properties", {}).values():
+        prop.pop("title", None)
+    schema.setdefault("properties", {})
+    return schema
+
+
+def _describe(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"]) or "arguments"
+        parts.append(f"{where}: {err['msg']}")
+    return "; ".join(parts)
+
+
+def _error(name: str, error_type: str, message: str) -> ToolResult:
+    return ToolResult(name=name, error=True, error_type=error_type, message=message)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    return json.loads(canonical_json(value)) if not isinstance(value, str) else value
