@@ -4,6 +4,35 @@ A trace is the only thing metrics, judges and widgets read. On disk it is JSON L
 the first line is ``{"kind": "header", ...}``, then one ``{"kind": "event", ...}`` per
 event, then ``{"kind": "termination", ...}``. Lines are written with sorted keys and no
 wall-clock values, so the same episode with the same seed gives a byte-identical file.
+
+Payload conventions (every producer writes them, every reader relies on them):
+
+- ``message``: ``actor`` speaks to ``target``; ``{text}``.
+- ``tool_call``: ``actor`` executes a domain tool (an agent, or a human running a user-side
+  tool); ``{call_id, name, arguments, side, risk, authorization}`` where
+  ``authorization`` is the request_id of the control decision that approved it, or null.
+- ``tool_result``: ``{call_id, name, output, error, error_type, diff}``; ``output`` is
+  the text the caller saw, ``diff`` the changed state paths of a write.
+- ``channel_request``: ``actor`` asks ``target`` over ``channel``; ``initiator`` is
+  "agent" (agent-requested) or "human" (human-initiated); ``{request_id, form, content}``
+  plus ``action: {name, arguments}`` for control. Forms: clarification "question";
+  feedback "review"; control "approval" or "execute" (agent-requested), and for
+  human-initiated input the form of the act itself (e.g. "comment", "stop").
+- ``channel_status``: ``{request_id, status, reason}`` with status one of validated,
+  pending, dispatched, expired, terminated, refused.
+- ``channel_response``: the human ``actor`` answers ``target``; ``{request_id, form,
+  content}`` plus for feedback ``rating``/``labels``/``edits``/``demonstration`` when
+  given, and for control ``decision`` (approve, deny, stop, modify, override, take_over,
+  execute) and ``arguments`` when the human modified the action.
+- ``model_call``: ``{model, role, cached, cost, attempts}`` with ``usage`` set.
+- ``error``: malformed participant output fed back to it; ``{error_type, message}`` with
+  error_type one of invalid_json, unknown_tool, tool_not_permitted, no_tool_call,
+  routing_error, channel_refused, model_failure.
+- ``goal_revision``: a human's goal changed; ``{goal}``.
+- ``finish``: a participant delivered its result; ``{deliverable}``.
+
+A *human step* is any event whose actor is a human participant and whose type is
+message, tool_call, channel_request or channel_response.
 """
 
 from __future__ import annotations
@@ -171,7 +200,7 @@ class Trace(BaseModel):
         return cls.from_jsonl(path.read_text(encoding="utf-8"), source=str(path))
 
     def to_dataframe(self) -> pd.DataFrame:
-        """One row per event: seq, step, actor, type, target, channel, initiator, tokens, payload."""
+        """One row per event, with token counts and the payload as a column."""
         rows = [
             {
                 "seq": e.seq,

@@ -18,9 +18,12 @@ import inspect
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal, get_type_hints
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+
+if TYPE_CHECKING:
+    from hasbench.scenario import Scenario
 
 ToolKind = Literal["read", "write", "generic"]
 Side = Literal["agent", "user"]
@@ -122,9 +125,59 @@ class Environment:
     _arg_models: ClassVar[dict[str, type[BaseModel]]]
     _specs: ClassVar[dict[str, ToolSpec]]
 
+    policy: str = ""
+    """The domain policy text given to agents."""
+
     def __init__(self, db: dict[str, Any], user_db: dict[str, Any] | None = None) -> None:
         self.db = db
         self.user_db = user_db
+
+    @classmethod
+    def from_scenario(cls, scenario: Scenario) -> Environment:
+        """Build the environment for a scenario: load the base state, then initialize it.
+
+        Subclasses load their database (``scenario.environment.db_path`` or their
+        generated default) and call :meth:`initialize`.
+        """
+        raise NotImplementedError(f"{cls.__name__} must implement from_scenario")
+
+    def initialize(self, scenario: Scenario) -> None:
+        """Apply ``initialization_data`` (deep merge) then ``initialization_actions``."""
+        env = scenario.environment
+        if env.initialization_data is not None:
+            if env.initialization_data.agent_data:
+                self.db = deep_merge(self.db, env.initialization_data.agent_data)
+            if env.initialization_data.user_data:
+                if self.user_db is None:
+                    raise EnvironmentDataError(
+                        f"{scenario.task_id}: environment.initialization_data.user_data: "
+                        f"domain {self.domain!r} has no user-side state"
+                    )
+                self.user_db = deep_merge(self.user_db, env.initialization_data.user_data)
+        for index, action in enumerate(env.initialization_actions):
+            side: Side = "agent" if action.env_type == "assistant" else "user"
+            result = self.call_any(action.func_name, action.arguments, side)
+            if result.error:
+                raise EnvironmentDataError(
+                    f"{scenario.task_id}: environment.initialization_actions[{index}]: "
+                    f"{action.func_name}: {result.message}"
+                )
+
+    def call_any(self, name: str, arguments: dict[str, Any], side: Side) -> ToolResult:
+        """Run a tool or a hidden setup helper (a public method) by name; used for setup."""
+        if name in self._specs:
+            return self.call(name, arguments, side)
+        method = getattr(self, name, None)
+        if method is None or name.startswith("_") or not callable(method):
+            return _error(name, "unknown_tool", f"Function '{name}' not found.")
+        before = self.snapshot()
+        try:
+            output = method(**arguments)
+        except (ToolError, TypeError, KeyError, ValueError) as exc:
+            self.restore(before)
+            return _error(name, "precondition_failed", str(exc))
+        self.after_call(None)
+        return ToolResult(name=name, output=_jsonable(output))
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -178,7 +231,7 @@ class Environment:
         diff = state_diff(before, self.snapshot()) if before is not None else []
         return ToolResult(name=name, output=_jsonable(output), diff=diff)
 
-    def after_call(self, spec: ToolSpec) -> None:
+    def after_call(self, spec: ToolSpec | None) -> None:
         """Hook run after every successful call (e.g. Telecom syncs device and network)."""
 
     # -- state ---------------------------------------------------------------------
@@ -206,6 +259,17 @@ class Environment:
         if not isinstance(result, bool):
             raise TypeError(f"{self.domain}: assertion {func_name!r} returned {result!r}")
         return result
+
+
+def deep_merge(base: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]:
+    """Merge ``update`` into a copy of ``base``: dicts recursively, anything else replaced."""
+    merged = copy.deepcopy(base)
+    for key, value in update.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = deep_merge(merged[key], value)
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
 
 
 def canonical_json(value: Any) -> str:
