@@ -1,0 +1,14 @@
+"""Where the workbench reads data and writes outputs (overridable by environment variables)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+DATA_DIR = Path(os.environ.get("HASBENCH_DATA", REPO_ROOT / "data"))
+TASKS_DIR = DATA_DIR / "tasks"
+POLICIES_DIR = DATA_DIR / "policies"
+FIGURES_DIR = Path(os.environ.get("HASBENCH_FIGURES", REPO_ROOT / "figures"))
+RUNS_DIR = Path(os.environ.get("HASBENCH_RUNS", REPO_ROOT / "runs"))
+CACHE_DIR = Path(os.environ.get("HASBENCH_CACHE", REPO_ROOT / ".cache"))
