@@ -1,0 +1,110 @@
+"""The ``hasbench`` command line.
+
+Each subcommand is one function ``cmd_<name>(args) -> int`` registered in
+:func:`build_parser`. Subcommand modules are imported inside the functions so that
+``hasbench --help`` stays fast. Any unexpected exception is reported by :func:`main`
+as one ``hasbench: error: ...`` line with exit status 2, never as a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+
+def _expand_paths(paths: Sequence[str]) -> list[Path]:
+    """Expand directories to their ``*.yaml`` files (sorted); keep files as given."""
+    files: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            files.extend(sorted(path.glob("*.yaml")))
+        else:
+            files.append(path)
+    return files
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    """Validate task files; print one line per problem; exit 1 if there is any."""
+    from hasbench.scenario import load_tasks, validate_file
+
+    files = _expand_paths(args.paths)
+    if not files:
+        print("hasbench: error: no *.yaml files found", file=sys.stderr)
+        return 2
+    n_tasks = 0
+    n_problems = 0
+    for path in files:
+        problems = validate_file(path)
+        for problem in problems:
+            print(problem)
+        n_problems += len(problems)
+        if not problems:
+            n_tasks += len(load_tasks(path))
+    if n_problems:
+        return 1
+    print(f"ok: {n_tasks} tasks in {len(files)} files")
+    return 0
+
+
+def cmd_tasks(args: argparse.Namespace) -> int:
+    """List the tasks of one file: id, domain, pattern, coordination mode."""
+    from hasbench.scenario import ScenarioError, load_tasks
+
+    try:
+        scenarios = load_tasks(args.file)
+    except ScenarioError as error:
+        for problem in error.problems:
+            print(problem, file=sys.stderr)
+        return 1
+    for scn in scenarios:
+        row = {
+            "task_id": scn.task_id,
+            "domain": scn.domain,
+            "pattern": scn.adaptation_pattern,
+            "coordination_mode": scn.coordination_mode,
+        }
+        if args.json:
+            print(json.dumps(row))
+        else:
+            print("\t".join(row.values()))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the argument parser with every subcommand registered."""
+    parser = argparse.ArgumentParser(
+        prog="hasbench", description="Research workbench for LLM-based Human-Agent Systems."
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("validate", help="check task YAML files against the scenario schema")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="task files or directories")
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("tasks", help="list the tasks of a task file")
+    p.add_argument("file", metavar="FILE", help="a task YAML file")
+    p.add_argument("--json", action="store_true", help="one JSON object per line")
+    p.set_defaults(func=cmd_tasks)
+
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the process exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        print("hasbench: interrupted", file=sys.stderr)
+        return 130
+    except Exception as error:  # the CLI must never show a traceback
+        print(f"hasbench: error: {type(error).__name__}: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
