@@ -1,0 +1,1 @@
+"""Task construction: shared builder helpers, per-domain task generators and importers."""

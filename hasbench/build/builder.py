@@ -1,0 +1,327 @@
+"""Shared helpers for writing a domain's task file from a seeded generator.
+
+A domain generator (e.g. :mod:`hasbench.build.retail_tasks`) creates a
+:class:`TaskBuilder`, draws every random choice from ``builder.rng`` and adds tasks
+made with the small constructors below (:func:`human`, :func:`agent`, :func:`star`,
+:func:`action`, :func:`criteria`). :meth:`TaskBuilder.add` numbers the task, validates
+it against the schema, refuses a task whose text leaks a user's known facts, and keeps
+it; :meth:`TaskBuilder.to_yaml` writes every task with a stable key order, so rerunning
+a generator with the same seed reproduces its file byte for byte.
+
+Example::
+
+    builder = TaskBuilder("retail", seed=0)
+    builder.add(
+        "A",
+        task="Help the customer with their order.",
+        agents=[agent(profile="Retail support agent.")],
+        users=[human(goal="Cancel my order.", known_info={"email": "a@b.c"})],
+        relationships=star("agent_0", ["user_0"]),
+        criteria=criteria([action(1, "agent_0", "cancel_pending_order", {...})],
+                          reward_basis=["ENV"]),
+        max_iterations=30,
+    )
+    builder.write(TASKS_DIR / "retail.yaml")
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+import yaml
+
+from hasbench.envs import make_environment
+from hasbench.envs.base import Environment
+from hasbench.scenario import Scenario
+
+T = TypeVar("T")
+
+
+class BuildError(ValueError):
+    """A generated task is invalid; the message names the task and the problem."""
+
+
+def human(
+    user_id: str = "user_0",
+    *,
+    goal: str,
+    role: str = "customer",
+    persona: str | None = None,
+    responsibilities: Sequence[str] = (),
+    instructions: str = "",
+    known_info: dict[str, Any] | None = None,
+    unknown_info: Sequence[str] = (),
+    goal_revisions: Sequence[dict[str, Any]] = (),
+) -> dict[str, Any]:
+    """A human participant node (a simulated user).
+
+    Args:
+        user_id: Node id.
+        goal: What this person wants, including their acceptance criteria.
+        role: Their role in the system (customer, traveller, travel manager, ...).
+        persona: A persona id from ``data/personas.yaml``.
+        responsibilities: What they are responsible for (e.g. approving payments).
+        instructions: How they behave: what to disclose, when to approve or refuse.
+        known_info: Facts only they hold (the agent must ask for them).
+        unknown_info: Things they do not know.
+        goal_revisions: Pattern F changes, each ``{"at_turn", "goal", "known_info"}``.
+    """
+    return {
+        "user_id": user_id,
+        "role": role,
+        "responsibilities": list(responsibilities),
+        "persona": persona,
+        "goal": goal,
+        "task_instructions": instructions,
+        "known_info": dict(known_info or {}),
+        "unknown_info": list(unknown_info),
+        "goal_revisions": list(goal_revisions),
+    }
+
+
+def agent(
+    agent_id: str = "agent_0",
+    *,
+    profile: str,
+    role: str | None = None,
+    responsibilities: Sequence[str] = (),
+    tools: Sequence[str] | None = None,
+) -> dict[str, Any]:
+    """An LLM agent node; ``tools=None`` grants every agent-side domain tool."""
+    return {
+        "agent_id": agent_id,
+        "profile": profile,
+        "role": role,
+        "responsibilities": list(responsibilities),
+        "tools": None if tools is None else list(tools),
+    }
+
+
+def star(agent_id: str, human_ids: Iterable[str], label: str = "supervises") -> list[list[str]]:
+    """Edges of a single-agent star: every human ``label`` the agent."""
+    return [[h, agent_id, label] for h in human_ids]
+
+
+def action(
+    number: int,
+    requestor: str,
+    name: str,
+    arguments: dict[str, Any],
+    *,
+    protected: bool = False,
+    compare_args: Sequence[str] | None = None,
+    info: str | None = None,
+) -> dict[str, Any]:
+    """One gold action; ``protected=True`` marks an action that needs human approval."""
+    return {
+        "action_id": str(number),
+        "requestor": requestor,
+        "name": name,
+        "arguments": arguments,
+        "info": info,
+        "compare_args": None if compare_args is None else list(compare_args),
+        "protected": protected,
+    }
+
+
+def actions(
+    requestor: str, calls: Sequence[tuple[str, dict[str, Any]]], protect: Iterable[str] = ()
+) -> list[dict[str, Any]]:
+    """Number a sequence of ``(tool, arguments)`` calls into gold actions.
+
+    Args:
+        requestor: Who performs them.
+        calls: The calls in order.
+        protect: Tool names whose calls are protected (need approval).
+    """
+    protected = set(protect)
+    return [
+        action(i, requestor, name, args, protected=name in protected)
+        for i, (name, args) in enumerate(calls, start=1)
+    ]
+
+
+def criteria(
+    gold: Sequence[dict[str, Any]],
+    *,
+    reward_basis: Sequence[str],
+    env_assertions: Sequence[dict[str, Any]] = (),
+    communicate_info: Sequence[str] = (),
+    nl_assertions: Sequence[str] = (),
+) -> dict[str, Any]:
+    """The evaluation criteria block."""
+    return {
+        "actions": list(gold),
+        "env_assertions": list(env_assertions),
+        "communicate_info": list(communicate_info),
+        "nl_assertions": list(nl_assertions),
+        "reward_basis": list(reward_basis),
+    }
+
+
+def env_assertion(
+    func_name: str, arguments: dict[str, Any], message: str, expect: bool = True
+) -> dict[str, Any]:
+    """A hidden check on the final agent-side state."""
+    return {
+        "env_type": "assistant",
+        "func_name": func_name,
+        "arguments": arguments,
+        "assert_value": expect,
+        "message": message,
+    }
+
+
+class TaskBuilder:
+    """Collects the tasks of one domain, numbered ``{domain}_{pattern}_{nnn}``.
+
+    Attributes:
+        domain: The domain name (task id prefix).
+        rng: The only source of randomness for the generator.
+        tasks: The validated tasks, in the order added.
+    """
+
+    def __init__(self, domain: str, seed: int = 0) -> None:
+        self.domain = domain
+        self.rng = np.random.default_rng(seed)
+        self.tasks: list[Scenario] = []
+        self._counts: dict[str, int] = {}
+
+    def pick(self, items: Sequence[T]) -> T:
+        """One element drawn uniformly with :attr:`rng`."""
+        if not items:
+            raise BuildError(f"{self.domain}: nothing to pick from")
+        return items[int(self.rng.integers(len(items)))]
+
+    def sample(self, items: Sequence[T], k: int) -> list[T]:
+        """``k`` distinct elements drawn with :attr:`rng`, in draw order."""
+        if k > len(items):
+            raise BuildError(f"{self.domain}: cannot draw {k} of {len(items)} items")
+        return [items[int(i)] for i in self.rng.choice(len(items), size=k, replace=False)]
+
+    def count(self, pattern: str) -> int:
+        """How many tasks of a pattern have been added."""
+        return self._counts.get(pattern, 0)
+
+    def add(
+        self,
+        pattern: str,
+        *,
+        task: str,
+        agents: list[dict[str, Any]],
+        users: list[dict[str, Any]],
+        relationships: list[list[str]],
+        criteria: dict[str, Any],
+        max_iterations: int,
+        coordination_mode: str = "star",
+        environment: dict[str, Any] | None = None,
+        metadata: dict[str, Any] | None = None,
+        source_task_id: str | None = None,
+    ) -> Scenario:
+        """Number, validate and keep one task; returns the parsed scenario.
+
+        Raises:
+            BuildError: if the task does not fit the schema or its text contains a value
+                from a user's ``known_info``.
+        """
+        number = self._counts.get(pattern, 0) + 1
+        task_id = f"{self.domain}_{pattern}_{number:03d}"
+        raw = {
+            "task_id": task_id,
+            "source_task_id": source_task_id,
+            "adaptation_pattern": pattern,
+            "coordination_mode": coordination_mode,
+            "task": task,
+            "relationships": relationships,
+            "environment": {"max_iterations": max_iterations, **(environment or {})},
+            "agents": agents,
+            "users": users,
+            "evaluation_criteria": criteria,
+            "metadata": metadata or {},
+        }
+        try:
+            scenario = Scenario.model_validate(raw)
+        except ValueError as exc:
+            raise BuildError(f"{task_id}: {exc}") from exc
+        leaks = leaked_values(scenario)
+        if leaks:
+            raise BuildError(f"{task_id}: task text reveals known_info values {leaks}")
+        self._counts[pattern] = number
+        self.tasks.append(scenario)
+        return scenario
+
+    def to_yaml(self) -> str:
+        """All tasks as YAML with the schema's key order (defaults left out)."""
+        return dump_tasks(self.tasks)
+
+    def write(self, path: Path) -> Path:
+        """Write :meth:`to_yaml` to ``path`` (directories created)."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(self.to_yaml(), encoding="utf-8")
+        return path
+
+
+def leaked_values(scenario: Scenario) -> list[str]:
+    """The known_info values (as text) that appear in the task text or agent profiles."""
+    visible = " ".join([scenario.task, *(a.profile for a in scenario.agents)]).lower()
+    leaks = []
+    for user in scenario.users:
+        for value in _leaf_values(user.known_info):
+            if len(value) >= 3 and value.lower() in visible:
+                leaks.append(value)
+    return leaks
+
+
+def replay_gold(scenario: Scenario) -> Environment:
+    """A fresh environment after running every gold action; raises on a tool error."""
+    env = make_environment(scenario)
+    for gold in scenario.evaluation_criteria.actions:
+        side = "user" if gold.requestor in {u.user_id for u in scenario.users} else "agent"
+        result = env.call(gold.name, gold.arguments, side)
+        if result.error:
+            raise BuildError(
+                f"{scenario.task_id}: gold action {gold.action_id} {gold.name}: {result.message}"
+            )
+    return env
+
+
+def dump_tasks(tasks: Sequence[Scenario]) -> str:
+    """YAML text of a task list; relationships written as ``[source, target, label]``."""
+    documents = []
+    for scenario in tasks:
+        data = scenario.model_dump(mode="json", exclude_defaults=True)
+        data["relationships"] = [_Flow(r.values()) for r in data.get("relationships", [])]
+        documents.append(data)
+    return yaml.dump(documents, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+
+
+class _Flow(list):
+    """A list written in YAML flow style (``[a, b, c]``)."""
+
+
+class _Dumper(yaml.SafeDumper):
+    """Safe dumper with block scalars for multi-line text and flow-style triples."""
+
+
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+def _represent_flow(dumper: yaml.SafeDumper, value: _Flow) -> yaml.Node:
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", list(value), flow_style=True)
+
+
+_Dumper.add_representer(str, _represent_str)
+_Dumper.add_representer(_Flow, _represent_flow)
+
+
+def _leaf_values(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        return [v for item in value.values() for v in _leaf_values(item)]
+    if isinstance(value, list):
+        return [v for item in value for v in _leaf_values(item)]
+    return [] if value is None or isinstance(value, bool) else [str(value)]
