@@ -1,19 +1,28 @@
-"""Scenario schema for HAS-Bench task YAML (HAS paper App. B.3.2).
+"""Scenario schema for HAS-Bench task YAML (HAS paper App. B.3.2): models, loading, checks.
 
 A domain file is a YAML list of tasks. Each task is parsed into a :class:`Scenario`.
 Every model forbids unknown keys, so a typo is an error rather than a silently dropped
 field. Structural rules that span several fields (dangling participants, edge labels vs
 coordination mode, leaks, ...) live in :func:`check_scenario`; :func:`load_tasks`
-runs both and raises :class:`ScenarioError` listing every :class:`Problem` found.
+runs both and raises :class:`ScenarioError` listing every :class:`Problem` found, and
+:func:`validate_file` returns the problems instead. A problem prints as
+``file: task_id: field.path: message``.
 """
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
-from typing import Any, Literal
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
+from types import UnionType
+from typing import Any, Literal, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+import networkx as nx
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 Pattern = Literal["A", "B", "C", "D", "E", "F"]
 CoordinationMode = Literal["star", "chain", "tree", "graph"]
@@ -29,6 +38,29 @@ PATTERN_NAMES: dict[str, str] = {
     "F": "Dynamic Goal Revision",
 }
 DOMAINS = ("retail", "airline", "telecom", "coding", "research", "bargaining", "mock")
+
+AGENT_RELATION: dict[str, str] = {
+    "star": "delegates",
+    "chain": "handoff",
+    "tree": "parent",
+    "graph": "collaborates",
+}
+"""The label of agent-agent edges in each coordination mode.
+
+star: the hub delegates to (and supervises) every other agent; chain: each agent hands
+off to the next; tree: ``[a, b, "parent"]`` makes ``a`` the parent of ``b``; graph:
+agents collaborate freely.
+"""
+HUMAN_RELATIONS: frozenset[str] = frozenset(
+    {"supervises", "informs", "reviews", "authorizes", "operates"}
+)
+"""Labels of edges that touch a human; allowed in every coordination mode."""
+MODE_LABELS: dict[str, frozenset[str]] = {
+    mode: frozenset({label}) | HUMAN_RELATIONS for mode, label in AGENT_RELATION.items()
+}
+"""Every edge label each coordination mode allows."""
+CONTROL_DECISIONS = ("approve", "deny", "stop", "modify", "override", "take_over")
+"""Decisions a control intervention can carry."""
 
 
 class StrictModel(BaseModel):
@@ -232,3 +264,540 @@ class Scenario(StrictModel):
         """SHA-256 of the canonical JSON of this task (first 16 hex digits)."""
         blob = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+# -- problems ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a task file; prints as ``file: task_id: path: message``.
+
+    ``task_id`` is ``tasks[i]`` when the task has no usable id; ``file``, ``task_id``
+    and ``path`` are None when they do not apply (e.g. a YAML syntax error).
+    """
+
+    file: str | None
+    task_id: str | None
+    path: str | None
+    message: str
+
+    def __str__(self) -> str:
+        parts = (self.file, self.task_id, self.path, self.message)
+        return ": ".join(part for part in parts if part is not None)
+
+
+class ScenarioError(ValueError):
+    """Raised by :func:`load_tasks` when a task file has problems."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__("\n".join(str(p) for p in problems))
+        self.problems = problems
+
+
+# -- loading -----------------------------------------------------------------------
+
+
+class _TaskLoader(yaml.SafeLoader):
+    """Safe YAML loader that rejects duplicate keys and keeps dates as strings."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        keys = [key.value for key, _ in node.value if isinstance(key, yaml.ScalarNode)]
+        for index, (key_node, _) in enumerate(node.value):
+            if isinstance(key_node, yaml.ScalarNode) and key_node.value in keys[:index]:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key_node.value!r}", key_node.start_mark
+                )
+        return super().construct_mapping(node, deep=deep)
+
+
+_TaskLoader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def _read_yaml(path: Path) -> tuple[Any, Problem | None]:
+    """Parse a YAML file; return (data, None) or (None, the problem)."""
+    file = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return None, Problem(file, None, None, f"cannot read file: {reason}")
+    try:
+        return yaml.load(text, Loader=_TaskLoader), None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        reason = exc.problem or exc.context or "malformed YAML"
+        return None, Problem(file, None, None, f"invalid YAML{where}: {reason}")
+    except yaml.YAMLError as exc:
+        return None, Problem(file, None, None, f"invalid YAML: {exc}")
+
+
+def _type_name(value: Any) -> str:
+    """A YAML-flavoured name for the type of a parsed value."""
+    if value is None:
+        return "null"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    return "a string"
+
+
+def _task_label(raw: Any, index: int) -> str:
+    """The task id to show in problems: the raw id if it is a scalar, else ``tasks[i]``."""
+    if isinstance(raw, dict):
+        task_id = raw.get("task_id")
+        if isinstance(task_id, str | int) and not isinstance(task_id, bool) and str(task_id):
+            return str(task_id)
+    return f"tasks[{index}]"
+
+
+def _read(path: str | Path) -> tuple[list[Scenario], list[Problem]]:
+    """Parse, validate and check every task of a file."""
+    path = Path(path)
+    file = str(path)
+    data, problem = _read_yaml(path)
+    if problem is not None:
+        return [], [problem]
+    if not isinstance(data, list):
+        got = "an empty file" if data is None else _type_name(data)
+        return [], [Problem(file, None, None, f"expected a YAML list of tasks, got {got}")]
+    scenarios: list[Scenario] = []
+    problems: list[Problem] = []
+    first_index: dict[str, int] = {}
+    for index, raw in enumerate(data):
+        label = _task_label(raw, index)
+        if not isinstance(raw, dict):
+            message = f"expected a mapping (one task), got {_type_name(raw)}"
+            problems.append(Problem(file, label, None, message))
+            continue
+        if label in first_index:
+            message = f"duplicate task id (first defined at tasks[{first_index[label]}])"
+            problems.append(Problem(file, label, "task_id", message))
+        first_index.setdefault(label, index)
+        try:
+            scenario = Scenario.model_validate(raw)
+        except ValidationError as exc:
+            problems.extend(Problem(file, label, p, m) for p, m in _describe_errors(exc))
+            continue
+        scenarios.append(scenario)
+        problems.extend(replace(p, file=file, task_id=label) for p in check_scenario(scenario))
+    return scenarios, problems
+
+
+def load_tasks(path: str | Path) -> list[Scenario]:
+    """Load and check a task file.
+
+    Args:
+        path: A YAML file holding a list of tasks.
+
+    Returns:
+        The scenarios in file order.
+
+    Raises:
+        ScenarioError: If the file has any problem; ``.problems`` lists them all.
+    """
+    scenarios, problems = _read(path)
+    if problems:
+        raise ScenarioError(problems)
+    return scenarios
+
+
+def validate_file(path: str | Path) -> list[Problem]:
+    """Every problem of a task file (empty if the file is valid)."""
+    return _read(path)[1]
+
+
+# -- pydantic errors -> field paths and short messages ------------------------------
+
+
+def _field_path(loc: tuple[str | int, ...]) -> str:
+    """``('users', 0, 'known_info')`` -> ``users[0].known_info``."""
+    path = ""
+    for part in loc:
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    return path
+
+
+def _unwrap(annotation: Any) -> Any:
+    """Drop ``None`` from an optional annotation."""
+    if get_origin(annotation) in (Union, UnionType):
+        rest = [a for a in get_args(annotation) if a is not type(None)]
+        return rest[0] if len(rest) == 1 else annotation
+    return annotation
+
+
+def _model_at(loc: tuple[str | int, ...]) -> type[BaseModel] | None:
+    """The schema model that holds the field at ``loc`` (None if not a model)."""
+    current: Any = Scenario
+    for part in loc:
+        current = _unwrap(current)
+        if isinstance(part, int):
+            args = get_args(current)
+            if get_origin(current) is not list or not args:
+                return None
+            current = args[0]
+        elif isinstance(current, type) and issubclass(current, BaseModel):
+            if part not in current.model_fields:
+                return None
+            current = current.model_fields[part].annotation
+        else:
+            return None
+    current = _unwrap(current)
+    return current if isinstance(current, type) and issubclass(current, BaseModel) else None
+
+
+def _message(error: dict[str, Any]) -> str:
+    """A short human message for one pydantic error."""
+    kind, ctx, value = error["type"], error.get("ctx") or {}, error.get("input")
+    got = _type_name(value)
+    if kind == "missing":
+        return "missing required field"
+    if kind == "extra_forbidden":
+        model = _model_at(error["loc"][:-1])
+        key = str(error["loc"][-1])
+        close = difflib.get_close_matches(key, list(model.model_fields), n=1) if model else []
+        return f"unknown field (did you mean {close[0]!r}?)" if close else "unknown field"
+    if kind in ("dict_type", "model_type", "model_attributes_type"):
+        return f"expected a mapping, got {got}"
+    if kind == "list_type":
+        return f"expected a list, got {got}"
+    if kind == "string_type":
+        return f"expected a string, got {got}"
+    if kind in ("int_type", "int_parsing", "int_from_float"):
+        return f"expected an integer, got {value!r}"
+    if kind in ("bool_type", "bool_parsing"):
+        return f"expected true or false, got {value!r}"
+    if kind == "literal_error":
+        return f"expected one of {ctx['expected']}, got {value!r}"
+    if kind == "greater_than_equal":
+        return f"must be >= {ctx['ge']}, got {value!r}"
+    if kind == "too_short":
+        return "must not be empty"
+    if kind == "value_error":
+        return str(ctx.get("error", error["msg"]))
+    return error["msg"][0].lower() + error["msg"][1:]
+
+
+def _describe_errors(exc: ValidationError) -> list[tuple[str, str]]:
+    """(field path, message) for each pydantic error, in pydantic's order."""
+    return [(_field_path(e["loc"]), _message(e)) for e in exc.errors(include_url=False)]
+
+
+# -- cross-field checks --------------------------------------------------------------
+
+_TASK_ID = re.compile(r"(?P<domain>[a-z]+)_(?P<pattern>[A-Z])_(?P<number>\d{3})")
+_NUMBER = re.compile(r"[-+]?\d+(\.\d+)?")
+_REWARD_SOURCE = {
+    "ENV": "actions",
+    "ENV_ASSERTION": "env_assertions",
+    "ACTION": "actions",
+    "COMMUNICATE": "communicate_info",
+    "NL_ASSERTIONS": "nl_assertions",
+}
+
+
+def check_scenario(scn: Scenario) -> list[Problem]:
+    """Cross-field problems of a parsed scenario (``file`` and ``task_id`` left None)."""
+    problems: list[tuple[str, str]] = []
+    for check in (
+        _check_task_id,
+        _check_texts,
+        _check_participants,
+        _check_relationships,
+        _check_requestors,
+        _check_info,
+        _check_reward_basis,
+        _check_spontaneous,
+    ):
+        problems.extend(check(scn))
+    return [Problem(None, None, path, message) for path, message in problems]
+
+
+def _check_task_id(scn: Scenario) -> list[tuple[str, str]]:
+    match = _TASK_ID.fullmatch(scn.task_id)
+    if match is None:
+        shape = "{domain}_{pattern}_{nnn}, e.g. retail_A_007"
+        return [("task_id", f"{scn.task_id!r} does not have the form {shape}")]
+    problems = []
+    if match["domain"] not in DOMAINS:
+        known = ", ".join(DOMAINS)
+        problems.append(("task_id", f"unknown domain {match['domain']!r} (known: {known})"))
+    if match["pattern"] != scn.adaptation_pattern:
+        problems.append(
+            (
+                "task_id",
+                f"pattern letter {match['pattern']!r} differs from "
+                f"adaptation_pattern {scn.adaptation_pattern!r}",
+            )
+        )
+    return problems
+
+
+def _check_texts(scn: Scenario) -> list[tuple[str, str]]:
+    texts = [("task", scn.task)]
+    texts += [(f"agents[{i}].profile", a.profile) for i, a in enumerate(scn.agents)]
+    texts += [(f"users[{i}].goal", u.goal) for i, u in enumerate(scn.users)]
+    return [(path, "must not be empty") for path, text in texts if not text.strip()]
+
+
+def _check_participants(scn: Scenario) -> list[tuple[str, str]]:
+    problems = []
+    seen: set[str] = set()
+    ids = [(f"agents[{i}].agent_id", a.agent_id) for i, a in enumerate(scn.agents)]
+    ids += [(f"users[{i}].user_id", u.user_id) for i, u in enumerate(scn.users)]
+    for path, pid in ids:
+        if pid in seen:
+            problems.append((path, f"duplicate participant id {pid!r}"))
+        seen.add(pid)
+    for i, agent in enumerate(scn.agents):
+        for j, other in enumerate(agent.visibility or []):
+            if other not in seen:
+                problems.append(
+                    (f"agents[{i}].visibility[{j}]", f"undefined participant {other!r}")
+                )
+    return problems
+
+
+def _check_relationships(scn: Scenario) -> list[tuple[str, str]]:
+    agents = [a.agent_id for a in scn.agents]
+    humans = {u.user_id for u in scn.users}
+    mode = scn.coordination_mode
+    agent_label = AGENT_RELATION[mode]
+    human_labels = ", ".join(sorted(HUMAN_RELATIONS))
+    problems = []
+    seen_edges: dict[tuple[str, str, str], int] = {}
+    agent_edges: list[tuple[str, str]] = []
+    linked: set[str] = set()
+    for i, rel in enumerate(scn.relationships):
+        where = f"relationships[{i}]"
+        dangling = False
+        for end in ("source", "target"):
+            pid = getattr(rel, end)
+            if pid not in humans and pid not in agents:
+                problems.append((f"{where}.{end}", f"undefined participant {pid!r}"))
+                dangling = True
+        if dangling:
+            continue
+        key = (rel.source, rel.target, rel.label)
+        if key in seen_edges:
+            problems.append((where, f"duplicate of relationships[{seen_edges[key]}]"))
+            continue
+        seen_edges[key] = i
+        if rel.source == rel.target:
+            problems.append((where, f"{rel.source!r} is related to itself"))
+            continue
+        linked.update((rel.source, rel.target))
+        if rel.source in humans or rel.target in humans:
+            if rel.label not in HUMAN_RELATIONS:
+                problems.append(
+                    (
+                        f"{where}.label",
+                        f"{rel.label!r} does not fit an edge with a human "
+                        f"(use one of {human_labels})",
+                    )
+                )
+        elif rel.label != agent_label:
+            problems.append(
+                (
+                    f"{where}.label",
+                    f"{rel.label!r} does not fit coordination_mode {mode} "
+                    f"(agent-agent edges use {agent_label!r})",
+                )
+            )
+        else:
+            agent_edges.append((rel.source, rel.target))
+    for i, user in enumerate(scn.users):
+        if user.user_id not in linked:
+            problems.append((f"users[{i}]", f"{user.user_id!r} is in no relationship"))
+    if len(agents) > 1:
+        problems.extend(
+            ("relationships", m) for m in _structure_problems(mode, agents, agent_edges)
+        )
+    return problems
+
+
+def _structure_problems(mode: str, agents: list[str], edges: list[tuple[str, str]]) -> list[str]:
+    """Violations of the agent-agent structure that a coordination mode requires."""
+    graph = nx.DiGraph()
+    graph.add_nodes_from(agents)
+    graph.add_edges_from(edges)
+    label = AGENT_RELATION[mode]
+    if mode == "star":
+        hubs = sorted({source for source, _ in edges})
+        if not hubs:
+            return [f"star mode needs one hub agent with {label!r} edges to the other agents"]
+        if len(hubs) > 1:
+            return [f"star mode needs exactly one hub agent, found {', '.join(hubs)}"]
+        missing = [a for a in agents if a != hubs[0] and not graph.has_edge(hubs[0], a)]
+        if missing:
+            return [f"star hub {hubs[0]!r} has no {label!r} edge to {', '.join(missing)}"]
+        return []
+    isolated = [a for a in agents if graph.degree(a) == 0]
+    if mode == "graph":
+        return [f"{a!r} has no {label!r} edge to another agent" for a in isolated]
+    try:
+        cycle = [source for source, _ in nx.find_cycle(graph)]
+    except nx.NetworkXNoCycle:
+        cycle = []
+    if cycle:
+        loop = " -> ".join([*cycle, cycle[0]])
+        return [f"{label!r} edges form a cycle ({loop})"]
+    several_in = [a for a in agents if graph.in_degree(a) > 1]
+    if mode == "tree":
+        if several_in:
+            return [f"{a!r} has several parents" for a in several_in]
+        roots = [a for a in agents if graph.in_degree(a) == 0]
+        if len(roots) > 1:
+            return [f"tree has several roots: {', '.join(roots)}"]
+        return []
+    several_out = [a for a in agents if graph.out_degree(a) > 1]
+    if several_in or several_out or not nx.is_weakly_connected(graph):
+        return [f"chain mode needs the {label!r} edges to form one path through all agents"]
+    return []
+
+
+def _check_requestors(scn: Scenario) -> list[tuple[str, str]]:
+    problems = []
+    agents = {a.agent_id: (i, a) for i, a in enumerate(scn.agents)}
+    users = {u.user_id: (i, u) for i, u in enumerate(scn.users)}
+    seen: dict[str, int] = {}
+    for i, action in enumerate(scn.evaluation_criteria.actions):
+        where = f"evaluation_criteria.actions[{i}]"
+        if action.action_id in seen:
+            message = (
+                f"duplicate action_id {action.action_id!r} (also actions[{seen[action.action_id]}])"
+            )
+            problems.append((f"{where}.action_id", message))
+        seen.setdefault(action.action_id, i)
+        who = action.requestor
+        if who in agents:
+            index, agent = agents[who]
+            allowed, holder = agent.tools, f"agents[{index}].tools"
+        elif who in users:
+            index, user = users[who]
+            allowed, holder = user.tools, f"users[{index}].tools"
+        else:
+            problems.append((f"{where}.requestor", f"undefined participant {who!r}"))
+            continue
+        if allowed is not None and action.name not in allowed:
+            problems.append(
+                (f"{where}.name", f"{who!r} may not call {action.name!r} (not in {holder})")
+            )
+    return problems
+
+
+def _scalars(value: Any, path: str) -> list[tuple[str, Any]]:
+    """(path, leaf) for every scalar inside a nested mapping/list value."""
+    if isinstance(value, dict):
+        return [leaf for k, v in value.items() for leaf in _scalars(v, f"{path}.{k}")]
+    if isinstance(value, list):
+        return [leaf for i, v in enumerate(value) for leaf in _scalars(v, f"{path}[{i}]")]
+    return [(path, value)]
+
+
+def _leak_pattern(value: Any) -> re.Pattern[str] | None:
+    """A whole-token regex for a meaningful known_info value, or None if too generic.
+
+    Strings count from 3 characters (case-insensitive); numbers from 3 characters of
+    text and never as part of a longer number (so 250 matches neither 1250 nor 250.5).
+    """
+    if isinstance(value, bool) or value is None:
+        return None
+    text = str(value).strip()
+    if len(text) < 3:
+        return None
+    numeric = _NUMBER.fullmatch(text) is not None
+    start = (r"(?<![\w.])" if numeric else r"(?<!\w)") if re.match(r"\w", text[0]) else ""
+    end = (r"(?!\w|\.\d)" if numeric else r"(?!\w)") if re.match(r"\w", text[-1]) else ""
+    return re.compile(start + re.escape(text) + end, re.IGNORECASE)
+
+
+def _check_info(scn: Scenario) -> list[tuple[str, str]]:
+    public = [("task", scn.task)]
+    public += [(f"agents[{i}].profile", a.profile) for i, a in enumerate(scn.agents)]
+    problems = []
+    for i, user in enumerate(scn.users):
+        where = f"users[{i}]"
+        private = _scalars(user.known_info, f"{where}.known_info")
+        for j, revision in enumerate(user.goal_revisions):
+            private += _scalars(revision.known_info, f"{where}.goal_revisions[{j}].known_info")
+        for path, value in private:
+            pattern = _leak_pattern(value)
+            if pattern is None:
+                continue
+            for field, text in public:
+                if pattern.search(text):
+                    problems.append((path, f"value {value!r} leaks into {field}"))
+        for j, name in enumerate(user.unknown_info):
+            if name in user.known_info:
+                problems.append((f"{where}.unknown_info[{j}]", f"{name!r} is also in known_info"))
+    return problems
+
+
+def _check_reward_basis(scn: Scenario) -> list[tuple[str, str]]:
+    criteria = scn.evaluation_criteria
+    problems = []
+    for i, dimension in enumerate(criteria.reward_basis):
+        where = f"evaluation_criteria.reward_basis[{i}]"
+        if dimension in criteria.reward_basis[:i]:
+            problems.append((where, f"duplicate {dimension!r}"))
+            continue
+        source = _REWARD_SOURCE[dimension]
+        if not getattr(criteria, source):
+            problems.append((where, f"{dimension} needs a non-empty evaluation_criteria.{source}"))
+    return problems
+
+
+def _check_spontaneous(scn: Scenario) -> list[tuple[str, str]]:
+    problems = []
+    seen: dict[str, str] = {}
+    needs = {"at_turn": "turn_number", "after_tool": "tool_name", "on_keyword": "keyword"}
+    decisions = ", ".join(CONTROL_DECISIONS)
+    for i, user in enumerate(scn.users):
+        config = user.spontaneous_config
+        if config is None:
+            continue
+        base = f"users[{i}].spontaneous_config"
+        if not config.trigger_rules:
+            problems.append((f"{base}.trigger_rules", "must not be empty"))
+        for j, rule in enumerate(config.trigger_rules):
+            where = f"{base}.trigger_rules[{j}]"
+            if rule.rule_id in seen:
+                problems.append(
+                    (
+                        f"{where}.rule_id",
+                        f"duplicate rule_id {rule.rule_id!r} (also {seen[rule.rule_id]})",
+                    )
+                )
+            seen.setdefault(rule.rule_id, where)
+            cond = rule.condition
+            for kind, field in needs.items():
+                value = getattr(cond, field)
+                if kind != cond.type and value is not None:
+                    problems.append((f"{where}.condition.{field}", f"not used by {cond.type}"))
+            needed = needs[cond.type]
+            value = getattr(cond, needed)
+            if cond.type == "at_turn" and (value is None or value < 1):
+                problems.append(
+                    (f"{where}.condition.turn_number", "at_turn needs turn_number >= 1")
+                )
+            elif cond.type != "at_turn" and not (value or "").strip():
+                problems.append((f"{where}.condition.{needed}", f"{cond.type} needs {needed}"))
+            if config.mode == "predefined" and not (rule.predefined_message or "").strip():
+                message = "mode predefined needs a predefined_message"
+                problems.append((f"{where}.predefined_message", message))
+            if rule.action_type == "control" and rule.decision not in CONTROL_DECISIONS:
+                message = f"control rules need a decision ({decisions}), got {rule.decision!r}"
+                problems.append((f"{where}.decision", message))
+            elif rule.action_type != "control" and rule.decision is not None:
+                problems.append((f"{where}.decision", "only control rules take a decision"))
+    return problems
