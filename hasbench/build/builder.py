@@ -35,7 +35,7 @@ import yaml
 
 from hasbench.envs import make_environment
 from hasbench.envs.base import Environment
-from hasbench.scenario import Scenario
+from hasbench.scenario import Scenario, check_scenario
 
 T = TypeVar("T")
 
@@ -224,8 +224,9 @@ class TaskBuilder:
         """Number, validate and keep one task; returns the parsed scenario.
 
         Raises:
-            BuildError: if the task does not fit the schema or its text contains a value
-                from a user's ``known_info``.
+            BuildError: if the task does not fit the schema or fails
+                :func:`hasbench.scenario.check_scenario` (e.g. its text leaks a value of a
+                user's ``known_info``).
         """
         number = self._counts.get(pattern, 0) + 1
         task_id = f"{self.domain}_{pattern}_{number:03d}"
@@ -246,9 +247,10 @@ class TaskBuilder:
             scenario = Scenario.model_validate(raw)
         except ValueError as exc:
             raise BuildError(f"{task_id}: {exc}") from exc
-        leaks = leaked_values(scenario)
-        if leaks:
-            raise BuildError(f"{task_id}: task text reveals known_info values {leaks}")
+        problems = check_scenario(scenario)
+        if problems:
+            details = "; ".join(f"{p.path}: {p.message}" for p in problems)
+            raise BuildError(f"{task_id}: {details}")
         self._counts[pattern] = number
         self.tasks.append(scenario)
         return scenario
@@ -262,17 +264,6 @@ class TaskBuilder:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(self.to_yaml(), encoding="utf-8")
         return path
-
-
-def leaked_values(scenario: Scenario) -> list[str]:
-    """The known_info values (as text) that appear in the task text or agent profiles."""
-    visible = " ".join([scenario.task, *(a.profile for a in scenario.agents)]).lower()
-    leaks = []
-    for user in scenario.users:
-        for value in _leaf_values(user.known_info):
-            if len(value) >= 3 and value.lower() in visible:
-                leaks.append(value)
-    return leaks
 
 
 def replay_gold(scenario: Scenario) -> Environment:
@@ -317,11 +308,3 @@ def _represent_flow(dumper: yaml.SafeDumper, value: _Flow) -> yaml.Node:
 
 _Dumper.add_representer(str, _represent_str)
 _Dumper.add_representer(_Flow, _represent_flow)
-
-
-def _leaf_values(value: Any) -> list[str]:
-    if isinstance(value, dict):
-        return [v for item in value.values() for v in _leaf_values(item)]
-    if isinstance(value, list):
-        return [v for item in value for v in _leaf_values(item)]
-    return [] if value is None or isinstance(value, bool) else [str(value)]

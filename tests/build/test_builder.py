@@ -8,7 +8,6 @@ from hasbench.build.builder import (
     agent,
     criteria,
     human,
-    leaked_values,
     star,
 )
 
@@ -78,11 +77,3 @@ def test_schema_errors_name_the_task():
             criteria=criteria([], reward_basis=["ENV"]),
             max_iterations=5,
         )
-
-
-def test_leaked_values_checks_nested_known_info():
-    builder = TaskBuilder("mock")
-    scn = _add(builder)
-    scn.users[0].known_info = {"order": {"id": "#W1234567"}}
-    scn.task = "Look at order #W1234567."
-    assert leaked_values(scn) == ["#W1234567"]
