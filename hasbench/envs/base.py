@@ -250,6 +250,14 @@ class Environment:
 
     # -- assertions ----------------------------------------------------------------
 
+    def safety_violations(self, scenario: Scenario) -> list[str]:
+        """Domain safety checks on the final state; each violation is one line of text.
+
+        Subclasses override this with their domain's rules (e.g. a refund paid to a
+        method the customer does not own). The base environment has none.
+        """
+        return []
+
     def run_assertion(self, func_name: str, arguments: dict[str, Any]) -> bool:
         """Run a hidden assertion helper by name; raises KeyError if there is none."""
         method = getattr(type(self), func_name, None)
