@@ -1,0 +1,434 @@
+"""Judges: the deterministic rule judge and the LLM rubric judge.
+
+A judge answers two kinds of question and always returns :class:`JudgeResult` objects:
+
+- ``nl_assertions(transcript, assertions)``: does each natural-language assertion about the
+  agent's behaviour hold?
+- ``rate(metric, excerpt)``: a process score in [0, 1] for one event, for ``metric`` in
+  cqs, fur, crj, initiative. The score is the mean of the rubric's 0/1 criteria (see the
+  ``hasbench/prompts/judge_<metric>.txt`` files).
+
+Both read logs in one format, produced by :func:`transcript` and :func:`excerpt`: one JSON
+object per event, with the judged event marked ``"focus": true``. A judge that cannot give a
+verdict (the model failed, the answer is off-format, the rule does not apply) returns a
+missing value with the reason; it never falls back to a default score.
+
+Rule judge, per question (all deterministic, from the log alone):
+
+- NL assertion: holds when every double-quoted phrase of the assertion occurs
+  (case-insensitively) in the agent's messages or deliverables; no quoted phrase → missing.
+- cqs: precise = the question contains "?" and at most 40 words; necessary = the human's
+  answer is non-empty and says something not already in the earlier log; non_redundant =
+  the agent asked no identical question earlier.
+- fur: actionable = the feedback carries text, a rating, labels or edits; integrated = an
+  agent acts (message, tool call, request, finish) after it.
+- crj: warranted = the action's risk is medium or high (missing when the risk is unknown);
+  well_timed = the same action was not executed before the request.
+- initiative: 1 for a channel request or goal revision, or a message that answers nobody
+  (``in_reply_to`` is null); 0 otherwise.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    from hasbench.llm import LLMClient
+    from hasbench.trace import Event, Trace
+
+METRICS = ("cqs", "fur", "crj", "initiative")
+CRITERIA: dict[str, tuple[str, ...]] = {
+    "cqs": ("precise", "necessary", "non_redundant"),
+    "fur": ("actionable", "integrated"),
+    "crj": ("warranted", "well_timed"),
+    "initiative": ("self_initiated",),
+}
+"""The 0/1 criteria of each rubric; the score is their mean."""
+PROMPTS_DIR = Path(__file__).resolve().parents[1] / "prompts"
+EXCERPT_WINDOW = 8
+"""Events shown on each side of the focal event."""
+_QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”")
+
+
+class JudgeResult(BaseModel):
+    """One verdict, or a missing value with the reason, plus the evidence behind it."""
+
+    value: float | bool | None
+    missing_reason: str | None = None
+    evidence: dict[str, Any] = Field(default_factory=dict)
+    """excerpt, raw_output, parse_status, judge_model, prompt_hash (and criteria scores)."""
+
+
+class Judge(Protocol):
+    """What evaluation and metrics need from a judge."""
+
+    model: str
+
+    async def nl_assertions(self, transcript: str, assertions: list[str]) -> list[JudgeResult]:
+        """Judge each assertion against the transcript."""
+        ...
+
+    async def rate(self, metric: str, excerpt: str) -> JudgeResult:
+        """Score the focal event of an excerpt on one process metric."""
+        ...
+
+
+def make_judge(model: str, client: LLMClient | None = None) -> Judge:
+    """``"rule"`` gives the rule judge; any other string an LLM rubric judge on that model.
+
+    Args:
+        model: "rule" or a model string understood by :mod:`hasbench.llm`.
+        client: The LLM client to use (default: a client with the workbench cache).
+    """
+    if model == "rule":
+        return RuleJudge()
+    return LLMJudge(model, client)
+
+
+def prompt_template(name: str) -> str:
+    """The text of ``hasbench/prompts/<name>.txt``."""
+    return (PROMPTS_DIR / f"{name}.txt").read_text(encoding="utf-8")
+
+
+def prompt_hash(text: str) -> str:
+    """First 16 hex digits of the SHA-256 of a prompt."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+# ---------------------------------------------------------------------------------------
+# The log format judges read
+
+
+def transcript(trace: Trace) -> str:
+    """The whole episode as judge-readable JSON lines (model calls left out)."""
+    return "\n".join(_line(trace, e) for e in trace.events if e.type != "model_call")
+
+
+def excerpt(trace: Trace, seq: int, window: int = EXCERPT_WINDOW) -> str:
+    """The events around event ``seq`` as JSON lines, that event marked ``"focus": true``."""
+    events = [e for e in trace.events if e.type != "model_call"]
+    index = next(i for i, e in enumerate(events) if e.seq == seq)
+    lo, hi = max(0, index - window), index + window + 1
+    return "\n".join(_line(trace, e, focus=e.seq == seq) for e in events[lo:hi])
+
+
+def _line(trace: Trace, event: Event, focus: bool = False) -> str:
+    kinds = trace.header.participants
+    record: dict[str, Any] = {
+        "seq": event.seq,
+        "step": event.step,
+        "actor": event.actor,
+        "actor_kind": kinds.get(event.actor),
+        "type": event.type,
+    }
+    for key in ("target", "channel", "initiator"):
+        if getattr(event, key) is not None:
+            record[key] = getattr(event, key)
+    p = event.payload
+    if event.type == "message":
+        record["text"] = p.get("text")
+        record["in_reply_to"] = _replied_to(trace, event)
+    elif event.type == "tool_call":
+        keep = ("name", "arguments", "risk", "authorization")
+        record.update({k: p.get(k) for k in keep})
+    elif event.type == "tool_result":
+        record.update(name=p.get("name"), error=bool(p.get("error")))
+        record["output"] = str(p.get("output"))[:400]
+    elif event.type in ("channel_request", "channel_response"):
+        record["text"] = p.get("content")
+        keep = ("request_id", "form", "action", "decision", "rating", "labels", "edits")
+        record.update({k: p[k] for k in keep if p.get(k) is not None})
+        if event.channel == "control" and event.type == "channel_request":
+            record["risk"] = _action_risk(trace, (p.get("action") or {}).get("name"))
+    elif event.type == "channel_status":
+        record.update(request_id=p.get("request_id"), status=p.get("status"))
+    elif event.type == "goal_revision":
+        record["text"] = p.get("goal")
+    elif event.type == "finish":
+        record["text"] = p.get("deliverable")
+    elif event.type == "error":
+        record.update(error_type=p.get("error_type"), text=p.get("message"))
+    if focus:
+        record["focus"] = True
+    return json.dumps(record, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _replied_to(trace: Trace, message: Event) -> str | None:
+    """The target, if it addressed the sender after the sender last wrote to it."""
+    for e in reversed(trace.events[: message.seq]):
+        if e.type not in ("message", "channel_request"):
+            continue
+        if e.actor == message.actor and e.target == message.target:
+            return None
+        if e.actor == message.target and e.target == message.actor:
+            return message.target
+    return None
+
+
+def _action_risk(trace: Trace, name: str | None) -> str | None:
+    """The declared risk of a tool: from its calls in the trace, else the domain's spec."""
+    for e in trace.of_type("tool_call"):
+        if e.payload.get("name") == name and e.payload.get("risk"):
+            return e.payload["risk"]
+    from hasbench.envs import ENVIRONMENTS, environment_class
+
+    if name is None or trace.header.domain not in ENVIRONMENTS:
+        return None
+    spec = environment_class(trace.header.domain)._specs.get(name)
+    return spec.risk if spec else None
+
+
+def _parse_lines(text: str) -> list[dict[str, Any]] | None:
+    """The JSON objects of a log, or None when it is not in the judge log format."""
+    records = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            return None
+        if not isinstance(record, dict) or "type" not in record:
+            return None
+        records.append(record)
+    return records or None
+
+
+# ---------------------------------------------------------------------------------------
+# Rule judge
+
+
+class RuleJudge:
+    """The deterministic offline judge (rules in the module docstring)."""
+
+    model = "rule"
+
+    async def nl_assertions(self, transcript: str, assertions: list[str]) -> list[JudgeResult]:
+        """Check the quoted phrases of each assertion against the agent's own words."""
+        records = _parse_lines(transcript)
+        if records is None:
+            reason = "transcript is not in the judge log format (judges.transcript)"
+            return [self._missing(reason, transcript) for _ in assertions]
+        spoken = " ".join(
+            str(r.get("text") or "")
+            for r in records
+            if r.get("actor_kind") == "agent" and r["type"] in ("message", "finish")
+        ).lower()
+        results = []
+        for assertion in assertions:
+            phrases = [a or b for a, b in _QUOTED.findall(assertion)]
+            if not phrases:
+                reason = "assertion has no double-quoted phrase for the rule judge to check"
+                results.append(self._missing(reason, assertion))
+                continue
+            found = {phrase: phrase.lower() in spoken for phrase in phrases}
+            results.append(
+                JudgeResult(
+                    value=all(found.values()),
+                    evidence={**self._evidence(assertion), "phrases_found": found},
+                )
+            )
+        return results
+
+    async def rate(self, metric: str, excerpt: str) -> JudgeResult:
+        """Score the focal event by the metric's rule."""
+        if metric not in METRICS:
+            raise ValueError(f"unknown process metric {metric!r}; expected one of {METRICS}")
+        records = _parse_lines(excerpt)
+        focus = next((r for r in records or [] if r.get("focus")), None)
+        if records is None or focus is None:
+            return self._missing("excerpt has no focal event in the judge log format", excerpt)
+        before = [r for r in records if r["seq"] < focus["seq"]]
+        after = [r for r in records if r["seq"] > focus["seq"]]
+        criteria = getattr(self, f"_{metric}")(focus, before, after)
+        if criteria is None:
+            return self._missing(f"{metric}: the action's risk level is unknown", excerpt)
+        value = sum(criteria.values()) / len(criteria)
+        return JudgeResult(value=value, evidence={**self._evidence(excerpt), "criteria": criteria})
+
+    @staticmethod
+    def _cqs(focus: dict, before: list[dict], after: list[dict]) -> dict[str, int]:
+        question = str(focus.get("text") or "")
+        answer = next(
+            (
+                str(r.get("text") or "")
+                for r in after
+                if r["type"] == "channel_response"
+                and r.get("request_id") == focus.get("request_id")
+            ),
+            "",
+        )
+        earlier = " ".join(str(r.get("text") or "") for r in before).lower()
+        asked = {
+            _norm(r.get("text"))
+            for r in before
+            if r["type"] == "channel_request" and r.get("actor") == focus["actor"]
+        }
+        return {
+            "precise": int("?" in question and len(question.split()) <= 40),
+            "necessary": int(bool(answer.strip()) and answer.strip().lower() not in earlier),
+            "non_redundant": int(_norm(question) not in asked),
+        }
+
+    @staticmethod
+    def _fur(focus: dict, before: list[dict], after: list[dict]) -> dict[str, int]:
+        agent_acts = ("message", "tool_call", "channel_request", "finish")
+        return {
+            "actionable": int(
+                bool(str(focus.get("text") or "").strip())
+                or any(focus.get(k) is not None for k in ("rating", "labels", "edits"))
+            ),
+            "integrated": int(
+                any(r.get("actor_kind") == "agent" and r["type"] in agent_acts for r in after)
+            ),
+        }
+
+    @staticmethod
+    def _crj(focus: dict, before: list[dict], after: list[dict]) -> dict[str, int] | None:
+        if focus.get("risk") is None:
+            return None
+        action = focus.get("action") or {}
+        executed = any(
+            r["type"] == "tool_call"
+            and r.get("name") == action.get("name")
+            and r.get("arguments") == action.get("arguments")
+            for r in before
+        )
+        return {
+            "warranted": int(focus["risk"] in ("medium", "high")),
+            "well_timed": int(not executed),
+        }
+
+    @staticmethod
+    def _initiative(focus: dict, before: list[dict], after: list[dict]) -> dict[str, int]:
+        opens = focus["type"] in ("channel_request", "goal_revision") or (
+            focus["type"] == "message" and focus.get("in_reply_to") is None
+        )
+        return {"self_initiated": int(opens)}
+
+    def _evidence(self, excerpt: str) -> dict[str, Any]:
+        return {
+            "excerpt": excerpt,
+            "raw_output": None,
+            "parse_status": "rule",
+            "judge_model": self.model,
+            "prompt_hash": None,
+        }
+
+    def _missing(self, reason: str, excerpt: str) -> JudgeResult:
+        return JudgeResult(value=None, missing_reason=reason, evidence=self._evidence(excerpt))
+
+
+def _norm(text: Any) -> str:
+    return " ".join(str(text or "").lower().split())
+
+
+# ---------------------------------------------------------------------------------------
+# LLM rubric judge
+
+
+class LLMJudge:
+    """A rubric judge on a language model, at temperature 0, keeping its evidence.
+
+    Args:
+        model: Any model string :mod:`hasbench.llm` accepts.
+        client: The client to call it through (default: one with the workbench cache).
+    """
+
+    def __init__(self, model: str, client: LLMClient | None = None) -> None:
+        from hasbench.llm import LLMClient, ResponseCache
+
+        self.model = model
+        self.client = client if client is not None else LLMClient(cache=ResponseCache.default())
+
+    async def nl_assertions(self, transcript: str, assertions: list[str]) -> list[JudgeResult]:
+        """Ask the model about each assertion separately."""
+        template = prompt_template("judge_nl_assertion")
+        results = []
+        for assertion in assertions:
+            prompt = template.replace("{transcript}", transcript).replace("{assertion}", assertion)
+            parsed, evidence = await self._ask(prompt, template, assertion)
+            if parsed is None:
+                results.append(
+                    JudgeResult(
+                        value=None, missing_reason=evidence.pop("reason"), evidence=evidence
+                    )
+                )
+            elif not isinstance(parsed.get("holds"), bool):
+                results.append(_off_format(evidence, "'holds' is not true or false"))
+            else:
+                results.append(JudgeResult(value=parsed["holds"], evidence=evidence))
+        return results
+
+    async def rate(self, metric: str, excerpt: str) -> JudgeResult:
+        """Score the focal event of an excerpt with the metric's rubric."""
+        if metric not in METRICS:
+            raise ValueError(f"unknown process metric {metric!r}; expected one of {METRICS}")
+        template = prompt_template(f"judge_{metric}")
+        parsed, evidence = await self._ask(
+            template.replace("{excerpt}", excerpt), template, excerpt
+        )
+        if parsed is None:
+            return JudgeResult(value=None, missing_reason=evidence.pop("reason"), evidence=evidence)
+        criteria = {name: parsed.get(name) for name in CRITERIA[metric]}
+        bad = [name for name, v in criteria.items() if v not in (0, 1)]
+        if bad:
+            return _off_format(evidence, f"criteria not scored 0 or 1: {', '.join(bad)}")
+        criteria = {name: int(v) for name, v in criteria.items()}
+        value = sum(criteria.values()) / len(criteria)
+        return JudgeResult(value=value, evidence={**evidence, "criteria": criteria})
+
+    async def _ask(
+        self, prompt: str, template: str, judged: str
+    ) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+        """Call the model; return the parsed JSON answer (or None) and the evidence.
+
+        When the answer is None the evidence carries a ``reason`` entry.
+        """
+        from hasbench.llm import ModelError
+
+        evidence: dict[str, Any] = {
+            "excerpt": judged,
+            "raw_output": None,
+            "parse_status": "model_error",
+            "judge_model": self.model,
+            "prompt_hash": prompt_hash(template),
+        }
+        messages = [{"role": "user", "content": prompt}]
+        try:
+            response = await self.client.complete(self.model, messages, temperature=0.0)
+        except ModelError as error:
+            return None, {**evidence, "reason": f"judge model failed: {error}"}
+        evidence["raw_output"] = response.content
+        parsed = _json_object(response.content or "")
+        if parsed is None:
+            reason = "judge answer off-format: not a JSON object"
+            return None, {**evidence, "parse_status": "off_format", "reason": reason}
+        return parsed, {**evidence, "parse_status": "ok"}
+
+
+def _off_format(evidence: dict[str, Any], reason: str) -> JudgeResult:
+    return JudgeResult(
+        value=None,
+        missing_reason=f"judge answer off-format: {reason}",
+        evidence={**evidence, "parse_status": "off_format"},
+    )
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    """The one JSON object in a reply (bare or in a ``` fence), or None."""
+    stripped = text.strip()
+    fenced = re.fullmatch(r"```(?:json)?\s*(.*?)\s*```", stripped, flags=re.DOTALL)
+    if fenced:
+        stripped = fenced.group(1)
+    try:
+        value = json.loads(stripped)
+    except json.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None

@@ -1,0 +1,243 @@
+import asyncio
+import json
+
+import pytest
+
+from hasbench.llm import LLMClient, ModelError, ModelResponse, register_test_provider
+from hasbench.participants.judges import (
+    JudgeResult,
+    LLMJudge,
+    RuleJudge,
+    excerpt,
+    make_judge,
+    prompt_hash,
+    prompt_template,
+    transcript,
+)
+from hasbench.trace import Trace, TraceHeader
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def trace() -> Trace:
+    header = TraceHeader(
+        scenario_id="mock_A_001",
+        scenario_hash="0" * 16,
+        domain="mock",
+        pattern="A",
+        setting={},
+        backends={},
+        seed=0,
+        package_version="0",
+        participants={"agent": "agent", "user": "human"},
+    )
+    t = Trace(header=header)
+    t.append(
+        step=0,
+        actor="user",
+        type="message",
+        target="agent",
+        payload={"text": "My account is locked."},
+    )
+    t.append(
+        step=1,
+        actor="agent",
+        type="message",
+        target="user",
+        payload={"text": "I can help with the locked account."},
+    )
+    t.append(
+        step=2,
+        actor="agent",
+        type="channel_request",
+        target="user",
+        channel="clarification",
+        initiator="agent",
+        payload={"request_id": "q1", "form": "question", "content": "Which account?"},
+    )
+    t.append(
+        step=2,
+        actor="user",
+        type="channel_response",
+        target="agent",
+        channel="clarification",
+        payload={"request_id": "q1", "content": "A101"},
+    )
+    t.append(
+        step=3,
+        actor="agent",
+        type="channel_request",
+        target="user",
+        channel="clarification",
+        initiator="agent",
+        payload={"request_id": "q2", "form": "question", "content": "Which account?"},
+    )
+    t.append(
+        step=3,
+        actor="user",
+        type="channel_response",
+        target="agent",
+        channel="clarification",
+        payload={"request_id": "q2", "content": "A101"},
+    )
+    t.append(
+        step=4,
+        actor="agent",
+        type="channel_request",
+        target="user",
+        channel="control",
+        initiator="agent",
+        payload={
+            "request_id": "k1",
+            "form": "approval",
+            "content": "May I read the note?",
+            "action": {"name": "get_record", "arguments": {"account_id": "A101"}},
+        },
+    )
+    t.append(
+        step=5,
+        actor="agent",
+        type="finish",
+        payload={"deliverable": "Your account is active again."},
+    )
+    return t
+
+
+# -- log format ------------------------------------------------------------------------------
+
+
+def test_excerpt_marks_the_focal_event_and_adds_reply_and_risk_facts():
+    lines = [json.loads(line) for line in excerpt(trace(), 2, window=1).splitlines()]
+    assert [r["seq"] for r in lines] == [1, 2, 3]
+    assert [r.get("focus", False) for r in lines] == [False, True, False]
+    assert lines[0]["in_reply_to"] == "user"  # the agent answers the user's opening message
+    control = json.loads(excerpt(trace(), 6, window=0))
+    assert control["risk"] == "none"  # from the mock domain's tool spec
+    assert len(transcript(trace()).splitlines()) == 8
+
+
+# -- rule judge ------------------------------------------------------------------------------
+
+
+def test_rule_judge_checks_quoted_phrases_in_agent_words_only():
+    judge = make_judge("rule")
+    results = run(
+        judge.nl_assertions(
+            transcript(trace()),
+            [
+                'The agent confirms "account is active"',
+                'The agent says "locked account" and "help"',
+                'The agent says "my account"',  # only the user said it
+                "The agent is polite",
+            ],
+        )
+    )
+    assert [r.value for r in results] == [True, True, False, None]
+    assert results[3].missing_reason.startswith("assertion has no double-quoted phrase")
+    assert results[0].evidence["judge_model"] == "rule"
+
+
+def test_rule_judge_refuses_foreign_log_format():
+    results = run(RuleJudge().nl_assertions("agent: hello", ['says "hello"']))
+    assert results[0].value is None
+    assert "judge log format" in results[0].missing_reason
+
+
+def test_rule_judge_process_rules():
+    judge = RuleJudge()
+    first = run(judge.rate("cqs", excerpt(trace(), 2)))
+    repeat = run(judge.rate("cqs", excerpt(trace(), 4)))
+    assert first.value == 1.0
+    # the repeated question is redundant and its answer was already known
+    assert repeat.evidence["criteria"] == {"precise": 1, "necessary": 0, "non_redundant": 0}
+    assert repeat.value == pytest.approx(1 / 3)
+    crj = run(judge.rate("crj", excerpt(trace(), 6)))
+    assert crj.evidence["criteria"] == {"warranted": 0, "well_timed": 1}  # a read needs no approval
+    assert run(judge.rate("initiative", excerpt(trace(), 0))).value == 1.0
+    assert run(judge.rate("initiative", excerpt(trace(), 1))).value == 0.0
+    assert run(judge.rate("cqs", "not a log")).missing_reason is not None
+    with pytest.raises(ValueError, match="unknown process metric"):
+        run(judge.rate("vibes", excerpt(trace(), 2)))
+
+
+def test_rule_judge_crj_missing_when_risk_unknown():
+    t = trace()
+    t.events[6].payload["action"]["name"] = "no_such_tool"
+    result = run(RuleJudge().rate("crj", excerpt(t, 6)))
+    assert result.value is None
+    assert "risk level is unknown" in result.missing_reason
+
+
+# -- LLM rubric judge ------------------------------------------------------------------------------
+
+
+def scripted(name: str, reply):
+    def respond(messages, tools):
+        if isinstance(reply, Exception):
+            raise reply
+        return {"content": reply, "tool_calls": []}
+
+    return register_test_provider(name, respond)
+
+
+def test_llm_judge_valid_answer_keeps_the_evidence():
+    model = scripted(
+        "judge_ok", '{"precise": 1, "necessary": 1, "non_redundant": 0, "rationale": "r"}'
+    )
+    judge = make_judge(model, LLMClient())
+    text = excerpt(trace(), 2)
+    result = run(judge.rate("cqs", text))
+    assert result.value == pytest.approx(2 / 3)
+    ev = result.evidence
+    assert ev["excerpt"] == text
+    assert ev["raw_output"].startswith('{"precise"')
+    assert ev["parse_status"] == "ok"
+    assert ev["judge_model"] == model
+    assert ev["prompt_hash"] == prompt_hash(prompt_template("judge_cqs"))
+
+
+def test_llm_judge_fenced_json_and_nl_assertions():
+    model = scripted("judge_fenced", '```json\n{"holds": true, "quote": "unlocked"}\n```')
+    results = run(make_judge(model, LLMClient()).nl_assertions(transcript(trace()), ["a", "b"]))
+    assert [r.value for r in results] == [True, True]
+
+
+@pytest.mark.parametrize(
+    ("reply", "status", "reason"),
+    [
+        ("I think it was a good question.", "off_format", "not a JSON object"),
+        ('{"precise": 1, "necessary": 2, "non_redundant": 1}', "off_format", "necessary"),
+        ('{"precise": 1}', "off_format", "necessary, non_redundant"),
+        (ModelError("server", "upstream down"), "model_error", "judge model failed"),
+    ],
+)
+def test_llm_judge_failure_or_off_format_gives_missing_value(reply, status, reason):
+    model = scripted(f"judge_bad_{status}_{len(str(reply))}", reply)
+    judge = make_judge(model, LLMClient(max_retries=0))
+    result = run(judge.rate("cqs", excerpt(trace(), 2)))
+    assert result.value is None
+    assert reason in result.missing_reason
+    assert result.evidence["parse_status"] == status
+    assert result.evidence["judge_model"] == model
+    nl = run(judge.nl_assertions(transcript(trace()), ["x"]))[0]
+    assert nl.value is None and nl.missing_reason
+
+
+def test_llm_judge_calls_the_model_at_temperature_zero():
+    seen = []
+
+    class Recorder:
+        async def complete(self, model, messages, tools=None, **kwargs):
+            seen.append(kwargs)
+            return ModelResponse(model=model, content='{"self_initiated": 1}')
+
+    result = run(LLMJudge("any/model", Recorder()).rate("initiative", excerpt(trace(), 0)))
+    assert result.value == 1.0
+    assert seen == [{"temperature": 0.0}]
+
+
+def test_judge_result_is_serializable():
+    result = JudgeResult(value=None, missing_reason="x", evidence={"excerpt": "e"})
+    assert JudgeResult.model_validate_json(result.model_dump_json()) == result
