@@ -1,0 +1,539 @@
+"""The one door to language models.
+
+Every model call in hasbench goes through :meth:`LLMClient.complete`, which accepts any
+litellm model string (``openai/gpt-4o-mini``, ``anthropic/claude-3-5-haiku-20241022``, ...)
+plus two families served in-process through litellm custom providers:
+
+- ``test/<name>``: an offline provider scripted by a Python function, registered with
+  :func:`register_test_provider`; used by tests and benchmarks.
+- ``local/<name>``: a real small model run by llama.cpp (``local/smollm2-135m``, needs the
+  ``[local]`` extra), with tool calls constrained to valid JSON by a grammar.
+
+The client adds what a study needs around litellm: an on-disk response cache keyed by a
+hash of the request (a warm rerun makes no model calls), retries with exponential backoff
+for rate limits, time-outs and transient server errors, a concurrency limit per provider,
+and token/cost accounting. API keys are read by litellm from the environment only; they are
+never part of a cache key, a cached record, a response or an error message.
+
+litellm is imported lazily (on the first call or provider registration) because importing it
+is slow.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import os
+import re
+import sqlite3
+import threading
+import time
+import weakref
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from hasbench.paths import CACHE_DIR
+from hasbench.trace import Usage
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+CACHE_FORMAT = 1
+"""Bumped when the cached record layout changes; part of every cache key."""
+
+RETRYABLE_KINDS = frozenset({"rate_limit", "timeout", "server"})
+DEFAULT_CONCURRENCY: dict[str, int] = {"local": 1, "test": 1024}
+"""Concurrent calls allowed per provider; providers not listed get ``FALLBACK_CONCURRENCY``."""
+FALLBACK_CONCURRENCY = 16
+
+Respond = Callable[[list[dict[str, Any]], list[dict[str, Any]] | None], dict[str, Any]]
+
+
+class ToolCallRequest(BaseModel):
+    """A tool call the model asked for; ``arguments`` is the raw JSON text it produced."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    name: str
+    arguments: str
+
+
+class ModelResponse(BaseModel):
+    """What one :meth:`LLMClient.complete` call returned.
+
+    ``usage`` and ``cost`` are those of the call that produced the response; a cache hit
+    (``cached=True``, ``attempts=0``) reports the original call's values.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str
+    content: str | None = None
+    tool_calls: list[ToolCallRequest] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    cost: float | None = None
+    cached: bool = False
+    attempts: int = 1
+
+
+class ModelError(Exception):
+    """A model call failed for good.
+
+    Attributes:
+        kind: One of rate_limit, timeout, server (transient, raised once retries are
+            exhausted), auth, not_found, context_window, content_policy, bad_request,
+            other.
+        message: What happened, with secrets redacted.
+    """
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(f"{kind}: {message}")
+        self.kind = kind
+        self.message = message
+
+
+# --------------------------------------------------------------------------- cache
+
+
+def canonical_json(value: Any) -> str:
+    """Serialize ``value`` deterministically (sorted keys, no whitespace)."""
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_jsonable
+    )
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    raise TypeError(f"cannot serialize {type(value).__name__} in a model request")
+
+
+def request_key(
+    model: str,
+    messages: list[dict[str, Any]],
+    tools: list[dict[str, Any]] | None,
+    temperature: float,
+    response_format: dict[str, Any] | None,
+    seed: int | None,
+) -> str:
+    """SHA-256 hex digest of the canonical request; the response cache key."""
+    request = {
+        "format": CACHE_FORMAT,
+        "model": model,
+        "messages": messages,
+        "tools": tools,
+        "temperature": temperature,
+        "response_format": response_format,
+        "seed": seed,
+    }
+    return hashlib.sha256(canonical_json(request).encode("utf-8")).hexdigest()
+
+
+class ResponseCache:
+    """Model responses on disk in SQLite, keyed by :func:`request_key`.
+
+    Safe for concurrent use from threads and coroutines of one process (one connection
+    behind a lock) and from several processes (WAL journal, busy time-out).
+
+    Args:
+        path: The database file; parent directories are created.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(
+            self.path, timeout=60.0, isolation_level=None, check_same_thread=False
+        )
+        with self._lock:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS responses ("
+                "key TEXT PRIMARY KEY, model TEXT NOT NULL, response TEXT NOT NULL)"
+            )
+
+    @classmethod
+    def default(cls) -> ResponseCache:
+        """The workbench-wide cache under ``CACHE_DIR``."""
+        return cls(CACHE_DIR / "responses.sqlite")
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The stored response for ``key``, or None."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT response FROM responses WHERE key = ?", (key,)
+            ).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def put(self, key: str, model: str, response: dict[str, Any]) -> None:
+        """Store ``response`` (a JSON-compatible dict) under ``key``."""
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO responses (key, model, response) VALUES (?, ?, ?)",
+                (key, model, canonical_json(response)),
+            )
+
+    def __len__(self) -> int:
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+
+    def close(self) -> None:
+        """Close the database connection."""
+        with self._lock:
+            self._db.close()
+
+
+# --------------------------------------------------------------------------- client
+
+
+@dataclass
+class ClientStats:
+    """Counters of one client: requests answered by a model or the cache, and retries."""
+
+    calls: int = 0
+    cache_hits: int = 0
+    retries: int = 0
+    errors: int = 0
+
+
+class LLMClient:
+    """Calls models through litellm with caching, retries and per-provider limits.
+
+    Args:
+        cache: Where responses are cached; None disables caching.
+        max_retries: Retries after the first attempt for transient errors.
+        concurrency: Maximum concurrent calls per provider prefix (``openai``, ``local``,
+            ``test``, ...), merged over ``DEFAULT_CONCURRENCY``.
+        timeout: Seconds litellm waits for one attempt.
+        backoff: Seconds before the first retry; doubled on each further retry.
+        max_backoff: Upper bound of one backoff pause.
+        sleep: The coroutine used to pause between attempts (tests inject a fake).
+    """
+
+    def __init__(
+        self,
+        cache: ResponseCache | None = None,
+        max_retries: int = 4,
+        concurrency: dict[str, int] | None = None,
+        *,
+        timeout: float = 120.0,
+        backoff: float = 1.0,
+        max_backoff: float = 30.0,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self.cache = cache
+        self.max_retries = max_retries
+        self.concurrency = {**DEFAULT_CONCURRENCY, **(concurrency or {})}
+        self.timeout = timeout
+        self.backoff = backoff
+        self.max_backoff = max_backoff
+        self._sleep = sleep
+        self.stats = ClientStats()
+        self._semaphores: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, dict[str, asyncio.Semaphore]
+        ] = weakref.WeakKeyDictionary()
+
+    async def complete(
+        self,
+        model: str,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
+        *,
+        temperature: float = 0.0,
+        response_format: dict[str, Any] | None = None,
+        seed: int | None = None,
+    ) -> ModelResponse:
+        """Answer a chat request, from the cache when possible.
+
+        Args:
+            model: A litellm model string, ``test/<name>`` or ``local/<name>``.
+            messages: OpenAI-style chat messages.
+            tools: OpenAI-style tool definitions (``{"type": "function", ...}``).
+            temperature: Sampling temperature.
+            response_format: Passed to the provider (e.g. ``{"type": "json_object"}``).
+            seed: Sampling seed, for providers that support one.
+
+        Returns:
+            The response with usage, cost, cache flag and number of attempts.
+
+        Raises:
+            ModelError: On a permanent error, or a transient one after all retries.
+        """
+        key = request_key(model, messages, tools, temperature, response_format, seed)
+        if self.cache is not None:
+            record = self.cache.get(key)
+            if record is not None:
+                self.stats.cache_hits += 1
+                return ModelResponse.model_validate({**record, "cached": True, "attempts": 0})
+        kwargs: dict[str, Any] = {"model": model, "messages": messages, "timeout": self.timeout}
+        if tools:
+            kwargs["tools"] = tools
+        kwargs["temperature"] = temperature
+        if response_format is not None:
+            kwargs["response_format"] = response_format
+        if seed is not None:
+            kwargs["seed"] = seed
+        provider = provider_of(model)
+        if provider not in _CUSTOM_PROVIDERS:
+            kwargs["max_retries"] = 0  # retries happen here, not inside the SDK
+        async with self._semaphore(provider):
+            response = await self._attempt(model, kwargs)
+        self.stats.calls += 1
+        if self.cache is not None:
+            self.cache.put(key, model, response.model_dump(exclude={"cached", "attempts"}))
+        return response
+
+    def _semaphore(self, provider: str) -> asyncio.Semaphore:
+        per_loop = self._semaphores.setdefault(asyncio.get_running_loop(), {})
+        if provider not in per_loop:
+            limit = self.concurrency.get(provider, FALLBACK_CONCURRENCY)
+            per_loop[provider] = asyncio.Semaphore(limit)
+        return per_loop[provider]
+
+    async def _attempt(self, model: str, kwargs: dict[str, Any]) -> ModelResponse:
+        litellm = _litellm()
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                raw = await litellm.acompletion(**kwargs)
+            except Exception as exc:  # every provider failure is classified below
+                kind = error_kind(exc)
+                if kind not in RETRYABLE_KINDS or attempt > self.max_retries:
+                    self.stats.errors += 1
+                    message = f"{model}: {exc} (after {attempt} attempt(s))"
+                    raise ModelError(kind, redact(message)) from None
+                self.stats.retries += 1
+                await self._sleep(min(self.max_backoff, self.backoff * 2 ** (attempt - 1)))
+                continue
+            return _convert(model, raw, attempt)
+
+
+def _convert(model: str, raw: Any, attempts: int) -> ModelResponse:
+    """Turn a litellm ModelResponse into ours."""
+    message = raw.choices[0].message
+    tool_calls = [
+        ToolCallRequest(
+            id=call.id or f"call_{index}",
+            name=call.function.name or "",
+            arguments=call.function.arguments or "{}",
+        )
+        for index, call in enumerate(message.tool_calls or [])
+    ]
+    usage = getattr(raw, "usage", None)
+    cost = (getattr(raw, "_hidden_params", None) or {}).get("response_cost")
+    return ModelResponse(
+        model=model,
+        content=message.content,
+        tool_calls=tool_calls,
+        usage=Usage(
+            prompt_tokens=(usage.prompt_tokens or 0) if usage else 0,
+            completion_tokens=(usage.completion_tokens or 0) if usage else 0,
+        ),
+        cost=float(cost) if cost is not None else None,
+        attempts=attempts,
+    )
+
+
+def provider_of(model: str) -> str:
+    """The provider prefix of a model string (``openai/gpt-4o`` -> ``openai``).
+
+    A bare model name is resolved by litellm (``gpt-4o-mini`` -> ``openai``); an unknown
+    one is its own provider.
+    """
+    if "/" in model:
+        return model.split("/", 1)[0]
+    try:
+        return _litellm().get_llm_provider(model)[1]
+    except Exception:  # litellm raises several types for unknown models
+        return model
+
+
+def error_kind(exc: BaseException) -> str:
+    """Classify a litellm exception into a :class:`ModelError` kind."""
+    import litellm
+
+    ordered: list[tuple[type[BaseException], str]] = [
+        (litellm.ContextWindowExceededError, "context_window"),
+        (litellm.ContentPolicyViolationError, "content_policy"),
+        (litellm.RateLimitError, "rate_limit"),
+        (litellm.Timeout, "timeout"),
+        (litellm.AuthenticationError, "auth"),
+        (litellm.PermissionDeniedError, "auth"),
+        (litellm.NotFoundError, "not_found"),
+        (litellm.BadRequestError, "bad_request"),
+        (litellm.UnprocessableEntityError, "bad_request"),
+        (litellm.InternalServerError, "server"),
+        (litellm.ServiceUnavailableError, "server"),
+        (litellm.BadGatewayError, "server"),
+        (litellm.APIConnectionError, "server"),
+    ]
+    for cls, kind in ordered:
+        if isinstance(exc, cls):
+            return kind
+    return "other"
+
+
+_SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD)", re.IGNORECASE)
+
+
+def redact(text: str) -> str:
+    """Replace the value of every secret-looking environment variable in ``text``."""
+    for name, value in os.environ.items():
+        if len(value) >= 8 and _SECRET_NAME.search(name) and value in text:
+            text = text.replace(value, "[redacted]")
+    return text
+
+
+# --------------------------------------------------------------------------- providers
+
+_CUSTOM_PROVIDERS = ("test", "local")
+_TEST_RESPONDERS: dict[str, tuple[Respond, float]] = {}
+_LITELLM_LOCK = threading.Lock()
+_litellm_module: ModuleType | None = None
+
+_STATUS_OF_KIND = {
+    "rate_limit": 429,
+    "timeout": 408,
+    "server": 500,
+    "auth": 401,
+    "not_found": 404,
+    "bad_request": 400,
+}
+
+
+def _litellm() -> ModuleType:
+    """Import litellm once, quietly, with the hasbench custom providers installed."""
+    global _litellm_module
+    if _litellm_module is not None:
+        return _litellm_module
+    with _LITELLM_LOCK:
+        if _litellm_module is None:
+            os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+            import litellm
+
+            litellm.suppress_debug_info = True
+            # litellm warns on every new event loop (each asyncio.run); keep only errors.
+            logging.getLogger("LiteLLM").setLevel(logging.ERROR)
+            handlers = _make_handlers(litellm)
+            installed = {entry["provider"] for entry in litellm.custom_provider_map}
+            litellm.custom_provider_map = list(litellm.custom_provider_map) + [
+                {"provider": name, "custom_handler": handler}
+                for name, handler in handlers.items()
+                if name not in installed
+            ]
+            _litellm_module = litellm
+    return _litellm_module
+
+
+def register_test_provider(name: str, respond: Respond, delay: float = 0.0) -> str:
+    """Serve the model ``test/<name>`` offline with a Python function.
+
+    Args:
+        name: The model name after ``test/``; registering it again replaces it.
+        respond: Called as ``respond(messages, tools)``; returns ``{"content": str | None,
+            "tool_calls": [{"name": str, "arguments": dict | str}]}`` (a str is passed on
+            verbatim, so malformed JSON can be scripted). Raising :class:`ModelError`
+            simulates a provider failure of that kind.
+        delay: Seconds each call takes (an ``asyncio.sleep`` in async calls).
+
+    Returns:
+        The model string ``test/<name>``.
+    """
+    if not name or "/" in name:
+        raise ValueError(f"test provider name must be non-empty without '/': {name!r}")
+    _TEST_RESPONDERS[name] = (respond, delay)
+    return f"test/{name}"
+
+
+def _call_id(model: str, messages: list[dict[str, Any]], index: int) -> str:
+    """A deterministic tool-call id derived from the request."""
+    digest = hashlib.sha256(canonical_json([model, messages, index]).encode("utf-8"))
+    return "call_" + digest.hexdigest()[:16]
+
+
+def _word_count(value: Any) -> int:
+    return len(canonical_json(value).split()) if value is not None else 0
+
+
+def _make_handlers(litellm: ModuleType) -> dict[str, Any]:
+    """Build the litellm custom handlers for ``test/`` and ``local/``."""
+    from litellm import CustomLLM
+    from litellm.llms.custom_llm import CustomLLMError
+
+    def build(model: str, messages: list[dict[str, Any]], reply: dict[str, Any], usage: Usage):
+        calls = [
+            {
+                "id": _call_id(model, messages, index),
+                "type": "function",
+                "function": {
+                    "name": call["name"],
+                    "arguments": call["arguments"]
+                    if isinstance(call["arguments"], str)
+                    else canonical_json(call["arguments"]),
+                },
+            }
+            for index, call in enumerate(reply.get("tool_calls") or [])
+        ]
+        message: dict[str, Any] = {"role": "assistant", "content": reply.get("content")}
+        if calls:
+            message["tool_calls"] = calls
+        response = litellm.ModelResponse(
+            model=model,
+            choices=[{"message": message, "finish_reason": "tool_calls" if calls else "stop"}],
+            usage={
+                "prompt_tokens": usage.prompt_tokens,
+                "completion_tokens": usage.completion_tokens,
+                "total_tokens": usage.total_tokens,
+            },
+        )
+        response._hidden_params["response_cost"] = (
+            0.0  # in-process: free, and litellm skips pricing
+        )
+        return response
+
+    class TestProvider(CustomLLM):
+        """Serves ``test/<name>`` from the registered respond functions."""
+
+        def _respond(self, model: str, messages: list[dict[str, Any]], params: dict[str, Any]):
+            if model not in _TEST_RESPONDERS:
+                raise CustomLLMError(404, f"no test provider registered as test/{model}")
+            respond, delay = _TEST_RESPONDERS[model]
+            try:
+                reply = respond(messages, params.get("tools"))
+            except ModelError as exc:
+                raise CustomLLMError(_STATUS_OF_KIND.get(exc.kind, 400), exc.message) from None
+            except Exception as exc:  # a bug in the script is permanent, never retried
+                message = f"test/{model}: respond raised {type(exc).__name__}: {exc}"
+                raise CustomLLMError(400, message) from None
+            if not isinstance(reply, dict):
+                raise CustomLLMError(400, f"test/{model}: respond returned {type(reply).__name__}")
+            usage = Usage(
+                prompt_tokens=_word_count(messages),
+                completion_tokens=_word_count(reply.get("content"))
+                + _word_count(reply.get("tool_calls")),
+            )
+            return build(f"test/{model}", messages, reply, usage), delay
+
+        def completion(self, model: str, messages: list, *args: Any, **kwargs: Any):
+            response, delay = self._respond(model, messages, kwargs.get("optional_params") or {})
+            if delay:
+                time.sleep(delay)
+            return response
+
+        async def acompletion(self, model: str, messages: list, *args: Any, **kwargs: Any):
+            response, delay = self._respond(model, messages, kwargs.get("optional_params") or {})
+            if delay:
+                await asyncio.sleep(delay)
+            return response
+
+    return {"test": TestProvider()}
