@@ -30,6 +30,7 @@ from pydantic import BaseModel, Field
 
 from hasbench.envs import make_environment
 from hasbench.envs.base import RISK_ORDER, Environment, state_diff
+from hasbench.participants.judges import transcript
 from hasbench.scenario import GoldAction, Scenario
 from hasbench.trace import Trace
 
@@ -197,24 +198,6 @@ def agent_texts(trace: Trace) -> list[str]:
         if event.actor in agents:
             texts.append(str(event.payload.get("text") or event.payload.get("deliverable") or ""))
     return texts
-
-
-def transcript(trace: Trace) -> str:
-    """The conversation as ``actor -> target: text`` lines, for judges."""
-    lines = []
-    for event in trace.events:
-        if event.type == "message":
-            lines.append(f"{event.actor} -> {event.target}: {event.payload.get('text', '')}")
-        elif event.type == "finish":
-            lines.append(f"{event.actor} (final): {event.payload.get('deliverable', '')}")
-        elif event.type in ("channel_request", "channel_response"):
-            content = event.payload.get("content", "")
-            lines.append(f"{event.actor} -> {event.target} [{event.channel}]: {content}")
-        elif event.type == "tool_call":
-            lines.append(
-                f"{event.actor} calls {event.payload['name']}({event.payload['arguments']})"
-            )
-    return "\n".join(lines)
 
 
 def _env_credit(
