@@ -317,6 +317,11 @@ _TaskLoader.yaml_implicit_resolvers = {
 }
 
 
+def _at(mark: yaml.Mark | None) -> str:
+    """`` at line L, column C`` (1-based) for a YAML mark, or nothing."""
+    return f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+
+
 def _read_yaml(path: Path) -> tuple[Any, Problem | None]:
     """Parse a YAML file; return (data, None) or (None, the problem)."""
     file = str(path)
@@ -328,10 +333,10 @@ def _read_yaml(path: Path) -> tuple[Any, Problem | None]:
     try:
         return yaml.load(text, Loader=_TaskLoader), None
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        reason = exc.problem or exc.context or "malformed YAML"
-        return None, Problem(file, None, None, f"invalid YAML{where}: {reason}")
+        message = f"invalid YAML{_at(exc.problem_mark)}: {exc.problem or 'malformed YAML'}"
+        if exc.context:
+            message += f" ({exc.context}{_at(exc.context_mark)})"
+        return None, Problem(file, None, None, message)
     except yaml.YAMLError as exc:
         return None, Problem(file, None, None, f"invalid YAML: {exc}")
 
@@ -596,24 +601,20 @@ def _check_relationships(scn: Scenario) -> list[tuple[str, str]]:
             problems.append((where, f"{rel.source!r} is related to itself"))
             continue
         linked.update((rel.source, rel.target))
-        if rel.source in humans or rel.target in humans:
-            if rel.label not in HUMAN_RELATIONS:
-                problems.append(
-                    (
-                        f"{where}.label",
-                        f"{rel.label!r} does not fit an edge with a human "
-                        f"(use one of {human_labels})",
-                    )
-                )
-        elif rel.label != agent_label:
-            problems.append(
-                (
-                    f"{where}.label",
-                    f"{rel.label!r} does not fit coordination_mode {mode} "
-                    f"(agent-agent edges use {agent_label!r})",
-                )
+        if rel.source in humans and rel.target in humans:
+            problems.append((where, "an edge between two humans is not supported"))
+        elif rel.target in humans:
+            problems.append((where, "edges with a human run from the human to the agent"))
+        elif rel.source in humans and rel.label not in HUMAN_RELATIONS:
+            message = f"{rel.label!r} does not fit an edge from a human (use {human_labels})"
+            problems.append((f"{where}.label", message))
+        elif rel.source not in humans and rel.label != agent_label:
+            message = (
+                f"{rel.label!r} does not fit coordination_mode {mode} "
+                f"(agent-agent edges use {agent_label!r})"
             )
-        else:
+            problems.append((f"{where}.label", message))
+        elif rel.source not in humans:
             agent_edges.append((rel.source, rel.target))
     for i, user in enumerate(scn.users):
         if user.user_id not in linked:
@@ -641,9 +642,12 @@ def _structure_problems(mode: str, agents: list[str], edges: list[tuple[str, str
         if missing:
             return [f"star hub {hubs[0]!r} has no {label!r} edge to {', '.join(missing)}"]
         return []
-    isolated = [a for a in agents if graph.degree(a) == 0]
     if mode == "graph":
-        return [f"{a!r} has no {label!r} edge to another agent" for a in isolated]
+        if nx.is_weakly_connected(graph):
+            return []
+        groups = sorted(sorted(c) for c in nx.weakly_connected_components(graph))
+        parts = " | ".join(", ".join(group) for group in groups)
+        return [f"the {label!r} edges leave the agents in separate groups: {parts}"]
     try:
         cycle = [source for source, _ in nx.find_cycle(graph)]
     except nx.NetworkXNoCycle:
@@ -660,9 +664,15 @@ def _structure_problems(mode: str, agents: list[str], edges: list[tuple[str, str
             return [f"tree has several roots: {', '.join(roots)}"]
         return []
     several_out = [a for a in agents if graph.out_degree(a) > 1]
-    if several_in or several_out or not nx.is_weakly_connected(graph):
-        return [f"chain mode needs the {label!r} edges to form one path through all agents"]
-    return []
+    if several_out:
+        reason = f"{', '.join(several_out)} hands off to several agents"
+    elif several_in:
+        reason = f"{', '.join(several_in)} receives several handoffs"
+    elif not nx.is_weakly_connected(graph):
+        reason = "the agents are not all on it"
+    else:
+        return []
+    return [f"chain mode needs the {label!r} edges to form one path through all agents: {reason}"]
 
 
 def _check_requestors(scn: Scenario) -> list[tuple[str, str]]:

@@ -1,0 +1,149 @@
+from pathlib import Path
+
+import pytest
+
+from hasbench.scenario import (
+    AGENT_RELATION,
+    DOMAINS,
+    HUMAN_RELATIONS,
+    MODE_LABELS,
+    Problem,
+    Scenario,
+    ScenarioError,
+    check_scenario,
+    load_tasks,
+    validate_file,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = Path("tests/scenario_corpus")
+MALFORMED = sorted((ROOT / CORPUS / "malformed").glob("*.yaml"))
+VALID = sorted((ROOT / CORPUS / "valid").glob("*.yaml"))
+
+
+def expected_lines(path: Path) -> list[str]:
+    """The `# expect: ` header lines of a corpus file (read as bytes: some are not UTF-8)."""
+    prefix = b"# expect: "
+    lines = path.read_bytes().splitlines()
+    return [line[len(prefix) :].decode() for line in lines if line.startswith(prefix)]
+
+
+@pytest.fixture(autouse=True)
+def _at_repo_root(monkeypatch):
+    monkeypatch.chdir(ROOT)
+
+
+def test_corpus_is_large_enough():
+    assert len(MALFORMED) >= 30
+    assert all(expected_lines(path) for path in MALFORMED)
+
+
+@pytest.mark.parametrize("path", MALFORMED, ids=lambda p: p.stem)
+def test_malformed_file_reports_exact_problems(path):
+    relative = CORPUS / "malformed" / path.name
+    assert [str(p) for p in validate_file(relative)] == expected_lines(path)
+
+
+@pytest.mark.parametrize("path", MALFORMED, ids=lambda p: p.stem)
+def test_load_tasks_raises_with_the_same_problems(path):
+    relative = CORPUS / "malformed" / path.name
+    with pytest.raises(ScenarioError) as info:
+        load_tasks(relative)
+    assert [str(p) for p in info.value.problems] == expected_lines(path)
+    assert str(info.value).splitlines() == expected_lines(path)
+
+
+@pytest.mark.parametrize("path", VALID, ids=lambda p: p.stem)
+def test_valid_files_have_no_problems(path):
+    assert validate_file(path) == []
+    scenarios = load_tasks(path)
+    assert scenarios and all(isinstance(s, Scenario) for s in scenarios)
+    assert all(check_scenario(s) == [] for s in scenarios)
+
+
+def test_valid_file_round_trips_fields():
+    star, chain, tree, graph = load_tasks(CORPUS / "valid" / "modes.yaml")
+    assert [s.coordination_mode for s in (star, chain, tree, graph)] == [
+        "star",
+        "chain",
+        "tree",
+        "graph",
+    ]
+    assert star.domain == "mock"
+    assert star.relationships[2].source == "agent_0"
+    assert star.relationships[2].label == "delegates"
+    assert star.evaluation_criteria.actions[0].protected is True
+    assert star.participant_ids == ["agent_0", "agent_1", "agent_2", "user_0", "user_1"]
+    assert chain.users[0].spontaneous_config.trigger_rules[1].condition.tool_name == "update_note"
+    assert tree.users[0].spontaneous_config.trigger_rules[0].decision == "stop"
+    assert graph.users[0].goal_revisions[0].at_turn == 3
+    assert graph.memory.type == "shared"
+
+
+def test_dates_stay_strings():
+    (scn,) = load_tasks(CORPUS / "valid" / "near_misses.yaml")
+    assert scn.users[0].known_info["since"] == "2024-05-02"
+
+
+def test_missing_file_is_one_problem(tmp_path):
+    path = tmp_path / "absent.yaml"
+    assert [str(p) for p in validate_file(path)] == [
+        f"{path}: cannot read file: No such file or directory"
+    ]
+
+
+def test_empty_list_is_a_valid_file_with_no_tasks(tmp_path):
+    path = tmp_path / "empty.yaml"
+    path.write_text("[]\n")
+    assert validate_file(path) == []
+    assert load_tasks(path) == []
+
+
+def test_problems_of_several_tasks_are_all_reported(tmp_path):
+    base = (CORPUS / "malformed" / "task_id_form.yaml").read_text()
+    second = base.replace("mock_A_1", "mock_A_002").replace(
+        "max_iterations: 10", "max_iterations: x"
+    )
+    path = tmp_path / "two.yaml"
+    path.write_text(base + second)
+    assert [str(p) for p in validate_file(path)] == [
+        f"{path}: mock_A_1: task_id: 'mock_A_1' does not have the form "
+        "{domain}_{pattern}_{nnn}, e.g. retail_A_007",
+        f"{path}: mock_A_002: environment.max_iterations: expected an integer, got 'x'",
+    ]
+
+
+def test_check_scenario_on_a_model_built_in_code():
+    (scn,) = load_tasks(CORPUS / "valid" / "near_misses.yaml")
+    leaky = scn.model_copy(update={"task": "Customer ORD-77 wants points."})
+    assert check_scenario(leaky) == [
+        Problem(None, None, "users[0].known_info.ticket", "value 'ORD-77' leaks into task")
+    ]
+
+
+def test_problem_prints_only_the_parts_it_has():
+    assert str(Problem("f.yaml", "t", "a.b", "bad")) == "f.yaml: t: a.b: bad"
+    assert str(Problem("f.yaml", None, None, "bad")) == "f.yaml: bad"
+
+
+def test_mode_labels_table():
+    assert set(MODE_LABELS) == {"star", "chain", "tree", "graph"}
+    assert AGENT_RELATION == {
+        "star": "delegates",
+        "chain": "handoff",
+        "tree": "parent",
+        "graph": "collaborates",
+    }
+    for mode, labels in MODE_LABELS.items():
+        assert labels == HUMAN_RELATIONS | {AGENT_RELATION[mode]}
+    assert "mock" in DOMAINS
+
+
+def test_mode_labels_agree_with_graph_relations():
+    graph = pytest.importorskip("hasbench.graph")
+    for mode, labels in MODE_LABELS.items():
+        for label in labels:
+            relation = graph.RELATIONS[label]
+            expected = "agent" if label == AGENT_RELATION[mode] else "human"
+            assert relation.source_kind == expected
+            assert relation.target_kind == "agent"
