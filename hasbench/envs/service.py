@@ -1,0 +1,173 @@
+"""Shared base of the database-backed service domains (Retail, Airline).
+
+A service environment's state is one JSON database in τ²-bench format. It comes either
+from ``environment.db_path`` of the scenario (a τ²-bench ``db.json`` loads as is) or,
+by default, from the domain's seeded generator. Both are validated by the domain's
+pydantic schema and cached per process, so each episode only pays for a copy.
+Relative ``db_path`` values are looked up in the working directory, then in
+:data:`hasbench.paths.DATA_DIR`.
+"""
+
+from __future__ import annotations
+
+import json
+import marshal
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import BaseModel, ValidationError
+
+from hasbench.envs.base import Environment, EnvironmentDataError, ToolError, tool
+from hasbench.paths import DATA_DIR, POLICIES_DIR
+
+if TYPE_CHECKING:
+    from hasbench.scenario import Scenario
+
+DEFAULT_DB_SEED = 0
+"""Seed of the generated database every built-in task runs against."""
+
+_EXPRESSION = re.compile(r"^[0-9+\-*/(). ]+$")
+
+
+class ServiceEnvironment(Environment):
+    """A service domain: a validated JSON database, a policy and the generic tools."""
+
+    schema: ClassVar[type[BaseModel]]
+    """Pydantic model of the whole database (τ²-bench format)."""
+
+    @classmethod
+    def generate_db(cls, seed: int) -> dict[str, Any]:
+        """Generate the domain database from a seed (implemented per domain)."""
+        raise NotImplementedError
+
+    @classmethod
+    def check_db(cls, db: dict[str, Any]) -> list[str]:
+        """Cross-record problems of a schema-valid database (dangling ids, ...)."""
+        return []
+
+    @classmethod
+    def from_scenario(cls, scenario: Scenario) -> ServiceEnvironment:
+        """The database (file or generated) with the scenario's initial state applied."""
+        settings = scenario.environment
+        if settings.db_path:
+            db = cls.load_db(resolve_data_path(settings.db_path))
+        else:
+            db = cls.default_db()
+        env = cls(db)
+        env.policy = load_policy(settings.policy_path or f"{cls.domain}.md")
+        env.initialize(scenario)
+        return env
+
+    @classmethod
+    def default_db(cls, seed: int = DEFAULT_DB_SEED) -> dict[str, Any]:
+        """A private copy of the generated database for ``seed``."""
+        return fast_copy(_generated(cls, seed))
+
+    @classmethod
+    def load_db(cls, path: Path) -> dict[str, Any]:
+        """A private copy of a database file, validated.
+
+        Raises:
+            EnvironmentDataError: naming the file and what is wrong with it.
+        """
+        if not path.is_file():
+            raise EnvironmentDataError(f"{path}: database file not found")
+        return fast_copy(_loaded(cls, path, path.stat().st_mtime_ns))
+
+    @classmethod
+    def normalize(cls, raw: Any, source: str) -> dict[str, Any]:
+        """Validate raw database data and return it with every optional field present."""
+        try:
+            model = cls.schema.model_validate(raw)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise EnvironmentDataError(
+                f"{source}: invalid {cls.domain} database at {where}: {first['msg']}"
+                + (f" (and {exc.error_count() - 1} more problems)" if exc.error_count() > 1 else "")
+            ) from None
+        db = model.model_dump(mode="json")
+        problems = cls.check_db(db)
+        if problems:
+            raise EnvironmentDataError(f"{source}: invalid {cls.domain} database: {problems[0]}")
+        return db
+
+    def snapshot(self) -> dict[str, Any]:
+        """A deep copy of the state (plain JSON data, copied with marshal for speed)."""
+        return fast_copy({"db": self.db, "user_db": self.user_db})
+
+    # -- generic tools shared by the service domains ----------------------------------
+
+    @tool(kind="generic")
+    def calculate(self, expression: str) -> str:
+        """Evaluate an arithmetic expression (digits, + - * / ( ) . and spaces).
+
+        Args:
+            expression: The expression, e.g. "2 * (3.5 + 1)".
+
+        Returns:
+            The value rounded to two decimals, as text.
+        """
+        if not _EXPRESSION.match(expression):
+            raise ToolError("invalid_arguments", "Invalid characters in expression")
+        try:
+            value = eval(expression, {"__builtins__": {}}, {})  # characters checked above
+        except (SyntaxError, ZeroDivisionError, TypeError) as exc:
+            raise ToolError("invalid_arguments", f"Cannot evaluate expression: {exc}") from None
+        return str(round(float(value), 2))
+
+    @tool(kind="generic")
+    def transfer_to_human_agents(self, summary: str) -> str:
+        """Hand the conversation to a human support agent, with a summary of the issue.
+
+        Args:
+            summary: What the customer needs and what has been done so far.
+        """
+        return "Transfer successful"
+
+
+def resolve_data_path(value: str) -> Path:
+    """A data file path: absolute, or relative to the working directory or DATA_DIR."""
+    path = Path(value)
+    if path.is_absolute() or path.exists():
+        return path
+    return DATA_DIR / path
+
+
+def load_policy(name: str) -> str:
+    """The policy text: a file name in ``data/policies`` or any data path."""
+    path = POLICIES_DIR / name if "/" not in name else resolve_data_path(name)
+    if not path.is_file():
+        raise EnvironmentDataError(f"{path}: policy file not found")
+    return _policy_text(path)
+
+
+def fast_copy(value: Any) -> Any:
+    """A deep copy of plain JSON-like data."""
+    return marshal.loads(marshal.dumps(value))
+
+
+def not_found(what: str) -> ToolError:
+    """The error for an unknown id."""
+    return ToolError("not_found", what)
+
+
+@lru_cache(maxsize=8)
+def _generated(cls: type[ServiceEnvironment], seed: int) -> dict[str, Any]:
+    return cls.normalize(cls.generate_db(seed), f"generated {cls.domain} database (seed {seed})")
+
+
+@lru_cache(maxsize=8)
+def _loaded(cls: type[ServiceEnvironment], path: Path, mtime_ns: int) -> dict[str, Any]:
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise EnvironmentDataError(f"{path}: not valid JSON: {exc}") from None
+    return cls.normalize(raw, str(path))
+
+
+@lru_cache(maxsize=16)
+def _policy_text(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
