@@ -74,6 +74,16 @@ def cmd_tasks(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_check(args: argparse.Namespace) -> int:
+    """Run the automatic task checks; print a per-task table; exit 1 on any failure."""
+    from hasbench.build.checks import check_file, format_table
+
+    files = _expand_paths(args.paths)
+    rows = [row for path in files for row in check_file(path)]
+    print(format_table(rows))
+    return 0 if rows and all(row.passed for row in rows) else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser with every subcommand registered."""
     parser = argparse.ArgumentParser(
@@ -89,6 +99,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", metavar="FILE", help="a task YAML file")
     p.add_argument("--json", action="store_true", help="one JSON object per line")
     p.set_defaults(func=cmd_tasks)
+
+    p = sub.add_parser("check", help="run the automatic checks (oracle, idle, hidden facts)")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="task files or directories")
+    p.set_defaults(func=cmd_check)
 
     return parser
 

@@ -1,0 +1,138 @@
+"""Automatic checks every task must pass (HAS paper App. B.4.1, made stricter).
+
+For each task: it validates; its environment initializes; ``scripted:oracle`` solves it
+under A3 with a Task Score of 1.0; ``scripted:idle`` scores 0; for patterns A, B and D
+the user-held facts appear nowhere in what the agents see under A1 (task, profiles,
+policy, tool outputs and messages of the A1 oracle episode); for pattern C the gold path
+has a protected action.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hasbench.agency import Setting
+from hasbench.envs import make_environment
+from hasbench.envs.base import RISK_ORDER
+from hasbench.evaluate import PROTECTED_RISK, evaluate
+from hasbench.participants.judges import make_judge
+from hasbench.scenario import Scenario, _leak_pattern, _scalars, load_tasks, validate_file
+from hasbench.simulator import Backends, run_episode
+from hasbench.trace import Trace
+
+CHECKS = ("validates", "environment", "oracle_A3", "idle", "facts_hidden_A1", "protected_path")
+HIDDEN_FACT_PATTERNS = {"A", "B", "D"}
+
+
+@dataclass
+class TaskCheck:
+    """The check results of one task: check name -> "ok", "-" (not applicable) or a reason."""
+
+    task_id: str
+    pattern: str
+    results: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def passed(self) -> bool:
+        """True when no check failed."""
+        return all(value in ("ok", "-") for value in self.results.values())
+
+
+def check_file(path: str | Path) -> list[TaskCheck]:
+    """Run every check on every task of a file (a file that doesn't validate gives one row)."""
+    problems = validate_file(path)
+    if problems:
+        by_task: dict[str, list[str]] = {}
+        for problem in problems:
+            by_task.setdefault(problem.task_id or "(file)", []).append(str(problem))
+        return [
+            TaskCheck(task_id, "?", {"validates": "; ".join(lines)})
+            for task_id, lines in by_task.items()
+        ]
+    return [check_task(scenario) for scenario in load_tasks(path)]
+
+
+def check_task(scenario: Scenario) -> TaskCheck:
+    """Run the checks on one validated task."""
+    row = TaskCheck(scenario.task_id, scenario.adaptation_pattern, {"validates": "ok"})
+    try:
+        environment = make_environment(scenario)
+    except Exception as exc:  # noqa: BLE001 - any failure to build is the finding
+        row.results["environment"] = f"cannot initialize: {exc}"
+        return row
+    row.results["environment"] = "ok"
+    judge = make_judge("rule")
+    oracle = _score(scenario, "scripted:oracle", "A3", judge)
+    row.results["oracle_A3"] = (
+        "ok" if oracle[0] and oracle[1] == 1.0 else f"oracle scored {oracle[1]} ({oracle[2]})"
+    )
+    idle = _score(scenario, "scripted:idle", "A3", judge)
+    row.results["idle"] = "ok" if not idle[0] and idle[1] == 0.0 else f"idle scored {idle[1]}"
+    if scenario.adaptation_pattern in HIDDEN_FACT_PATTERNS:
+        trace = run_episode(scenario, Setting(agency="A1"), Backends(agent="scripted:oracle"))
+        seen = visible_to_agents(scenario, trace, environment.policy)
+        leaked = [path for path, value in _user_facts(scenario) if _found(value, seen)]
+        row.results["facts_hidden_A1"] = "ok" if not leaked else f"visible under A1: {leaked}"
+    else:
+        row.results["facts_hidden_A1"] = "-"
+    if scenario.adaptation_pattern == "C":
+        protected = [
+            a.action_id
+            for a in scenario.evaluation_criteria.actions
+            if a.protected and _risk(environment, a.name) >= RISK_ORDER[PROTECTED_RISK]
+        ]
+        row.results["protected_path"] = "ok" if protected else "no protected gold action"
+    else:
+        row.results["protected_path"] = "-"
+    return row
+
+
+def visible_to_agents(scenario: Scenario, trace: Trace, policy: str) -> str:
+    """All text the agents could read in an episode: task, profiles, policy, inputs."""
+    agents = {a.agent_id for a in scenario.agents}
+    callers = {e.payload["call_id"]: e.actor for e in trace.of_type("tool_call")}
+    parts = [scenario.task, policy, *(a.profile for a in scenario.agents)]
+    for event in trace.events:
+        if event.type == "tool_result" and callers.get(event.payload["call_id"]) in agents:
+            parts.append(str(event.payload.get("output", "")))
+        elif event.target in agents and event.type in ("message", "channel_response"):
+            parts.append(str(event.payload.get("text") or event.payload.get("content") or ""))
+    return "\n".join(parts)
+
+
+def format_table(rows: list[TaskCheck]) -> str:
+    """A per-task table and a summary line."""
+    header = ["task_id", "pattern", *CHECKS]
+    lines = ["  ".join(header)]
+    for row in rows:
+        cells = [row.task_id, row.pattern, *(row.results.get(c, "") for c in CHECKS)]
+        lines.append("  ".join(cells))
+    failed = sum(not row.passed for row in rows)
+    lines.append(f"{len(rows) - failed}/{len(rows)} tasks passed every check")
+    return "\n".join(lines)
+
+
+def _score(scenario: Scenario, agent: str, agency: str, judge) -> tuple[bool, float | None, str]:
+    trace = run_episode(scenario, Setting(agency=agency), Backends(agent=agent))
+    outcome = asyncio.run(evaluate(scenario, trace, judge))
+    reason = trace.termination.reason if trace.termination else "no termination"
+    return outcome.success, outcome.task_score, f"{reason}; {outcome.dimensions}"
+
+
+def _user_facts(scenario: Scenario) -> list[tuple[str, object]]:
+    facts = []
+    for i, user in enumerate(scenario.users):
+        facts += _scalars(user.known_info, f"users[{i}].known_info")
+    return facts
+
+
+def _found(value: object, text: str) -> bool:
+    pattern = _leak_pattern(value)
+    return pattern is not None and pattern.search(text) is not None
+
+
+def _risk(environment, name: str) -> int:
+    spec = environment.tool_spec(name)
+    return RISK_ORDER[spec.risk] if spec else 0
