@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import inspect
 import json
 import re
 from dataclasses import dataclass, replace
@@ -440,9 +441,9 @@ def _unwrap(annotation: Any) -> Any:
     return annotation
 
 
-def _model_at(loc: tuple[str | int, ...]) -> type[BaseModel] | None:
-    """The schema model that holds the field at ``loc`` (None if not a model)."""
-    current: Any = Scenario
+def _model_at(loc: tuple[str | int, ...], root: type[BaseModel]) -> type[BaseModel] | None:
+    """The model under ``root`` that holds the field at ``loc`` (None if not a model)."""
+    current: Any = root
     for part in loc:
         current = _unwrap(current)
         if isinstance(part, int):
@@ -460,14 +461,14 @@ def _model_at(loc: tuple[str | int, ...]) -> type[BaseModel] | None:
     return current if isinstance(current, type) and issubclass(current, BaseModel) else None
 
 
-def _message(error: dict[str, Any]) -> str:
-    """A short human message for one pydantic error."""
+def _message(error: dict[str, Any], root: type[BaseModel]) -> str:
+    """A short human message for one pydantic error of a ``root`` model."""
     kind, ctx, value = error["type"], error.get("ctx") or {}, error.get("input")
     got = _type_name(value)
     if kind == "missing":
         return "missing required field"
     if kind == "extra_forbidden":
-        model = _model_at(error["loc"][:-1])
+        model = _model_at(error["loc"][:-1], root)
         key = str(error["loc"][-1])
         close = difflib.get_close_matches(key, list(model.model_fields), n=1) if model else []
         return f"unknown field (did you mean {close[0]!r}?)" if close else "unknown field"
@@ -492,9 +493,11 @@ def _message(error: dict[str, Any]) -> str:
     return error["msg"][0].lower() + error["msg"][1:]
 
 
-def _describe_errors(exc: ValidationError) -> list[tuple[str, str]]:
-    """(field path, message) for each pydantic error, in pydantic's order."""
-    return [(_field_path(e["loc"]), _message(e)) for e in exc.errors(include_url=False)]
+def _describe_errors(
+    exc: ValidationError, root: type[BaseModel] = Scenario
+) -> list[tuple[str, str]]:
+    """(field path, message) for each error of validating a ``root`` model, in order."""
+    return [(_field_path(e["loc"]), _message(e, root)) for e in exc.errors(include_url=False)]
 
 
 # -- cross-field checks --------------------------------------------------------------
@@ -511,7 +514,12 @@ _REWARD_SOURCE = {
 
 
 def check_scenario(scn: Scenario) -> list[Problem]:
-    """Cross-field problems of a parsed scenario (``file`` and ``task_id`` left None)."""
+    """Cross-field problems of a parsed scenario (``file`` and ``task_id`` left None).
+
+    Covers the task id, participants and relationships against the coordination mode,
+    gold-action requestors, known_info leaks, reward_basis, spontaneous trigger rules and,
+    for domains with a registered environment, tool/assertion names and gold arguments.
+    """
     problems: list[tuple[str, str]] = []
     for check in (
         _check_task_id,
@@ -522,6 +530,7 @@ def check_scenario(scn: Scenario) -> list[Problem]:
         _check_info,
         _check_reward_basis,
         _check_spontaneous,
+        _check_domain_names,
     ):
         problems.extend(check(scn))
     return [Problem(None, None, path, message) for path, message in problems]
@@ -702,6 +711,10 @@ def _check_requestors(scn: Scenario) -> list[tuple[str, str]]:
             problems.append(
                 (f"{where}.name", f"{who!r} may not call {action.name!r} (not in {holder})")
             )
+        for j, name in enumerate(action.compare_args or []):
+            if name not in action.arguments:
+                message = f"{name!r} is not among the action's arguments"
+                problems.append((f"{where}.compare_args[{j}]", message))
     return problems
 
 
@@ -810,4 +823,74 @@ def _check_spontaneous(scn: Scenario) -> list[tuple[str, str]]:
                 problems.append((f"{where}.decision", message))
             elif rule.action_type != "control" and rule.decision is not None:
                 problems.append((f"{where}.decision", "only control rules take a decision"))
+    return problems
+
+
+def _check_domain_names(scn: Scenario) -> list[tuple[str, str]]:
+    """Tool, assertion and setup-function names (and gold arguments) vs the domain.
+
+    Only for domains with a registered environment; the check reads the environment
+    class (its tool specs and argument models) and never builds an environment.
+    """
+    from hasbench.envs import ENVIRONMENTS, environment_class
+
+    if scn.domain not in ENVIRONMENTS:
+        return []
+    env_class = environment_class(scn.domain)
+    specs, arg_models = env_class._specs, env_class._arg_models
+    domain = scn.domain
+
+    def tool_problem(name: str, side: str) -> str | None:
+        if name not in specs:
+            return f"{domain} has no tool {name!r}"
+        if specs[name].side != side:
+            return f"{name!r} is a tool of the {specs[name].side} side, not the {side} side"
+        return None
+
+    held = [(f"agents[{i}].tools", a.tools or [], "agent") for i, a in enumerate(scn.agents)]
+    held += [(f"users[{i}].tools", u.tools, "user") for i, u in enumerate(scn.users)]
+    problems = []
+    for where, names, side in held:
+        for j, name in enumerate(names):
+            if message := tool_problem(name, side):
+                problems.append((f"{where}[{j}]", message))
+    agents = {a.agent_id for a in scn.agents}
+    users = {u.user_id for u in scn.users}
+    for i, action in enumerate(scn.evaluation_criteria.actions):
+        where = f"evaluation_criteria.actions[{i}]"
+        if action.requestor not in agents | users:
+            continue
+        side = "agent" if action.requestor in agents else "user"
+        if message := tool_problem(action.name, side):
+            problems.append((f"{where}.name", message))
+            continue
+        try:
+            arg_models[action.name].model_validate(action.arguments)
+        except ValidationError as exc:
+            for path, message in _describe_errors(exc, arg_models[action.name]):
+                problems.append((f"{where}.arguments.{path}", message))
+    for i, check in enumerate(scn.evaluation_criteria.env_assertions):
+        where = f"evaluation_criteria.env_assertions[{i}]"
+        method = getattr(env_class, check.func_name, None)
+        if not getattr(method, "__assertion__", False):
+            problems.append(
+                (f"{where}.func_name", f"{domain} has no assertion {check.func_name!r}")
+            )
+            continue
+        try:
+            inspect.signature(method).bind(None, **check.arguments)
+        except TypeError as exc:
+            problems.append((f"{where}.arguments", str(exc)))
+    for i, call in enumerate(scn.environment.initialization_actions):
+        name = call.func_name
+        if name.startswith("_") or not callable(getattr(env_class, name, None)):
+            message = f"{domain} has no tool or setup function {name!r}"
+            problems.append((f"environment.initialization_actions[{i}].func_name", message))
+    for i, user in enumerate(scn.users):
+        rules = user.spontaneous_config.trigger_rules if user.spontaneous_config else []
+        for j, rule in enumerate(rules):
+            name = rule.condition.tool_name
+            if rule.condition.type == "after_tool" and name and name not in specs:
+                path = f"users[{i}].spontaneous_config.trigger_rules[{j}].condition.tool_name"
+                problems.append((path, f"{domain} has no tool {name!r}"))
     return problems
