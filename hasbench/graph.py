@@ -331,11 +331,12 @@ class HASGraph:
 
         A human is reachable when an edge in either direction between it and the sender
         carries the request's channel. With ``request.target`` set, that human must be
-        reachable and is the only one returned.
+        reachable and is the only one returned. A human-initiated request (the sender is
+        a human) is routed the same way to the agents it may address.
 
         Raises:
-            RoutingError: the channel is unknown, no human is reachable, or the target is
-                not one of the reachable humans.
+            RoutingError: the channel is unknown, nobody is reachable, or the target is
+                not one of the reachable participants.
         """
         sender, channel = request.sender, request.channel
         target = getattr(request, "target", None)
@@ -343,9 +344,9 @@ class HASGraph:
             raise RoutingError(sender, channel, f"unknown channel {channel!r}")
         if sender not in self.graph:
             raise RoutingError(sender, channel, f"unknown sender {sender!r}")
-        reachable = [
-            h for h in self.humans() if h != sender and channel in self.channels_between(sender, h)
-        ]
+        human_sender = self.participant(sender).kind == "human"
+        candidates = self.agents() if human_sender else self.humans()
+        reachable = [p for p in candidates if channel in self.channels_between(sender, p)]
         if target is not None:
             if target in reachable:
                 return [target]
@@ -353,7 +354,8 @@ class HASGraph:
                 sender, channel, f"{target} cannot be reached from {sender} over {channel}"
             )
         if not reachable:
-            raise RoutingError(sender, channel, f"no human reachable from {sender} over {channel}")
+            kind = "agent" if human_sender else "human"
+            raise RoutingError(sender, channel, f"no {kind} reachable from {sender} over {channel}")
         return reachable
 
     # -- structure -----------------------------------------------------------------
@@ -468,7 +470,7 @@ class HASGraph:
             raise GraphError(f"not a HAS Graph JSON document: {exc}") from None
         if any(len(e) != 3 for e in edges):
             raise GraphError("not a HAS Graph JSON document: edges must be triples")
-        return cls(participants, edges, mode, task_id)  # type: ignore[arg-type]
+        return cls(participants, edges, mode, task_id)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, HASGraph) and self.to_dict() == other.to_dict()

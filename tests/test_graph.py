@@ -123,6 +123,16 @@ def test_messages_flow_only_along_relations_that_allow_them():
     assert not g.may_message("agent_0", "expert")  # no edge at all
 
 
+def test_visibility_defaults_to_neighbours_unless_listed():
+    rels = [["user_0", "agent_0", "supervises"], ["agent_0", "agent_1", "delegates"]]
+    s = scenario("star", rels)
+    s.agents[1].visibility = ["agent_0", "user_0"]
+    g = HASGraph.from_scenario(s)
+    assert g.visible("agent_0") == ["agent_1", "user_0"]
+    assert g.visible("agent_1") == ["agent_0", "user_0"]
+    assert g.visible("user_0") == ["agent_0"]
+
+
 def test_unknown_label_or_participant_is_an_error_naming_the_edge():
     with pytest.raises(GraphError, match=r"relationships\[0\]: unknown relation 'befriends'"):
         HASGraph.from_scenario(scenario("graph", [["agent_0", "agent_1", "befriends"]]))
@@ -175,10 +185,14 @@ def test_route_with_no_reachable_human_names_sender_and_channel():
         g.route(Req("agent_0", "gossip"))
 
 
-def test_a_human_sender_routes_to_no_one_but_other_humans_over_edges():
+def test_a_human_initiated_request_is_routed_to_the_agents_it_may_address():
     g = expert_graph()
-    with pytest.raises(RoutingError):
-        g.route(Req("owner", "clarification"))
+    assert g.route(Req("reviewer", "feedback")) == ["agent_1"]
+    assert g.route(Req("owner", "control", target="agent_0")) == ["agent_0"]
+    with pytest.raises(RoutingError, match="no agent reachable from expert over control"):
+        g.route(Req("expert", "control"))
+    with pytest.raises(RoutingError, match="agent_1 cannot be reached from owner over feedback"):
+        g.route(Req("owner", "feedback", target="agent_1"))
 
 
 # -- permissions -----------------------------------------------------------------------
