@@ -1,0 +1,317 @@
+import json
+
+import pytest
+
+from hasbench.envs import make_environment
+from hasbench.envs.airline import AirlineEnvironment
+from hasbench.envs.base import EnvironmentDataError
+from hasbench.scenario import Scenario
+
+
+def scenario(**environment) -> Scenario:
+    return Scenario.model_validate(
+        {
+            "task_id": "airline_A_001",
+            "adaptation_pattern": "A",
+            "coordination_mode": "star",
+            "task": "Help the member.",
+            "environment": {"max_iterations": 10, **environment},
+            "agents": [{"agent_id": "agent_0", "profile": "Reservations agent."}],
+            "evaluation_criteria": {"actions": [], "reward_basis": ["ENV"]},
+        }
+    )
+
+
+@pytest.fixture
+def env() -> AirlineEnvironment:
+    return make_environment(scenario())
+
+
+def bookable(env, seats=2):
+    """(flight_number, date, status) of a bookable flight with seats in economy."""
+    for number, flight in env.db["flights"].items():
+        for date, status in flight["dates"].items():
+            if status["status"] == "available" and status["available_seats"]["economy"] >= seats:
+                return number, date, status
+    raise AssertionError("no bookable flight")
+
+
+def active(env, *, future=True, cabin=None):
+    for reservation in env.db["reservations"].values():
+        if reservation["status"] is None and (cabin is None or reservation["cabin"] == cabin):
+            if not future or all(s["date"] > "2024-05-15" for s in reservation["flights"]):
+                return reservation
+    raise AssertionError("no active reservation")
+
+
+def card(env, user_id):
+    methods = env.db["users"][user_id]["payment_methods"].values()
+    return next(m["id"] for m in methods if m["source"] == "credit_card")
+
+
+def test_generated_airline_has_realistic_size_and_fixed_clock():
+    db = AirlineEnvironment.default_db()
+    assert len(db["flights"]) >= 300 and len(db["users"]) == 500
+    assert len(db["reservations"]) == 2000
+    dates = {d for f in db["flights"].values() for d in f["dates"]}
+    assert min(dates) == "2024-05-01" and max(dates) == "2024-05-30"
+    statuses = {f["dates"]["2024-05-20"]["status"] for f in db["flights"].values()}
+    assert statuses == {"available"}
+    past = {f["dates"]["2024-05-10"]["status"] for f in db["flights"].values()}
+    assert past <= {"landed", "cancelled"}
+    assert all(len(r) == 6 and r.isalnum() for r in db["reservations"])
+
+
+def test_booking_charges_the_exact_total_and_takes_seats(env):
+    number, date, status = bookable(env)
+    user = next(u for u in env.db["users"].values() if u["membership"] == "gold")
+    price = status["prices"]["economy"]
+    seats = status["available_seats"]["economy"]
+    passengers = [
+        {"first_name": "Ana", "last_name": "Lee", "dob": "1990-01-01"},
+        {"first_name": "Bo", "last_name": "Lee", "dob": "1992-02-02"},
+    ]
+    flight = env.db["flights"][number]
+    args = {
+        "user_id": user["user_id"],
+        "origin": flight["origin"],
+        "destination": flight["destination"],
+        "flight_type": "one_way",
+        "cabin": "economy",
+        "flights": [{"flight_number": number, "date": date}],
+        "passengers": passengers,
+        "payment_methods": [
+            {"payment_id": card(env, user["user_id"]), "amount": price * 2 + 60 + 50}
+        ],
+        "total_baggages": 3,
+        "nonfree_baggages": 1,
+        "insurance": "yes",
+    }
+    wrong = dict(args, payment_methods=[{"payment_id": card(env, user["user_id"]), "amount": 1}])
+    before = env.state_hash()
+    refused = env.call("book_reservation", wrong)
+    assert refused.error_type == "precondition_failed" and "does not add up" in refused.message
+    assert env.state_hash() == before
+    result = env.call("book_reservation", args)
+    assert not result.error, result.message
+    reservation = env.db["reservations"]["HATHAT"]
+    assert reservation["created_at"] == "2024-05-15T15:00:00"
+    assert reservation["flights"][0]["price"] == price
+    assert env.db["flights"][number]["dates"][date]["available_seats"]["economy"] == seats - 2
+    assert "HATHAT" in env.db["users"][user["user_id"]]["reservations"]
+    assert env.call("book_reservation", args).output["reservation_id"] == "HATHAU"
+
+
+def test_certificate_is_consumed_and_gift_card_debited(env):
+    user = next(
+        u
+        for u in env.db["users"].values()
+        if {m["source"] for m in u["payment_methods"].values()} >= {"gift_card", "certificate"}
+    )
+    cert = next(m for m in user["payment_methods"].values() if m["source"] == "certificate")
+    gift = next(m for m in user["payment_methods"].values() if m["source"] == "gift_card")
+    gift["amount"] = 5000.0
+    number, date, status = bookable(env, seats=1)
+    flight = env.db["flights"][number]
+    total = status["prices"]["economy"]
+    cert_part = min(cert["amount"], total)
+    result = env.call(
+        "book_reservation",
+        {
+            "user_id": user["user_id"],
+            "origin": flight["origin"],
+            "destination": flight["destination"],
+            "flight_type": "one_way",
+            "cabin": "economy",
+            "flights": [{"flight_number": number, "date": date}],
+            "passengers": [{"first_name": "A", "last_name": "B", "dob": "2000-01-01"}],
+            "payment_methods": [
+                {"payment_id": cert["id"], "amount": cert_part},
+                {"payment_id": gift["id"], "amount": total - cert_part},
+            ],
+            "total_baggages": 0,
+            "nonfree_baggages": 0,
+            "insurance": "no",
+        },
+    )
+    assert not result.error, result.message
+    methods = env.db["users"][user["user_id"]]["payment_methods"]
+    assert cert["id"] not in methods
+    assert methods[gift["id"]]["amount"] == 5000.0 - (total - cert_part)
+
+
+def test_cancel_refunds_and_refuses_a_second_cancel(env):
+    reservation = active(env)
+    rid = reservation["reservation_id"]
+    paid = [p["amount"] for p in reservation["payment_history"]]
+    assert not env.call("cancel_reservation", {"reservation_id": rid}).error
+    after = env.db["reservations"][rid]
+    assert after["status"] == "cancelled"
+    assert [p["amount"] for p in after["payment_history"]] == paid + [-a for a in paid]
+    assert env.run_assertion("assert_reservation_cancelled", {"reservation_id": rid})
+    before = env.state_hash()
+    assert (
+        env.call("cancel_reservation", {"reservation_id": rid}).error_type == "precondition_failed"
+    )
+    assert env.state_hash() == before
+
+
+def test_cabin_upgrade_charges_the_fare_difference(env):
+    reservation = next(
+        r
+        for r in env.db["reservations"].values()
+        if r["status"] is None
+        and r["cabin"] == "economy"
+        and all(
+            env.db["flights"][s["flight_number"]]["dates"][s["date"]]["status"] == "available"
+            and env.db["flights"][s["flight_number"]]["dates"][s["date"]]["available_seats"][
+                "business"
+            ]
+            >= len(r["passengers"])
+            for s in r["flights"]
+        )
+    )
+    rid, user_id = reservation["reservation_id"], reservation["user_id"]
+    count = len(reservation["passengers"])
+    flights = [
+        {"flight_number": s["flight_number"], "date": s["date"]} for s in reservation["flights"]
+    ]
+    new_total = sum(
+        env.db["flights"][f["flight_number"]]["dates"][f["date"]]["prices"]["business"]
+        for f in flights
+    )
+    old_total = sum(s["price"] for s in reservation["flights"])
+    result = env.call(
+        "update_reservation_flights",
+        {
+            "reservation_id": rid,
+            "cabin": "business",
+            "flights": flights,
+            "payment_id": card(env, user_id),
+        },
+    )
+    assert not result.error, result.message
+    after = env.db["reservations"][rid]
+    assert after["cabin"] == "business"
+    assert after["payment_history"][-1]["amount"] == (new_total - old_total) * count
+    assert env.run_assertion(
+        "assert_reservation_cabin", {"reservation_id": rid, "cabin": "business"}
+    )
+
+
+def test_bags_passengers_and_certificates(env):
+    reservation = active(env)
+    rid, user_id = reservation["reservation_id"], reservation["user_id"]
+    nonfree = reservation["nonfree_baggages"]
+    total = reservation["total_baggages"]
+    result = env.call(
+        "update_reservation_baggages",
+        {"reservation_id": rid, "total_baggages": total + 2, "nonfree_baggages": nonfree + 1,
+         "payment_id": card(env, user_id)},
+    )  # fmt: skip
+    assert not result.error, result.message
+    assert env.db["reservations"][rid]["payment_history"][-1]["amount"] == 50
+    assert env.run_assertion(
+        "assert_reservation_baggages", {"reservation_id": rid, "total_baggages": total + 2}
+    )
+    people = [dict(p, dob="1999-09-09") for p in reservation["passengers"]]
+    assert not env.call(
+        "update_reservation_passengers", {"reservation_id": rid, "passengers": people}
+    ).error
+    fewer = env.call(
+        "update_reservation_passengers", {"reservation_id": rid, "passengers": people + people}
+    )
+    assert fewer.error_type == "precondition_failed"
+    assert env.run_assertion("assert_no_certificate_issued", {"user_id": user_id})
+    sent = env.call("send_certificate", {"user_id": user_id, "amount": 150})
+    assert (
+        sent.output == f"Certificate certificate_3221322 added to user {user_id} with amount 150."
+    )
+    assert not env.run_assertion("assert_no_certificate_issued", {"user_id": user_id})
+
+
+def test_searches_and_status(env):
+    number, date, _ = bookable(env)
+    flight = env.db["flights"][number]
+    direct = env.call(
+        "search_direct_flight",
+        {"origin": flight["origin"], "destination": flight["destination"], "date": date},
+    ).output
+    assert number in [f["flight_number"] for f in direct]
+    assert all(f["status"] == "available" and f["date"] is None for f in direct)
+    onestop = env.call(
+        "search_onestop_flight", {"origin": "JFK", "destination": "LAX", "date": "2024-05-20"}
+    ).output
+    for first, second in onestop:
+        assert first["destination"] == second["origin"]
+        assert second["scheduled_departure_time_est"] >= first[
+            "scheduled_arrival_time_est"
+        ].removesuffix("+1")
+    assert (
+        env.call("get_flight_status", {"flight_number": number, "date": date}).output == "available"
+    )
+    assert len(env.call("list_all_airports", {}).output) == 20
+
+
+@pytest.mark.parametrize(
+    ("name", "make_args", "error_type"),
+    [
+        ("cancel_reservation", lambda e: {"reservation_id": "ZZZZZZ"}, "not_found"),
+        ("cancel_reservation", lambda e: {"reservation_id": 7}, "invalid_arguments"),
+        ("update_reservation_baggages", lambda e: {
+            "reservation_id": active(e)["reservation_id"], "total_baggages": 1,
+            "nonfree_baggages": 2, "payment_id": card(e, active(e)["user_id"])},
+         "invalid_arguments"),
+        ("update_reservation_baggages", lambda e: {
+            "reservation_id": active(e)["reservation_id"], "total_baggages": 9,
+            "nonfree_baggages": 9, "payment_id": "credit_card_0000000"}, "not_found"),
+        ("update_reservation_flights", lambda e: {
+            "reservation_id": active(e)["reservation_id"], "cabin": "first",
+            "flights": [], "payment_id": "x"}, "invalid_arguments"),
+        ("update_reservation_flights", lambda e: {
+            "reservation_id": active(e)["reservation_id"], "cabin": "economy",
+            "flights": [{"flight_number": "HAT001", "date": "2024-05-02"}],
+            "payment_id": card(e, active(e)["user_id"])}, "precondition_failed"),
+        ("update_reservation_flights", lambda e: {
+            "reservation_id": active(e)["reservation_id"], "cabin": "economy",
+            "flights": [{"flight_number": "HAT999", "date": "2024-05-20"}],
+            "payment_id": card(e, active(e)["user_id"])}, "not_found"),
+        ("book_reservation", lambda e: {"user_id": "ghost"}, "invalid_arguments"),
+        ("send_certificate", lambda e: {"user_id": "ghost_user_1", "amount": 100}, "not_found"),
+        ("get_reservation_details", lambda e: {"reservation_id": "NOPE00"}, "not_found"),
+    ],
+)  # fmt: skip
+def test_refused_calls_are_typed_and_leave_state_unchanged(env, name, make_args, error_type):
+    args = make_args(env)
+    before = env.state_hash()
+    result = env.call(name, args)
+    assert result.error and result.error_type == error_type, result.message
+    assert env.state_hash() == before
+
+
+def test_risk_levels():
+    specs = {s.name: s for s in AirlineEnvironment.tools(AirlineEnvironment)}
+    assert len(specs) == 14
+    assert specs["update_reservation_passengers"].risk == "low"
+    assert specs["update_reservation_flights"].risk == "medium"
+    assert specs["update_reservation_baggages"].risk == "medium"
+    assert {
+        specs[n].risk for n in ("book_reservation", "cancel_reservation", "send_certificate")
+    } == {"high"}
+
+
+def test_database_files(tmp_path, env):
+    path = tmp_path / "db.json"
+    path.write_text(json.dumps(AirlineEnvironment.default_db()))
+    assert make_environment(scenario(db_path=str(path))).state_hash() == env.state_hash()
+    db = AirlineEnvironment.default_db()
+    next(iter(db["flights"].values()))["dates"]["2024-05-20"]["status"] = "boarding"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(db))
+    with pytest.raises(
+        EnvironmentDataError, match=r"bad\.json: invalid airline database at flights\.HAT001\.dates"
+    ):
+        make_environment(scenario(db_path=str(bad)))
+    bad.write_text("[1, 2")
+    with pytest.raises(EnvironmentDataError, match=r"bad\.json: not valid JSON"):
+        make_environment(scenario(db_path=str(bad)))
