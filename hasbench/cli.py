@@ -84,6 +84,32 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 0 if rows and all(row.passed for row in rows) else 1
 
 
+def cmd_study_analyze(args: argparse.Namespace) -> int:
+    """Analyse DocuTeam study data; write tables and figures; print loader errors, exit 1."""
+    from hasbench.docuteam.study import StudyDataError, run_study_analysis
+    from hasbench.paths import FIGURES_DIR
+
+    out = args.out or FIGURES_DIR / "docuteam"
+    try:
+        analysis, paths = run_study_analysis(args.data, out, alpha=args.alpha, seed=args.seed)
+    except StudyDataError as error:
+        print(error, file=sys.stderr)
+        return 1
+    if analysis.synthetic:
+        print("note: the data are synthetic (metadata 'synthetic: true')")
+    print(f"wrote {len(paths)} files to {out}")
+    return 0
+
+
+def cmd_study_example(args: argparse.Namespace) -> int:
+    """Write the seeded synthetic example dataset (DocuTeam study shape) as CSV."""
+    from hasbench.docuteam.study import generate_example, write_study
+
+    path = write_study(generate_example(seed=args.seed), args.out)
+    print(f"wrote synthetic example study data to {path}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser with every subcommand registered."""
     parser = argparse.ArgumentParser(
@@ -103,6 +129,19 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("check", help="run the automatic checks (oracle, idle, hidden facts)")
     p.add_argument("paths", nargs="+", metavar="PATH", help="task files or directories")
     p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("study", help="DocuTeam user-study data: analyse or write an example")
+    study = p.add_subparsers(dest="study_command", required=True, metavar="ACTION")
+    q = study.add_parser("analyze", help="analyse a study CSV into tables and figures")
+    q.add_argument("data", metavar="DATA.csv", help="study data in the long-format schema")
+    q.add_argument("--out", help="output directory (default: figures/docuteam)")
+    q.add_argument("--alpha", type=float, default=0.05, help="significance level")
+    q.add_argument("--seed", type=int, default=0, help="seed for bootstrap and simulation")
+    q.set_defaults(func=cmd_study_analyze)
+    q = study.add_parser("example", help="write the synthetic example dataset")
+    q.add_argument("--out", required=True, metavar="FILE", help="CSV file to write")
+    q.add_argument("--seed", type=int, default=0, help="generator seed")
+    q.set_defaults(func=cmd_study_example)
 
     return parser
 

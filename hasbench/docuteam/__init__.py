@@ -1,0 +1,1 @@
+"""DocuTeam (mixed-initiative multi-agent discussion around documents): study data and analysis."""

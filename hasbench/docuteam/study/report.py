@@ -1,0 +1,345 @@
+"""Tables (CSV, Markdown, LaTeX) and figures (Figures 3, 4, 5, 8) of the DocuTeam study.
+
+Outputs made from synthetic data say so: a first comment line in CSV, a note in
+Markdown, the LaTeX caption, and a banner on every figure.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib.metadata import version
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import scipy  # noqa: E402
+
+from hasbench.docuteam.study.analysis import StudyAnalysis, analyze, likert_counts  # noqa: E402
+from hasbench.docuteam.study.data import (  # noqa: E402
+    KNOWN_MEASURES,
+    StudyData,
+    load_study,
+)
+from hasbench.docuteam.study.example import generate_example  # noqa: E402
+
+SYNTHETIC_NOTE = "SYNTHETIC EXAMPLE DATA - generated to exercise the pipeline, not study results"
+COLORS = {"treatment": "#3b6fb6", "control": "#9a9a9a"}
+AGREE_LABELS = (
+    "Strongly disagree",
+    "Disagree",
+    "Somewhat disagree",
+    "Neutral",
+    "Somewhat agree",
+    "Agree",
+    "Strongly agree",
+)
+TLX_LABELS = ("Very low", "Low", "Somewhat low", "Moderate", "Somewhat high", "High", "Very high")
+
+
+# --------------------------------------------------------------------------- tables
+
+
+def _m_sd(results: pd.DataFrame, condition: str) -> list[str]:
+    """Format a condition's means and SDs as ``M ± SD`` strings."""
+    means, sds = results[f"{condition}_mean"], results[f"{condition}_sd"]
+    return [f"{m:.2f} ± {s:.2f}" for m, s in zip(means, sds, strict=True)]
+
+
+def results_table(analysis: StudyAnalysis) -> pd.DataFrame:
+    """The full results table for display: M ± SD per condition, test, statistic, p, effect."""
+    treat, control = analysis.data.conditions
+    res = analysis.results
+    return pd.DataFrame(
+        {
+            "Group": res["measure_group"],
+            "Measure": res["label"],
+            treat: _m_sd(res, treat),
+            control: _m_sd(res, control),
+            "Test": res["test"],
+            "Result": res["apa"],
+            "Effect": [
+                f"{k} = {e:.2f}"
+                for k, e in zip(res["effect_size_kind"], res["effect_size"], strict=True)
+            ],
+            "Sig.": res["stars"],
+        }
+    )
+
+
+def table2(analysis: StudyAnalysis) -> pd.DataFrame:
+    """Table 2: task-process measures (steering, draft word changes, messages applied)."""
+    treat, control = analysis.data.conditions
+    names = [m.name for m in KNOWN_MEASURES.values() if m.figure == "table2"]
+    res = analysis.results[
+        (analysis.results["measure_group"] == "interaction")
+        & analysis.results["measure"].isin(names)
+    ]
+    return pd.DataFrame(
+        {
+            "Metric": [f"{label}{s}" for label, s in zip(res["label"], res["stars"], strict=True)],
+            treat: _m_sd(res, treat),
+            control: _m_sd(res, control),
+            "Test": res["apa"],
+        }
+    )
+
+
+def _write_table(frame: pd.DataFrame, stem: Path, caption: str, synthetic: bool) -> list[Path]:
+    """Write one table as CSV, Markdown and LaTeX; return the paths."""
+    csv, md, tex = (stem.with_suffix(s) for s in (".csv", ".md", ".tex"))
+    with csv.open("w", encoding="utf-8") as handle:
+        if synthetic:
+            handle.write(f"# {SYNTHETIC_NOTE}\n")
+        frame.to_csv(handle, index=False, lineterminator="\n")
+    note = f"> **{SYNTHETIC_NOTE}**\n\n" if synthetic else ""
+    md.write_text(f"{note}**{caption}**\n\n{frame.to_markdown(index=False)}\n", encoding="utf-8")
+    full_caption = f"{caption} ({SYNTHETIC_NOTE})" if synthetic else caption
+    latex = frame.to_latex(
+        index=False,
+        caption=full_caption,
+        label=f"tab:docuteam-{stem.name}",
+        escape=True,
+        float_format="%.3f",
+    )
+    tex.write_text(latex.replace("±", r"$\pm$"), encoding="utf-8")
+    return [csv, md, tex]
+
+
+# --------------------------------------------------------------------------- figures
+
+
+def _banner(fig: plt.Figure, synthetic: bool) -> None:
+    if synthetic:
+        fig.text(0.5, 0.005, SYNTHETIC_NOTE, ha="center", va="bottom", color="#b00020", fontsize=8)
+
+
+def _grouped_bars(ax: plt.Axes, analysis: StudyAnalysis, group: str, names: list[str]) -> None:
+    """Grouped bars (M, SD error bars) per measure, with stars above significant pairs."""
+    treat, control = analysis.data.conditions
+    res = analysis.results.set_index(["measure_group", "measure"])
+    names = [n for n in names if (group, n) in res.index]
+    xs = np.arange(len(names))
+    width = 0.38
+    top = 0.0
+    for offset, cond, color in ((-width / 2, treat, "treatment"), (width / 2, control, "control")):
+        means = [res.loc[(group, n), f"{cond}_mean"] for n in names]
+        sds = [res.loc[(group, n), f"{cond}_sd"] for n in names]
+        ax.bar(
+            xs + offset,
+            means,
+            width,
+            yerr=sds,
+            capsize=3,
+            label=cond,
+            color=COLORS[color],
+            edgecolor="black",
+            linewidth=0.5,
+        )
+        top = max(top, max(m + s for m, s in zip(means, sds, strict=True)))
+    for x, name in zip(xs, names, strict=True):
+        mark = res.loc[(group, name), "stars"]
+        if mark:
+            height = max(
+                res.loc[(group, name), f"{c}_mean"] + res.loc[(group, name), f"{c}_sd"]
+                for c in (treat, control)
+            )
+            y = height + 0.05 * top
+            ax.plot(
+                [x - width / 2, x - width / 2, x + width / 2, x + width / 2],
+                [y, y + 0.02 * top, y + 0.02 * top, y],
+                color="black",
+                linewidth=0.8,
+            )
+            ax.text(x, y + 0.03 * top, mark, ha="center", va="bottom", fontsize=11)
+    ax.set_xticks(xs, [res.loc[(group, n), "label"] for n in names])
+    ax.set_ylim(0, top * 1.25)
+    ax.spines[["top", "right"]].set_visible(False)
+
+
+def figure3(analysis: StudyAnalysis) -> plt.Figure:
+    """Figure 3: blind ratings and user-initiated discussions per mode, by condition."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.6))
+    ratings = [m.name for m in KNOWN_MEASURES.values() if m.group == "blind_rating"]
+    modes = [
+        m.name
+        for m in KNOWN_MEASURES.values()
+        if m.figure == "figure3" and m.group == "interaction"
+    ]
+    _grouped_bars(left, analysis, "blind_rating", ratings)
+    left.set_ylabel("Rating (1-5, mean of raters)")
+    left.set_title("Blind evaluation of final plans")
+    _grouped_bars(right, analysis, "interaction", modes)
+    right.set_ylabel("Discussions started by the user")
+    right.set_xlabel("Discussion mode")
+    right.set_title("User-initiated discussions per mode")
+    left.legend(loc="upper left", frameon=False, ncols=2)
+    fig.suptitle("Error bars: 1 SD.  * p < .05, ** p < .01, *** p < .001", fontsize=9, y=0.995)
+    fig.tight_layout(rect=(0, 0.03, 1, 0.97))
+    _banner(fig, analysis.synthetic)
+    return fig
+
+
+def likert_figure(
+    analysis: StudyAnalysis, group: str, names: list[str], labels: tuple[str, ...], title: str
+) -> plt.Figure:
+    """Diverging stacked bars of 7-point responses, neutral centred on zero, per condition."""
+    data = analysis.data
+    counts = likert_counts(data, group)
+    res = analysis.results.set_index(["measure_group", "measure"])
+    names = [n for n in names if (group, n) in res.index]
+    colors = plt.get_cmap("RdBu_r")(np.linspace(0.05, 0.95, len(labels)))
+    colors[len(labels) // 2] = (0.82, 0.82, 0.82, 1.0)
+    fig, axes = plt.subplots(
+        len(names), 1, figsize=(10, 1.05 * len(names) + 1.6), sharex=True, squeeze=False
+    )
+    for ax, name in zip(axes[:, 0], names, strict=True):
+        for row, cond in enumerate(data.conditions):
+            part = counts[(counts["measure"] == name) & (counts["condition"] == cond)]
+            pct = part.sort_values("point")["count"].to_numpy(float)
+            pct = 100 * pct / pct.sum()
+            mid = len(pct) // 2
+            left = -(pct[:mid].sum() + pct[mid] / 2)
+            for level, share in enumerate(pct):
+                ax.barh(
+                    row,
+                    share,
+                    left=left,
+                    color=colors[level],
+                    edgecolor="white",
+                    linewidth=0.5,
+                    height=0.75,
+                )
+                left += share
+        ax.set_yticks([0, 1], list(data.conditions), fontsize=8)
+        ax.invert_yaxis()
+        ax.axvline(0, color="black", linewidth=0.6)
+        mark = res.loc[(group, name), "stars"]
+        ax.set_title(f"{res.loc[(group, name), 'label']} {mark}".strip(), loc="left", fontsize=9)
+        ax.spines[["top", "right"]].set_visible(False)
+        ax.set_xlim(-100, 100)
+    bottom = axes[-1, 0]
+    ticks = np.arange(-100, 101, 25)
+    bottom.set_xticks(ticks, [f"{abs(t)}" for t in ticks])
+    bottom.set_xlabel(f"Participants (%): {labels[0].lower()} to the left of the neutral middle")
+    handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in colors]
+    fig.legend(
+        handles,
+        labels,
+        loc="lower center",
+        ncols=4,
+        fontsize=8,
+        frameon=False,
+        bbox_to_anchor=(0.5, 0.03),
+    )
+    fig.suptitle(f"{title}  (* p < .05, ** p < .01, *** p < .001)", fontsize=10)
+    fig.tight_layout(rect=(0, 0.12, 1, 0.97))
+    _banner(fig, analysis.synthetic)
+    return fig
+
+
+# --------------------------------------------------------------------------- outputs
+
+
+def write_outputs(analysis: StudyAnalysis, out_dir: str | Path) -> list[Path]:
+    """Write every table and figure of the study analysis into ``out_dir``.
+
+    Returns:
+        The written paths (tables as CSV/Markdown/LaTeX, figures as PNG, and
+        ``analysis.json`` with parameters, versions and the artifact list).
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    synthetic = analysis.synthetic
+    written: list[Path] = []
+    raw = analysis.results.drop(columns=["apa"])
+    written += _write_table(raw, out / "results_raw", "All measures (numeric)", synthetic)
+    written += _write_table(
+        results_table(analysis), out / "results", "DocuTeam vs Baseline, all measures", synthetic
+    )
+    written += _write_table(
+        table2(analysis), out / "table2", "Table 2: task-process measures (M ± SD)", synthetic
+    )
+    written += _write_table(
+        analysis.agreement, out / "agreement", "Inter-rater agreement (weighted kappa)", synthetic
+    )
+    written += _write_table(
+        analysis.power, out / "power", "Participants needed for 80% power (paired)", synthetic
+    )
+    survey = {m.name: m.figure for m in KNOWN_MEASURES.values() if m.group == "survey"}
+    present = analysis.results.loc[analysis.results["measure_group"] == "survey", "measure"]
+    fig4 = [n for n in present if survey.get(n) == "figure4"]
+    fig8 = [n for n in present if survey.get(n) != "figure4"]
+    tlx = [
+        n
+        for n in analysis.results.loc[analysis.results["measure_group"] == "nasa_tlx", "measure"]
+        if n != "overall"
+    ]
+    figures = {
+        "figure3": figure3(analysis),
+        "figure4": likert_figure(
+            analysis, "survey", fig4, AGREE_LABELS, "Post-task survey: outcome and collaboration"
+        ),
+        "figure5": likert_figure(analysis, "nasa_tlx", tlx, TLX_LABELS, "NASA-TLX workload"),
+        "figure8": likert_figure(
+            analysis, "survey", fig8, AGREE_LABELS, "Post-task survey: remaining items"
+        ),
+    }
+    for name, fig in figures.items():
+        path = out / f"{name}.png"
+        fig.savefig(path, dpi=150, metadata={"Software": None})
+        plt.close(fig)
+        written.append(path)
+    manifest = out / "analysis.json"
+    manifest.write_text(
+        json.dumps(
+            {
+                "source": analysis.data.source,
+                "synthetic": synthetic,
+                "note": SYNTHETIC_NOTE if synthetic else "",
+                "metadata": analysis.data.meta,
+                "alpha": analysis.alpha,
+                "seed": analysis.seed,
+                "conditions": list(analysis.data.conditions),
+                "n_participants": len(analysis.data.participants),
+                "tests": {
+                    "likert": "wilcoxon(zero_method='wilcox', correction=False, method='auto')",
+                    "interaction": f"paired_test(alpha={analysis.alpha}): Shapiro-Wilk, "
+                    "then paired t or Wilcoxon",
+                },
+                "versions": {
+                    "hasbench": version("hasbench"),
+                    "scipy": scipy.__version__,
+                    "numpy": np.__version__,
+                    "pandas": pd.__version__,
+                },
+                "artifacts": sorted(p.name for p in written),
+            },
+            indent=2,
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    written.append(manifest)
+    return written
+
+
+def run_study_analysis(
+    data_path: str | Path | None,
+    output_dir: str | Path,
+    *,
+    alpha: float = 0.05,
+    seed: int = 0,
+) -> tuple[StudyAnalysis, list[Path]]:
+    """Load (or, without ``data_path``, generate) study data, analyse it, write outputs.
+
+    Raises:
+        StudyDataError: the data file breaks the schema (the message lists the lines).
+    """
+    data: StudyData = generate_example(seed=seed) if data_path is None else load_study(data_path)
+    analysis = analyze(data, alpha=alpha, seed=seed)
+    return analysis, write_outputs(analysis, output_dir)
