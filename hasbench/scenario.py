@@ -80,11 +80,11 @@ class Relationship(StrictModel):
     @model_validator(mode="before")
     @classmethod
     def _from_triple(cls, value: Any) -> Any:
-        if isinstance(value, list | tuple):
-            if len(value) != 3:
-                raise ValueError("expected [source, target, label]")
+        if isinstance(value, list | tuple) and len(value) == 3:
             return {"source": value[0], "target": value[1], "label": value[2]}
-        return value
+        if isinstance(value, dict | Relationship):
+            return value
+        raise ValueError("expected [source, target, label]")
 
 
 class EnvCall(StrictModel):
@@ -477,7 +477,10 @@ def _message(error: dict[str, Any], root: type[BaseModel]) -> str:
     if kind == "list_type":
         return f"expected a list, got {got}"
     if kind == "string_type":
-        return f"expected a string, got {got}"
+        hint = " (put it in quotes)" if isinstance(value, int | float) else ""
+        return f"expected a string, got {got}{hint}"
+    if kind in ("float_type", "float_parsing"):
+        return f"expected a number, got {value!r}"
     if kind in ("int_type", "int_parsing", "int_from_float"):
         return f"expected an integer, got {value!r}"
     if kind in ("bool_type", "bool_parsing"):
@@ -497,7 +500,15 @@ def _describe_errors(
     exc: ValidationError, root: type[BaseModel] = Scenario
 ) -> list[tuple[str, str]]:
     """(field path, message) for each error of validating a ``root`` model, in order."""
-    return [(_field_path(e["loc"]), _message(e, root)) for e in exc.errors(include_url=False)]
+    described = []
+    for error in exc.errors(include_url=False):
+        loc = error["loc"]
+        if loc and loc[-1] == "[key]":  # a mapping key of the wrong type
+            path = f"{_field_path(loc[:-2])}.{loc[-2]}"
+            described.append((path, f"keys must be strings, got {_type_name(loc[-2])}"))
+        else:
+            described.append((_field_path(loc), _message(error, root)))
+    return described
 
 
 # -- cross-field checks --------------------------------------------------------------

@@ -147,3 +147,34 @@ def test_mode_labels_agree_with_graph_relations():
             expected = "agent" if label == AGENT_RELATION[mode] else "human"
             assert relation.source_kind == expected
             assert relation.target_kind == "agent"
+
+
+FUZZ_TOKENS = ["", "- ", ": ", "[", "]", "{", "}", "null", "3", "-1", "true", "x", "'", '"']
+FUZZ_TOKENS += ["&a", "*a", "<<: *a", "? ", "|", "\t", "1e9", "~", "[]", "{}", "!!binary"]
+
+
+def test_mutated_files_never_raise(tmp_path):
+    """Random edits of valid and malformed files give problems, never an exception."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    sources = [p.read_bytes().decode("utf-8", "replace").splitlines() for p in VALID + MALFORMED]
+    for n in range(300):
+        lines = list(sources[rng.integers(len(sources))])
+        for _ in range(int(rng.integers(1, 4))):
+            if not lines:
+                break
+            i = int(rng.integers(len(lines)))
+            op = rng.random()
+            if op < 0.3:
+                del lines[i]
+            elif op < 0.5:
+                lines.insert(i, lines[int(rng.integers(len(lines)))])
+            else:
+                j = int(rng.integers(len(lines[i]) + 1))
+                token = FUZZ_TOKENS[int(rng.integers(len(FUZZ_TOKENS)))]
+                lines[i] = lines[i][:j] + token + lines[i][j + int(rng.integers(3)) :]
+        path = tmp_path / f"mutant{n}.yaml"
+        path.write_text("\n".join(lines))
+        problems = validate_file(path)
+        assert all(isinstance(p, Problem) and str(p).startswith(str(path)) for p in problems)
