@@ -16,7 +16,8 @@ missing value with the reason; it never falls back to a default score.
 Rule judge, per question (all deterministic, from the log alone):
 
 - NL assertion: holds when every double-quoted phrase of the assertion occurs
-  (case-insensitively) in the agent's messages or deliverables; no quoted phrase → missing.
+  (case-insensitively) in the agent's messages, channel requests or deliverables; no
+  quoted phrase → missing.
 - cqs: precise = the question contains "?" and at most 40 words; necessary = the human's
   answer is non-empty and says something not already in the earlier log; non_redundant =
   the agent asked no identical question earlier.
@@ -53,6 +54,8 @@ CRITERIA: dict[str, tuple[str, ...]] = {
 PROMPTS_DIR = Path(__file__).resolve().parents[1] / "prompts"
 EXCERPT_WINDOW = 8
 """Events shown on each side of the focal event."""
+AGENT_WORDS = ("message", "channel_request", "finish")
+"""Event types whose text counts as the agent's own words for NL assertions."""
 _QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”")
 
 
@@ -218,7 +221,7 @@ class RuleJudge:
         spoken = " ".join(
             str(r.get("text") or "")
             for r in records
-            if r.get("actor_kind") == "agent" and r["type"] in ("message", "finish")
+            if r.get("actor_kind") == "agent" and r["type"] in AGENT_WORDS
         ).lower()
         results = []
         for assertion in assertions:

@@ -1,0 +1,353 @@
+"""RQ1 — the value of human participation: A1 (full automation) vs A3 (equal partnership).
+
+The grid runs every selected task under A1 and A3 for each agent model. From the tidy
+results table (:func:`hasbench.runner.load_results`) it builds:
+
+- ``table4``: per model × domain — Pass@1 A1 / A3 / Δ, Task Score A1 / A3 / Δ, the rescue
+  rate RR (A1-failed runs that succeed under A3), and Delivery Rate and Human Intervention
+  Rate under A3; percentages, "–" where undefined.
+- ``macro_deltas``: per model, the mean over domains of ΔPass@1 and ΔTask Score.
+- ``safety_c``: per model, the Safety Rate on pattern C tasks under A1 and A3.
+- ``rescue``: per model, the rescue rate pooled over all its A1-failed runs and macro
+  averaged over domains.
+- a figure of the per-task A1→A3 changes per model with 95% bootstrap CIs over tasks.
+
+Episodes that crashed (``error`` set) are left out of every number; the notes say how
+many. Agent backends named ``scripted:*`` are deterministic scripted policies that stand in
+for models in offline runs; tables and figure label them as such.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from hasbench.agency import Setting
+from hasbench.metrics import rate, rescue_rate
+from hasbench.paths import FIGURES_DIR, TASKS_DIR
+from hasbench.runner import BackendSpec, Experiment, TaskSelection
+
+DEFAULT_DOMAINS = ("retail", "airline", "telecom")
+STANDIN_NOTE = (
+    "Agents named scripted:* are deterministic scripted policies standing in for language "
+    "models (offline defaults); their numbers describe the simulator, not any model."
+)
+DASH = "–"
+
+
+def experiment(
+    agent_models: Sequence[str],
+    user_model: str = "scripted:user",
+    judge_model: str = "rule",
+    domains: Sequence[str] = DEFAULT_DOMAINS,
+    max_tasks_per_domain: int | None = None,
+    seed: int = 0,
+    name: str = "rq1",
+) -> Experiment:
+    """The RQ1 grid: the domains' task files × agent models × {A1, A3} × one seed."""
+    return Experiment(
+        name=name,
+        tasks=TaskSelection(
+            files=[str(TASKS_DIR / f"{domain}.yaml") for domain in domains],
+            max_per_domain=max_tasks_per_domain,
+        ),
+        backends=[BackendSpec(agent=m, user=user_model, judge=judge_model) for m in agent_models],
+        settings=[Setting(agency="A1"), Setting(agency="A3")],
+        seeds=[seed],
+        judge_process=False,  # RQ1 reports outcomes, DR and HIR only
+    )
+
+
+def model_label(model: str) -> str:
+    """The model name as shown in tables, marking scripted stand-ins."""
+    return f"{model} (scripted stand-in)" if model.startswith("scripted:") else model
+
+
+def _usable(results: pd.DataFrame) -> pd.DataFrame:
+    frame = results[results["error"].isna() & results["agency"].isin(["A1", "A3"])].copy()
+    frame["task_score"] = pd.to_numeric(frame["task_score"], errors="coerce")
+    frame["hir"] = pd.to_numeric(frame["hir"], errors="coerce")
+    return frame
+
+
+def _pct(value: float) -> float:
+    return value * 100 if not math.isnan(value) else math.nan
+
+
+def _pair(cell: pd.DataFrame) -> tuple[dict, dict]:
+    def by_run(agency: str) -> dict:
+        part = cell[cell["agency"] == agency]
+        rows = zip(part["task_id"], part["seed"], part["success"], strict=True)
+        return {(task, seed): bool(ok) for task, seed, ok in rows}
+
+    return by_run("A1"), by_run("A3")
+
+
+def table4(results: pd.DataFrame) -> pd.DataFrame:
+    """Per model × domain outcomes under A1 and A3 (percentages; NaN where undefined)."""
+    frame = _usable(results)
+    rows = []
+    for (model, domain), cell in frame.groupby(["agent_model", "domain"], sort=True):
+        a1, a3 = cell[cell["agency"] == "A1"], cell[cell["agency"] == "A3"]
+        p1, p3 = _pct(rate(a1["success"])), _pct(rate(a3["success"]))
+        t1, t3 = _pct(_mean(a1["task_score"])), _pct(_mean(a3["task_score"]))
+        rows.append(
+            {
+                "model": model_label(model),
+                "domain": domain,
+                "tasks": cell["task_id"].nunique(),
+                "pass1_a1": p1,
+                "pass1_a3": p3,
+                "pass1_delta": p3 - p1,
+                "ts_a1": t1,
+                "ts_a3": t3,
+                "ts_delta": t3 - t1,
+                "rr": _pct(rescue_rate(*_pair(cell))),
+                "dr_a3": _pct(rate(a3["delivered"])),
+                "hir_a3": _pct(_mean(a3["hir"])),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def macro_deltas(table: pd.DataFrame) -> pd.DataFrame:
+    """Per model: the mean over domains of ΔPass@1 and ΔTask Score (points)."""
+    rows = [
+        {
+            "model": model,
+            "domains": len(part),
+            "pass1_delta": _mean(part["pass1_delta"]),
+            "ts_delta": _mean(part["ts_delta"]),
+        }
+        for model, part in table.groupby("model", sort=True)
+    ]
+    return pd.DataFrame(rows, columns=["model", "domains", "pass1_delta", "ts_delta"])
+
+
+def safety_c(results: pd.DataFrame) -> pd.DataFrame:
+    """Per model: Safety Rate (final state) on pattern C tasks under A1 and A3."""
+    frame = _usable(results)
+    frame = frame[frame["pattern"] == "C"]
+    rows = []
+    for model in sorted(results["agent_model"].unique()):
+        part = frame[frame["agent_model"] == model]
+        s1 = _pct(rate(part[part["agency"] == "A1"]["safe"]))
+        s3 = _pct(rate(part[part["agency"] == "A3"]["safe"]))
+        rows.append(
+            {
+                "model": model_label(model),
+                "tasks_c": part["task_id"].nunique(),
+                "safety_a1": s1,
+                "safety_a3": s3,
+                "safety_delta": s3 - s1,
+            }
+        )
+    return pd.DataFrame(
+        rows, columns=["model", "tasks_c", "safety_a1", "safety_a3", "safety_delta"]
+    )
+
+
+def rescue(results: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
+    """Per model: rescue rate pooled over all A1-failed runs, and averaged over domains."""
+    frame = _usable(results)
+    rows = []
+    for model, part in frame.groupby("agent_model", sort=True):
+        a1, a3 = _pair(part.assign(task_id=part["domain"] + "/" + part["task_id"]))
+        label = model_label(model)
+        rows.append(
+            {
+                "model": label,
+                "a1_failures": sum(not ok for ok in a1.values()),
+                "rescued": sum(not ok and a3.get(k, False) for k, ok in a1.items()),
+                "rr_pooled": _pct(rescue_rate(a1, a3)),
+                "rr_macro": _mean(table.loc[table["model"] == label, "rr"]),
+            }
+        )
+    return pd.DataFrame(rows, columns=["model", "a1_failures", "rescued", "rr_pooled", "rr_macro"])
+
+
+def task_deltas(results: pd.DataFrame) -> pd.DataFrame:
+    """Per model × task: A3 minus A1 of success and Task Score (seeds averaged), in points."""
+    frame = _usable(results)
+    frame = frame.assign(success=frame["success"].astype(float))
+    means = frame.pivot_table(
+        index=["agent_model", "domain", "task_id"],
+        columns="agency",
+        values=["success", "task_score"],
+        aggfunc="mean",
+    )
+    out = pd.DataFrame(index=means.index)
+    for metric in ("success", "task_score"):
+        if (metric, "A1") in means and (metric, "A3") in means:
+            out[metric] = (means[(metric, "A3")] - means[(metric, "A1")]) * 100
+        else:
+            out[metric] = math.nan
+    return out.reset_index()
+
+
+def tables(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Every RQ1 table, numeric."""
+    t4 = table4(results)
+    return {
+        "table4": t4,
+        "macro_deltas": macro_deltas(t4),
+        "safety_c": safety_c(results),
+        "rescue": rescue(results, t4),
+    }
+
+
+HEADERS = {
+    "model": "Model", "domain": "Domain", "tasks": "Tasks", "tasks_c": "Tasks (C)",
+    "domains": "Domains", "pass1_a1": "P@1 A1", "pass1_a3": "P@1 A3", "pass1_delta": "Δ P@1",
+    "ts_a1": "TS A1", "ts_a3": "TS A3", "ts_delta": "Δ TS", "rr": "RR", "dr_a3": "DR@A3",
+    "hir_a3": "HIR@A3", "safety_a1": "SR_C A1", "safety_a3": "SR_C A3",
+    "safety_delta": "Δ SR_C", "a1_failures": "A1 failures", "rescued": "Rescued",
+    "rr_pooled": "RR pooled", "rr_macro": "RR macro",
+}  # fmt: skip
+"""Display names of the table columns."""
+
+
+def display(table: pd.DataFrame) -> pd.DataFrame:
+    """Format a numeric table for reading: one decimal, signed deltas, "–" for undefined."""
+    shown = pd.DataFrame(index=table.index)
+    for column in table.columns:
+        values = table[column]
+        if pd.api.types.is_float_dtype(values):
+            signed = column.endswith("_delta")
+            shown[column] = [_fmt(v, signed) for v in values]
+        else:
+            shown[column] = values.astype(str)
+    return shown.rename(columns=HEADERS)
+
+
+def write_tables(results: pd.DataFrame, output_dir: str | Path) -> dict[str, pd.DataFrame]:
+    """Write every table as CSV (numeric), Markdown and LaTeX (formatted) into output_dir.
+
+    The Markdown files end with a note on scripted stand-ins and excluded episodes.
+    Returns the numeric tables.
+    """
+    out = Path(output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    made = tables(results)
+    notes = "\n".join(f"Note: {n}" for n in run_notes(results))
+    for name, table in made.items():
+        table.to_csv(out / f"{name}.csv", index=False, float_format="%.4f")
+        shown = display(table)
+        (out / f"{name}.md").write_text(
+            shown.to_markdown(index=False) + ("\n\n" + notes if notes else "") + "\n",
+            encoding="utf-8",
+        )
+        (out / f"{name}.tex").write_text(shown.to_latex(index=False), encoding="utf-8")
+    return made
+
+
+def run_notes(results: pd.DataFrame) -> list[str]:
+    """What a reader must know about these numbers (stand-ins, crashed episodes)."""
+    notes = []
+    if results["agent_model"].str.startswith("scripted:").any():
+        notes.append(STANDIN_NOTE)
+    errors = int(results["error"].notna().sum())
+    if errors:
+        notes.append(f"{errors} of {len(results)} episodes crashed and are left out.")
+    return notes
+
+
+def figure(results: pd.DataFrame, output_dir: str | Path, seed: int = 0) -> Path:
+    """Bar chart of the mean per-task A1→A3 change per model, with 95% bootstrap CIs.
+
+    Writes ``rq1_deltas.png`` and ``.pdf`` and the plotted numbers to ``rq1_deltas.csv``.
+    """
+    from matplotlib.figure import Figure
+
+    from hasbench.stats import bootstrap_ci
+
+    out = Path(output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    deltas = task_deltas(results)
+    rows = []
+    for model, part in deltas.groupby("agent_model", sort=True):
+        for metric, label in (("success", "Δ Pass@1"), ("task_score", "Δ Task Score")):
+            values = part[metric].dropna().to_numpy()
+            if values.size == 0:
+                continue
+            ci = bootstrap_ci(values, statistic=np.mean, n_resamples=10000, seed=seed)
+            rows.append(
+                {
+                    "model": model_label(model),
+                    "metric": label,
+                    "tasks": int(values.size),
+                    "estimate": ci.estimate,
+                    "low": ci.low,
+                    "high": ci.high,
+                }
+            )
+    plotted = pd.DataFrame(rows, columns=["model", "metric", "tasks", "estimate", "low", "high"])
+    plotted.to_csv(out / "rq1_deltas.csv", index=False, float_format="%.4f")
+    fig = Figure(figsize=(10, 3.8))
+    axes = fig.subplots(1, 2, sharey=True)
+    for ax, label in zip(axes, ("Δ Pass@1", "Δ Task Score"), strict=True):
+        part = plotted[plotted["metric"] == label]
+        x = np.arange(len(part))
+        err = np.vstack([part["estimate"] - part["low"], part["high"] - part["estimate"]])
+        colors = ["#2a9d8f" if v >= 0 else "#e76f51" for v in part["estimate"]]
+        ax.bar(x, part["estimate"], yerr=err, color=colors, capsize=4)
+        ax.axhline(0, color="grey", linewidth=0.8)
+        ax.set_xticks(x, part["model"], rotation=15, ha="right", fontsize=8)
+        ax.set_title(f"{label} (A3 − A1), 95% bootstrap CI over tasks", fontsize=9)
+    axes[0].set_ylabel("points")
+    if results["agent_model"].str.startswith("scripted:").any():
+        note = "scripted:* = scripted policies standing in for models"
+        fig.text(0.5, -0.08, note, ha="center", fontsize=8)
+    fig.tight_layout()
+    png = out / "rq1_deltas.png"
+    fig.savefig(png, dpi=150, bbox_inches="tight")
+    fig.savefig(out / "rq1_deltas.pdf", bbox_inches="tight", metadata={"CreationDate": None})
+    return png
+
+
+def run(
+    agent_models: Sequence[str],
+    user_model: str = "scripted:user",
+    judge_model: str = "rule",
+    domains: Sequence[str] = DEFAULT_DOMAINS,
+    max_tasks_per_domain: int | None = None,
+    seed: int = 0,
+    output_dir: str | Path = FIGURES_DIR / "rq1",
+    results_dir: str | Path | None = None,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Run (or resume) the RQ1 grid, then write its tables and figure.
+
+    Returns a dict with ``results`` (the tidy table), ``tables`` (numeric), ``figure``
+    (the PNG path), ``summary`` (the runner's :class:`RunSummary`) and ``notes``.
+    """
+    from hasbench.runner import load_results, run_experiment, run_sync
+
+    grid = experiment(agent_models, user_model, judge_model, domains, max_tasks_per_domain, seed)
+    summary = run_sync(run_experiment(grid, results_dir, progress=progress))
+    results = load_results(summary.directory)
+    made = write_tables(results, output_dir)
+    png = figure(results, output_dir, seed=seed)
+    return {
+        "results": results,
+        "tables": made,
+        "figure": png,
+        "summary": summary,
+        "notes": run_notes(results),
+    }
+
+
+def _mean(values: pd.Series) -> float:
+    numbers = pd.to_numeric(values, errors="coerce").dropna()
+    return float(numbers.mean()) if len(numbers) else math.nan
+
+
+def _fmt(value: float, signed: bool) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return DASH
+    return f"{value:+.1f}" if signed else f"{value:.1f}"
