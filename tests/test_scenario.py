@@ -1,6 +1,8 @@
 from pathlib import Path
 
 import pytest
+import yaml
+from pydantic import ValidationError
 
 from hasbench.scenario import (
     AGENT_RELATION,
@@ -178,3 +180,28 @@ def test_mutated_files_never_raise(tmp_path):
         path.write_text("\n".join(lines))
         problems = validate_file(path)
         assert all(isinstance(p, Problem) and str(p).startswith(str(path)) for p in problems)
+
+
+def test_graph_agrees_with_relationship_checks():
+    """Tasks that pass validation form a HAS Graph without structure problems, and every
+    corpus task flagged for its relationships is also refused by the graph."""
+    graph = pytest.importorskip("hasbench.graph")
+    for path in VALID:
+        for scn in load_tasks(path):
+            assert graph.HASGraph.from_scenario(scn).structure_problems() == []
+    flagged = 0
+    for path in MALFORMED:
+        relationship_lines = [e for e in expected_lines(path) if ": relationships" in e]
+        if not relationship_lines:
+            continue
+        try:
+            scn = Scenario.model_validate(yaml.safe_load(path.read_text())[0])
+        except ValidationError:  # a schema error, not a structural one
+            continue
+        try:
+            problems = graph.HASGraph.from_scenario(scn).structure_problems()
+        except graph.GraphError as exc:
+            problems = [str(exc)]
+        assert problems, path.name
+        flagged += 1
+    assert flagged >= 10
