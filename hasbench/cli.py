@@ -110,6 +110,39 @@ def cmd_study_example(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_run(args: argparse.Namespace) -> int:
+    """Run (or resume) an experiment grid into its results store."""
+    from hasbench.runner import load_experiment, run_experiment, run_sync
+
+    experiment = load_experiment(args.experiment)
+    done = run_sync(run_experiment(experiment, args.out, progress=not args.quiet))
+    print(
+        f"{done.directory}: {done.total} episodes, {done.ran} run, {done.skipped} already "
+        f"done, {done.failed} failed; {done.model_calls} model calls, "
+        f"{done.cache_hits} cache hits"
+    )
+    return 0
+
+
+def cmd_results(args: argparse.Namespace) -> int:
+    """Print the summary table of a results store."""
+    from hasbench.runner import load_results, summary
+
+    print(summary(load_results(args.directory)).to_string(index=False, float_format="%.3f"))
+    return 0
+
+
+def cmd_notebook(args: argparse.Namespace) -> int:
+    """Execute a notebook with papermill and print where the executed copy is."""
+    import yaml
+
+    from hasbench.runner import run_notebook
+
+    parameters = {key: yaml.safe_load(value) for key, value in args.parameter or []}
+    print(run_notebook(args.name, parameters, args.output_dir))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser with every subcommand registered."""
     parser = argparse.ArgumentParser(
@@ -142,6 +175,25 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--out", required=True, metavar="FILE", help="CSV file to write")
     q.add_argument("--seed", type=int, default=0, help="generator seed")
     q.set_defaults(func=cmd_study_example)
+
+    p = sub.add_parser("run", help="run or resume an experiment grid (EXPERIMENT.yaml)")
+    p.add_argument("experiment", metavar="EXPERIMENT.yaml", help="an experiment file")
+    p.add_argument("--out", metavar="DIR", help="results directory (default: runs/<name>)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("results", help="print the summary table of a results directory")
+    p.add_argument("directory", metavar="DIR", help="a results directory")
+    p.set_defaults(func=cmd_results)
+
+    p = sub.add_parser("notebook", help="execute notebooks/<NAME>*.ipynb with papermill")
+    p.add_argument("name", metavar="NAME", help="notebook name or prefix, e.g. rq1")
+    p.add_argument(
+        "-p", "--parameter", nargs=2, action="append", metavar=("KEY", "VALUE"),
+        help="notebook parameter (VALUE is read as YAML); repeatable",
+    )  # fmt: skip
+    p.add_argument("--output-dir", metavar="D", help="where the executed copy goes")
+    p.set_defaults(func=cmd_notebook)
 
     return parser
 

@@ -465,3 +465,60 @@ def _write_atomic(path: Path, text: str) -> None:
         handle.flush()
         os.fsync(handle.fileno())
     os.replace(tmp, path)
+
+
+# ---------------------------------------------------------------------------------------
+# Notebooks
+
+NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
+KERNEL = "hasbench"
+
+
+def find_notebook(name: str) -> Path:
+    """The one notebook under ``notebooks/`` whose file name starts with ``name``."""
+    matches = sorted(NOTEBOOKS_DIR.glob(f"{name}*.ipynb"))
+    if len(matches) != 1:
+        available = ", ".join(p.stem for p in sorted(NOTEBOOKS_DIR.glob("*.ipynb"))) or "none"
+        found = "no notebook" if not matches else f"{len(matches)} notebooks"
+        raise ExperimentError(f"{found} named {name}* in {NOTEBOOKS_DIR} (available: {available})")
+    return matches[0]
+
+
+def run_notebook(
+    name: str,
+    parameters: dict[str, Any] | None = None,
+    output_dir: str | Path | None = None,
+    progress: bool = True,
+) -> Path:
+    """Execute ``notebooks/<name>*.ipynb`` with papermill on the ``hasbench`` kernel.
+
+    Args:
+        name: the notebook's file name or its prefix (``rq1``).
+        parameters: values for the notebook's ``parameters`` cell.
+        output_dir: where the executed copy goes (default ``RUNS_DIR/notebooks``).
+        progress: show papermill's cell progress bar.
+
+    Returns:
+        The path of the executed notebook.
+    """
+    import papermill
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    source = find_notebook(name)
+    if KERNEL not in KernelSpecManager().find_kernel_specs():
+        raise ExperimentError(
+            f"Jupyter kernel {KERNEL!r} is not installed; run `make setup` or "
+            f"`python -m ipykernel install --sys-prefix --name {KERNEL}`"
+        )
+    target_dir = Path(output_dir) if output_dir is not None else RUNS_DIR / "notebooks"
+    target_dir.mkdir(parents=True, exist_ok=True)
+    target = target_dir / source.name
+    papermill.execute_notebook(
+        str(source),
+        str(target),
+        parameters=parameters or {},
+        kernel_name=KERNEL,
+        cwd=str(REPO_ROOT),
+        progress_bar=progress,
+    )
+    return target
