@@ -755,9 +755,20 @@ def _leak_pattern(value: Any) -> re.Pattern[str] | None:
     return re.compile(start + re.escape(text) + end, re.IGNORECASE)
 
 
+def _agent_visible_texts(scn: Scenario) -> list[tuple[str, str]]:
+    """(field path, text) of everything the agents read before the episode starts."""
+    texts = [("task", scn.task)]
+    for i, agent in enumerate(scn.agents):
+        where = f"agents[{i}]"
+        texts.append((f"{where}.profile", agent.profile))
+        texts += [(f"{where}.role", agent.role)] if agent.role else []
+        for field in ("responsibilities", "capabilities"):
+            texts += [(f"{where}.{field}[{j}]", t) for j, t in enumerate(getattr(agent, field))]
+    return texts
+
+
 def _check_info(scn: Scenario) -> list[tuple[str, str]]:
-    public = [("task", scn.task)]
-    public += [(f"agents[{i}].profile", a.profile) for i, a in enumerate(scn.agents)]
+    public = _agent_visible_texts(scn)
     problems = []
     for i, user in enumerate(scn.users):
         where = f"users[{i}]"
