@@ -16,6 +16,7 @@ tool permissions.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -34,6 +35,8 @@ CHANNEL_ABBREVIATIONS: dict[str, str] = {"clarification": "C", "feedback": "F", 
 GRAPH_JSON_VERSION = 1
 _STEP = 1.6  # distance between neighbouring nodes in a drawing
 _ARC = 0.12  # curvature of drawn edges, so that opposite edges do not overlap
+_NODE_ROOM = (0.35, 0.35)  # half width and height a drawn node occupies
+_LABEL_ROOM = (0.6, 0.13)  # half width and height an edge label occupies
 
 
 @dataclass(frozen=True)
@@ -512,7 +515,7 @@ class HASGraph:
             wanted[human] = sum(xs) / len(xs) if xs else 0.0
         x = -float("inf")
         for human in sorted(wanted, key=wanted.get):
-            x = max(wanted[human], x + _STEP)
+            x = max(wanted[human], x + 1.5 * _STEP)
             positions[human] = (x, top)
         return positions
 
@@ -532,18 +535,20 @@ class HASGraph:
         grouped: dict[tuple[str, str], list[str]] = {}
         for source, target, label in self.edges():
             grouped.setdefault((source, target), []).append(_edge_text(label))
+        taken = [(xy, _NODE_ROOM) for xy in pos.values()]
+        taken += [((x, y - 0.4), _LABEL_ROOM) for x, y in pos.values()]  # role captions
         for (source, target), texts in grouped.items():
+            rad = _curvature(pos, source, target)
             ax.annotate(
                 "", xy=pos[target], xytext=pos[source],
                 arrowprops={
                     "arrowstyle": "-|>", "color": "0.35", "lw": 1.3, "shrinkA": 17,
-                    "shrinkB": 17, "connectionstyle": f"arc3,rad={_ARC}",
+                    "shrinkB": 17, "connectionstyle": f"arc3,rad={rad}",
                 },
             )  # fmt: skip
-            (x0, y0), (x1, y1) = pos[source], pos[target]
             ax.text(
-                (x0 + x1) / 2 + _ARC * (y1 - y0) / 2, (y0 + y1) / 2 - _ARC * (x1 - x0) / 2,
-                "\n".join(texts), fontsize=7, ha="center", va="center", zorder=4,
+                *_label_spot(pos[source], pos[target], rad, taken), "\n".join(texts),
+                fontsize=7, ha="center", va="center", zorder=4,
                 bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "0.7", "lw": 0.5},
             )  # fmt: skip
         styles = {"agent": ("o", "#4C72B0"), "human": ("s", "#DD8452")}
@@ -576,10 +581,71 @@ class HASGraph:
         )
         title = f"{self.task_id} — {self.mode} mode" if self.task_id else f"{self.mode} mode"
         ax.set_title(title)
-        ax.margins(0.2)
-        ax.set_aspect("equal", adjustable="datalim")
+        xs, ys = [x for x, _ in pos.values()], [y for _, y in pos.values()]
+        ax.set_xlim(min(xs) - 0.9, max(xs) + 0.9)
+        ax.set_ylim(min(ys) - 1.0, max(ys) + 0.7)  # room for the role under the lowest nodes
+        ax.set_aspect("equal", adjustable="box")
         ax.axis("off")
         return ax
+
+
+def _arc_point(
+    start: tuple[float, float], end: tuple[float, float], rad: float, t: float
+) -> tuple[float, float]:
+    """The point at parameter ``t`` of matplotlib's ``arc3`` curve from start to end."""
+    (x0, y0), (x1, y1) = start, end
+    cx, cy = (x0 + x1) / 2 + rad * (y1 - y0), (y0 + y1) / 2 - rad * (x1 - x0)
+    return (
+        (1 - t) ** 2 * x0 + 2 * t * (1 - t) * cx + t**2 * x1,
+        (1 - t) ** 2 * y0 + 2 * t * (1 - t) * cy + t**2 * y1,
+    )
+
+
+def _curvature(pos: dict[str, tuple[float, float]], source: str, target: str) -> float:
+    """A gentle bend, or a stronger one when the straight line would run through a node."""
+    start, end = pos[source], pos[target]
+    for node, point in pos.items():
+        if node not in (source, target) and _distance_to_segment(point, start, end) < 0.4:
+            return 3 * _ARC
+    return _ARC
+
+
+def _distance_to_segment(
+    point: tuple[float, float], start: tuple[float, float], end: tuple[float, float]
+) -> float:
+    (px, py), (x0, y0), (x1, y1) = point, start, end
+    length2 = (x1 - x0) ** 2 + (y1 - y0) ** 2
+    t = ((px - x0) * (x1 - x0) + (py - y0) * (y1 - y0)) / length2 if length2 else 0.0
+    t = min(1.0, max(0.0, t))
+    return math.dist(point, (x0 + t * (x1 - x0), y0 + t * (y1 - y0)))
+
+
+def _label_spot(
+    start: tuple[float, float],
+    end: tuple[float, float],
+    rad: float,
+    taken: list[tuple[tuple[float, float], tuple[float, float]]],
+) -> tuple[float, float]:
+    """Where an edge label goes: on its arc, clear of nodes and of earlier labels.
+
+    The first choice is the middle, or one layer below the start for edges spanning
+    several layers; ``taken`` holds (point, half-size) of what is already drawn and gets
+    the chosen spot.
+    """
+    height = abs(end[1] - start[1])
+    first = min(0.5, 0.55 * _STEP / height) if height else 0.5
+    spots = [_arc_point(start, end, rad, t) for t in (first, 0.5, 0.35, 0.65, 0.2, 0.8)]
+
+    def clearance(spot: tuple[float, float]) -> float:
+        """Above 1 when the label's box overlaps nothing taken."""
+        return min(
+            max(abs(spot[0] - x) / (w + _LABEL_ROOM[0]), abs(spot[1] - y) / (h + _LABEL_ROOM[1]))
+            for (x, y), (w, h) in taken
+        )
+
+    chosen = next((spot for spot in spots if clearance(spot) > 1), max(spots, key=clearance))
+    taken.append((chosen, _LABEL_ROOM))
+    return chosen
 
 
 def _edge_text(label: str) -> str:
