@@ -1,0 +1,450 @@
+"""Clarification, feedback and control: protocol objects, controllers, classification.
+
+Three layers (HAS paper App. A.1). The *protocol* layer is the typed request, response
+and decision objects below. The *behaviour* layer (how a simulated human answers) lives
+in :mod:`hasbench.participants.users`. The *orchestration* layer is
+:class:`ChannelController`: one per channel, it takes a request through its lifecycle
+``created → validated → pending → dispatched → answered | expired | terminated`` (or
+``refused`` at the policy gate), gives it a unique deterministic id such as ``clar-0003``,
+charges the per-episode interaction budget, and records every transition as a trace event
+following the payload conventions of :mod:`hasbench.trace`.
+
+Agents reach the channels through virtual tools (:data:`CHANNEL_TOOLS`); the simulator
+turns a call of one into a request here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from hasbench.envs.base import ToolSpec
+
+ChannelName = Literal["clarification", "feedback", "control"]
+Initiator = Literal["agent", "human"]
+Status = Literal[
+    "created", "validated", "pending", "dispatched", "answered", "expired", "terminated",
+    "refused",
+]  # fmt: skip
+Decision = Literal["approve", "deny", "stop", "modify", "override", "take_over", "execute"]
+ControlForm = Literal["approval", "execute"]
+
+ID_PREFIX: dict[str, str] = {"clarification": "clar", "feedback": "feed", "control": "ctrl"}
+FINAL_STATUSES = frozenset({"answered", "expired", "terminated", "refused"})
+
+
+# -- protocol layer --------------------------------------------------------------------
+
+
+class ActionRef(BaseModel):
+    """A domain action a control request is about."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class ChannelRequest(BaseModel):
+    """A C/F/C interaction event as created by its sender.
+
+    ``sender``, ``channel`` and ``target`` are what :meth:`HASGraph.route` reads.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    channel: ChannelName
+    request_id: str
+    sender: str
+    target: str | None = None
+    initiator: Initiator = "agent"
+    form: str
+    content: str
+    topics: list[str] = Field(default_factory=list)
+    """Structured hint of what is asked about (e.g. known_info keys); may be empty."""
+    action: ActionRef | None = None
+    status: Status = "created"
+    reason: str | None = None
+
+
+class ClarificationRequest(ChannelRequest):
+    """The agent asks for missing, ambiguous or privately held information."""
+
+    channel: Literal["clarification"] = "clarification"
+    form: str = "question"
+
+
+class FeedbackRequest(ChannelRequest):
+    """The agent asks a human to review an intermediate output (``content``)."""
+
+    channel: Literal["feedback"] = "feedback"
+    form: str = "review"
+
+
+class ControlRequest(ChannelRequest):
+    """The agent asks a human to approve an action, or to execute it (user-side)."""
+
+    channel: Literal["control"] = "control"
+    form: str = "approval"
+    action: ActionRef | None = None
+
+
+class ClarificationResponse(BaseModel):
+    """A human's answer to a question.
+
+    Attributes:
+        content: the answer as the agent reads it.
+        info: the facts revealed, as known_info key -> value (empty if none).
+        refused: True when the human declined to answer.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    content: str
+    info: dict[str, Any] = Field(default_factory=dict)
+    refused: bool = False
+
+
+class FeedbackResponse(BaseModel):
+    """A human's review: a comment plus optional rating, labels, edits, demonstration."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    content: str
+    rating: int | None = Field(default=None, ge=1, le=5)
+    labels: list[str] = Field(default_factory=list)
+    edits: dict[str, Any] | None = None
+    """Corrected values (e.g. revised known_info) the agent should use."""
+    demonstration: list[ActionRef] | None = None
+
+
+class ControlDecision(BaseModel):
+    """A human's decision on an action (approve, deny, stop, modify, ..., execute)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    decision: Decision
+    content: str = ""
+    arguments: dict[str, Any] | None = None
+    """For modify/override: the arguments to run instead."""
+
+
+ChannelResponse = ClarificationResponse | FeedbackResponse | ControlDecision
+REQUEST_TYPES: dict[str, type[ChannelRequest]] = {
+    "clarification": ClarificationRequest,
+    "feedback": FeedbackRequest,
+    "control": ControlRequest,
+}
+
+
+# -- orchestration layer ---------------------------------------------------------------
+
+
+class ChannelRefused(Exception):
+    """A request the policy gate or the router refused; ``error_type`` is a trace error type."""
+
+    def __init__(self, error_type: str, message: str) -> None:
+        super().__init__(message)
+        self.error_type = error_type
+        self.message = message
+
+
+class Router(Protocol):
+    """What a controller needs of the HAS Graph."""
+
+    def route(self, request: Any) -> list[str]: ...  # noqa: D102
+
+    def channels_between(self, a: str, b: str) -> set[str]: ...  # noqa: D102
+
+
+Recorder = Callable[..., Any]
+"""``record(type=, actor=, target=, channel=, initiator=, payload=)`` appends a trace event."""
+
+
+@dataclass
+class Budget:
+    """The per-episode interaction budget shared by the three channels."""
+
+    limit: int
+    used: int = 0
+
+    @property
+    def exhausted(self) -> bool:
+        """True once every allowed interaction has been used."""
+        return self.used >= self.limit
+
+
+class ChannelController:
+    """Takes the requests of one channel through their lifecycle and records it.
+
+    Args:
+        channel: the channel this controller serves.
+        enabled: whether the setting registers the channel.
+        graph: the HAS Graph (routing and edge permissions).
+        budget: the episode's interaction budget, shared by all controllers.
+        record: appends a trace event.
+    """
+
+    def __init__(
+        self,
+        channel: ChannelName,
+        enabled: bool,
+        graph: Router,
+        budget: Budget,
+        record: Recorder,
+    ) -> None:
+        self.channel = channel
+        self.enabled = enabled
+        self.graph = graph
+        self.budget = budget
+        self._record = record
+        self._count = 0
+        self.requests: list[ChannelRequest] = []
+
+    def open(
+        self,
+        *,
+        sender: str,
+        content: str,
+        form: str,
+        target: str | None = None,
+        initiator: Initiator = "agent",
+        topics: list[str] | None = None,
+        action: ActionRef | None = None,
+    ) -> ChannelRequest:
+        """Create, validate and queue a request; return it pending or expired.
+
+        Raises:
+            ChannelRefused: the channel is disabled, no human is reachable, or the edge
+                between sender and target does not carry this channel. The request is
+                recorded with status ``refused``.
+        """
+        self._count += 1
+        request = REQUEST_TYPES[self.channel](
+            request_id=f"{ID_PREFIX[self.channel]}-{self._count:04d}",
+            sender=sender,
+            target=target,
+            initiator=initiator,
+            form=form,
+            content=content,
+            topics=topics or [],
+            action=action,
+        )
+        self.requests.append(request)
+        payload: dict[str, Any] = {
+            "request_id": request.request_id,
+            "form": form,
+            "content": content,
+        }
+        if topics:
+            payload["topics"] = list(topics)
+        if action is not None:
+            payload["action"] = action.model_dump(mode="json")
+        self._record(
+            type="channel_request",
+            actor=sender,
+            target=target,
+            channel=self.channel,
+            initiator=initiator,
+            payload=payload,
+        )
+        self._validate(request)
+        self._set(request, "validated")
+        if self.budget.exhausted:
+            self._set(request, "expired", f"interaction budget of {self.budget.limit} used up")
+            return request
+        self.budget.used += 1
+        self._set(request, "pending")
+        return request
+
+    def _validate(self, request: ChannelRequest) -> None:
+        if not self.enabled:
+            self._refuse(request, "channel_refused", f"the {self.channel} channel is disabled")
+        if request.initiator == "agent":
+            from hasbench.graph import RoutingError
+
+            try:
+                targets = self.graph.route(request)
+            except RoutingError as exc:
+                self._refuse(request, "routing_error", str(exc))
+            if request.target is None:
+                request.target = targets[0]
+        if request.target is None:
+            self._refuse(request, "routing_error", "no recipient given")
+        if self.channel not in self.graph.channels_between(request.sender, request.target):
+            self._refuse(
+                request,
+                "channel_refused",
+                f"no edge between {request.sender} and {request.target} carries {self.channel}",
+            )
+
+    def _refuse(self, request: ChannelRequest, error_type: str, reason: str) -> None:
+        self._set(request, "refused", reason)
+        raise ChannelRefused(error_type, f"{request.request_id}: {reason}")
+
+    def dispatch(self, request: ChannelRequest) -> None:
+        """Hand a pending request to its recipient."""
+        self._set(request, "dispatched")
+
+    def answer(self, request: ChannelRequest, responder: str, response: ChannelResponse) -> None:
+        """Record the recipient's answer or decision; the request is answered."""
+        payload: dict[str, Any] = {"request_id": request.request_id, "form": request.form}
+        payload.update(response.model_dump(mode="json", exclude_none=True))
+        if isinstance(response, ClarificationResponse) and not response.refused:
+            payload.pop("refused")
+        if isinstance(response, FeedbackResponse) and not response.labels:
+            payload.pop("labels")
+        request.status = "answered"
+        self._record(
+            type="channel_response",
+            actor=responder,
+            target=request.sender,
+            channel=self.channel,
+            initiator=request.initiator,
+            payload=payload,
+        )
+
+    def terminate(self, request: ChannelRequest, reason: str) -> None:
+        """End a request that will get no answer (e.g. the episode ended)."""
+        self._set(request, "terminated", reason)
+
+    def open_requests(self) -> list[ChannelRequest]:
+        """Requests not yet in a final state (agent-requested ones still awaiting an answer)."""
+        return [r for r in self.requests if r.status not in FINAL_STATUSES]
+
+    def _set(self, request: ChannelRequest, status: Status, reason: str | None = None) -> None:
+        request.status = status
+        request.reason = reason
+        self._record(
+            type="channel_status",
+            actor=request.sender,
+            target=request.target,
+            channel=self.channel,
+            initiator=request.initiator,
+            payload={"request_id": request.request_id, "status": status, "reason": reason},
+        )
+
+
+# -- classification --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Effect:
+    """What an interaction event does to the task trajectory (not how it is worded).
+
+    Attributes:
+        on_action: it decides whether, how or by whom a proposed, pending or ongoing
+            action is executed (authorize, block, modify, redirect, halt, take over,
+            perform it).
+        on_output: it evaluates, corrects or refines an existing plan, response,
+            decision or artifact.
+        on_information: it asks for or supplies information needed to interpret the
+            task or decide what to do next.
+    """
+
+    on_action: bool = False
+    on_output: bool = False
+    on_information: bool = False
+
+
+CONTROL_FORMS = frozenset(
+    {"approval", "execute", "approve", "deny", "stop", "modify", "override", "take_over"}
+)
+FEEDBACK_FORMS = frozenset({"review", "comment", "rating", "labels", "edits", "demonstration"})
+
+
+def effect_of(form: str, *, has_action: bool = False) -> Effect:
+    """The effect of a channel event, from its form and whether it names an action."""
+    if form in CONTROL_FORMS or has_action:
+        return Effect(on_action=True)
+    if form in FEEDBACK_FORMS:
+        return Effect(on_output=True)
+    return Effect(on_information=True)
+
+
+def classify(effect: Effect) -> ChannelName | None:
+    """The channel of an event by its primary effect (HAS paper App. A.1).
+
+    Control comes first, then feedback, then clarification; None when the event has
+    none of the three effects.
+    """
+    if effect.on_action:
+        return "control"
+    if effect.on_output:
+        return "feedback"
+    if effect.on_information:
+        return "clarification"
+    return None
+
+
+# -- virtual channel tools -------------------------------------------------------------
+
+_TARGET = {"type": "string", "description": "Id of the person to ask (optional)."}
+CHANNEL_TOOLS: dict[str, ToolSpec] = {
+    "clarification": ToolSpec(
+        name="ask_clarification",
+        description=(
+            "Ask a person for information you are missing or that is ambiguous. "
+            "You wait until they answer."
+        ),
+        parameters={
+            "type": "object",
+            "properties": {
+                "question": {"type": "string", "description": "What you need to know."},
+                "topics": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "Short names of the facts you ask about (optional).",
+                },
+                "target": _TARGET,
+            },
+            "required": ["question"],
+        },
+        kind="generic",
+        side="agent",
+        risk="none",
+    ),
+    "feedback": ToolSpec(
+        name="request_feedback",
+        description="Show a person your plan or draft result and ask them to review it.",
+        parameters={
+            "type": "object",
+            "properties": {
+                "artifact": {"type": "string", "description": "The plan or result to review."},
+                "question": {"type": "string", "description": "What to check (optional)."},
+                "target": _TARGET,
+            },
+            "required": ["artifact"],
+        },
+        kind="generic",
+        side="agent",
+        risk="none",
+    ),
+    "control": ToolSpec(
+        name="request_control",
+        description=(
+            "Ask a person to approve an action before it runs (mode 'approval'; it runs "
+            "as soon as it is approved), or to carry out an action only they can perform "
+            "(mode 'execute')."
+        ),
+        parameters={
+            "type": "object",
+            "properties": {
+                "tool_name": {"type": "string", "description": "The action's tool name."},
+                "arguments": {"type": "object", "description": "The action's arguments."},
+                "mode": {"type": "string", "enum": ["approval", "execute"]},
+                "reason": {"type": "string", "description": "Why (optional)."},
+                "target": _TARGET,
+            },
+            "required": ["tool_name", "arguments", "mode"],
+        },
+        kind="generic",
+        side="agent",
+        risk="none",
+    ),
+}
+"""Channel -> the virtual tool an agent calls to use it."""
+TOOL_CHANNEL: dict[str, str] = {spec.name: channel for channel, spec in CHANNEL_TOOLS.items()}

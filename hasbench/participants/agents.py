@@ -1,0 +1,232 @@
+"""Agents: the LLM agent (native tool calls), its prompt, and the agent factory.
+
+The agent prompt follows the skeleton of HAS paper App. A.2 — profile, reasoning, task,
+scope hint, collaboration block, C/F/C guidelines, agents section, users section, memory —
+varied by agency level: A1 has no channel protocol and shows no users; A3 adds both; A4
+differs from A3 only in its collaboration block (unsolicited human input comes first).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING, Any
+
+from hasbench.envs.base import ToolSpec
+from hasbench.participants.base import (
+    Action,
+    ActionResult,
+    AgentObservation,
+    AgentPolicy,
+    CallTool,
+    Finish,
+    Malformed,
+    SendMessage,
+)
+from hasbench.participants.scripted import IdleAgent, PlanAgent, TeamPlan, parse_agent_spec
+from hasbench.prompts import load, render
+
+if TYPE_CHECKING:
+    from hasbench.simulator import Episode
+
+SEND_MESSAGE = ToolSpec(
+    name="send_message",
+    description=(
+        "Send a message to another participant you are connected to: hand work to an "
+        "agent, report to the agent who gave you work, or update a person."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {
+            "target": {"type": "string", "description": "The participant id."},
+            "text": {"type": "string", "description": "The message."},
+        },
+        "required": ["target", "text"],
+    },
+    kind="generic",
+    side="agent",
+    risk="none",
+)
+FINISH = ToolSpec(
+    name="finish",
+    description=(
+        "End your part of the task and deliver the result. Include everything the "
+        "requester should be told."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {"deliverable": {"type": "string", "description": "Your final result."}},
+        "required": ["deliverable"],
+    },
+    kind="generic",
+    side="agent",
+    risk="none",
+)
+
+
+def agent_prompt(episode: Episode, agent_id: str, memory: list[str]) -> str:
+    """The system prompt of an agent (App. A.2 skeleton, varied by agency level)."""
+    scenario, graph, policy = episode.scenario, episode.graph, episode.setting.policy
+    spec = scenario.agent(agent_id)
+    state = episode.agents[agent_id]
+    task = scenario.task
+    if episode.environment.policy:
+        task += "\n\nDomain policy:\n" + episode.environment.policy.strip()
+    peers = [a for a in graph.neighbors(agent_id) if a in episode.agents]
+    agents_section = ""
+    if peers:
+        agents_section = render(
+            "agents_section", agent_descriptions="\n".join(_describe(graph, a) for a in peers)
+        )
+    users_section = ""
+    humans = [h for h in graph.humans() if graph.channels_between(agent_id, h) & state.channels]
+    if policy.show_users and humans:
+        users_section = render(
+            "users_section",
+            user_descriptions="\n".join(
+                _describe(graph, h, sorted(graph.channels_between(agent_id, h) & state.channels))
+                for h in humans
+            ),
+        )
+    text = render(
+        "agent_system",
+        agent_id=agent_id,
+        profile=spec.profile.strip(),
+        reasoning=load("reasoning"),
+        task=task,
+        scope_hint=load(f"scope_{graph.mode}") if len(episode.agents) > 1 else "",
+        collaboration=load(f"collaboration_{policy.collaboration}"),
+        cfc_guidelines=load("cfc_protocol") if policy.cfc_protocol and state.channels else "",
+        agents_section=agents_section,
+        users_section=users_section,
+        memory="\n".join(f"- {m}" for m in memory) if memory else "(nothing yet)",
+    )
+    return re.sub(r"\n{3,}", "\n\n", text)
+
+
+def _describe(graph: Any, pid: str, channels: list[str] | None = None) -> str:
+    p = graph.participant(pid)
+    parts = [f"- {pid}"]
+    if p.role:
+        parts.append(f"({p.role})")
+    if p.responsibilities:
+        parts.append(": " + "; ".join(p.responsibilities))
+    if channels:
+        parts.append(f" [channels: {', '.join(channels)}]")
+    return " ".join(parts[:2]) + "".join(parts[2:])
+
+
+class LLMAgent:
+    """An agent played by a model through native tool calls.
+
+    Every action is a tool call (domain tools, channel tools, ``send_message``,
+    ``finish``); prose without a tool call, invalid JSON arguments and the like become
+    :class:`Malformed` actions that the simulator records as typed errors and feeds back.
+
+    Args:
+        agent_id: the agent it plays.
+        model: the litellm model string.
+        episode: the episode (for the prompt and the recorded model door).
+    """
+
+    def __init__(self, agent_id: str, model: str, episode: Episode) -> None:
+        self.agent_id = agent_id
+        self.model = model
+        self.episode = episode
+        self.messages: list[dict[str, Any]] = []
+        self.queue: list[Action] = []
+
+    async def act(self, obs: AgentObservation) -> Action:
+        """Feed back the last result and new input; call the model when needed."""
+        if obs.last_result is not None:
+            self._feed(obs.last_result)
+        if not self.messages:
+            self.messages.append({"role": "user", "content": "Start working on your task."})
+        if obs.inbox:
+            lines = [f"[{i.kind} from {i.sender}] {i.text}" for i in obs.inbox]
+            self.messages.append({"role": "user", "content": "\n".join(lines)})
+        if self.queue and not obs.inbox:
+            return self.queue.pop(0)
+        self.queue = []
+        tools = [spec.to_openai() for spec in [*obs.tools, SEND_MESSAGE, FINISH]]
+        system = {
+            "role": "system",
+            "content": agent_prompt(self.episode, self.agent_id, obs.memory),
+        }
+        from hasbench.llm import ModelError
+
+        try:
+            response = await self.episode.complete(
+                self.agent_id, "agent", self.model, [system, *self.messages], tools
+            )
+        except ModelError as exc:
+            return Malformed("model_failure", str(exc))
+        assistant: dict[str, Any] = {"role": "assistant", "content": response.content or ""}
+        if response.tool_calls:
+            assistant["tool_calls"] = [
+                {
+                    "id": c.id,
+                    "type": "function",
+                    "function": {"name": c.name, "arguments": c.arguments},
+                }
+                for c in response.tool_calls
+            ]
+        self.messages.append(assistant)
+        if not response.tool_calls:
+            return Malformed("no_tool_call", "Reply with a tool call; prose alone does nothing.")
+        self.queue = [_parse(c.id, c.name, c.arguments) for c in response.tool_calls]
+        return self.queue.pop(0)
+
+    def _feed(self, result: ActionResult) -> None:
+        call_id = result.action.call_id
+        if call_id is not None:
+            self.messages.append({"role": "tool", "tool_call_id": call_id, "content": result.text})
+        else:
+            self.messages.append({"role": "user", "content": result.text})
+
+
+def _parse(call_id: str, name: str, raw: str) -> Action:
+    """Turn one model tool call into an action (or a Malformed one)."""
+    try:
+        arguments = json.loads(raw) if raw.strip() else {}
+    except json.JSONDecodeError as exc:
+        return Malformed("invalid_json", f"{name}: arguments are not valid JSON ({exc})", call_id)
+    if not isinstance(arguments, dict):
+        return Malformed("invalid_json", f"{name}: arguments must be a JSON object", call_id)
+    if name == "send_message":
+        target, text = arguments.get("target"), arguments.get("text")
+        if not isinstance(target, str) or not isinstance(text, str):
+            return Malformed("invalid_json", "send_message needs string target and text", call_id)
+        return SendMessage(target, text, call_id)
+    if name == "finish":
+        deliverable = arguments.get("deliverable", "")
+        return Finish(
+            deliverable if isinstance(deliverable, str) else json.dumps(deliverable), call_id
+        )
+    return CallTool(name, arguments, call_id)
+
+
+def make_agents(spec: str, episode: Episode) -> dict[str, AgentPolicy]:
+    """One policy per agent of the episode for a backend spec.
+
+    Raises:
+        ValueError: an unknown scripted agent spec.
+    """
+    agent_ids = episode.graph.agents()
+    if not spec.startswith("scripted:"):
+        return {a: LLMAgent(a, spec, episode) for a in agent_ids}
+    params = parse_agent_spec(spec)
+    if params is None:
+        return {a: IdleAgent() for a in agent_ids}
+    scenario = episode.scenario
+    knowledge = " ".join(
+        [scenario.task, *(a.profile for a in scenario.agents), episode.environment.policy]
+    )
+    team = TeamPlan(gold=list(scenario.evaluation_criteria.actions), knowledge=knowledge)
+    rng = episode.rng(0)
+    return {
+        a: PlanAgent(
+            a, scenario, episode.setting, episode.graph, episode.tool_specs, params, team, rng
+        )
+        for a in agent_ids
+    }

@@ -1,0 +1,656 @@
+"""Scripted policies: deterministic reference agents and a scripted user.
+
+They act on structured observations (tool outputs, channel response objects), never by
+parsing prompts. ``scripted:oracle`` replays the task's gold actions but only with what a
+team could legitimately know: identifiers must have been observed, and facts that only a
+human holds must be asked for over a channel that reaches that human. So under A1 (no
+channels) it fails every task that needs a human, and under A3 it solves them.
+``scripted:agent?competence=..&ask=..&uptake=..&discipline=..`` is the same planner with
+seeded imperfections; ``scripted:strong`` and ``scripted:weak`` are two presets.
+``scripted:idle`` finishes at once. ``scripted:user`` answers from known_info by persona.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qsl
+
+import numpy as np
+
+from hasbench.channels import (
+    ChannelRequest,
+    ClarificationResponse,
+    ControlDecision,
+    FeedbackResponse,
+)
+from hasbench.participants.base import (
+    Action,
+    ActionFacts,
+    ActionResult,
+    AgentObservation,
+    CallTool,
+    Finish,
+    HumanView,
+    SendMessage,
+)
+
+if TYPE_CHECKING:
+    from hasbench.agency import Setting
+    from hasbench.envs.base import ToolSpec
+    from hasbench.graph import HASGraph
+    from hasbench.scenario import GoldAction, Scenario, TriggerRule
+
+
+@dataclass(frozen=True)
+class PlanParams:
+    """Imperfections of the scripted planning agent, each a probability in [0, 1].
+
+    Attributes:
+        competence: a gold action is carried out correctly (else skipped or garbled).
+        ask: a needed human-held fact is asked for (else guessed).
+        uptake: feedback corrections are used.
+        discipline: approval is sought before an action that needs it.
+    """
+
+    competence: float = 1.0
+    ask: float = 1.0
+    uptake: float = 1.0
+    discipline: float = 1.0
+
+
+PRESETS: dict[str, PlanParams] = {
+    "oracle": PlanParams(),
+    "strong": PlanParams(competence=0.95, ask=0.9, uptake=0.9, discipline=0.95),
+    "weak": PlanParams(competence=0.6, ask=0.4, uptake=0.4, discipline=0.5),
+}
+
+
+def parse_agent_spec(spec: str) -> PlanParams | None:
+    """Parameters of a scripted planning agent spec; None for ``scripted:idle``.
+
+    Raises:
+        ValueError: an unknown scripted agent or parameter, or a value outside [0, 1].
+    """
+    name, _, query = spec.removeprefix("scripted:").partition("?")
+    if name == "idle" and not query:
+        return None
+    if name in PRESETS and not query:
+        return PRESETS[name]
+    if name != "agent":
+        known = ", ".join(f"scripted:{n}" for n in [*PRESETS, "idle", "agent?..."])
+        raise ValueError(f"unknown scripted agent {spec!r} (known: {known})")
+    values: dict[str, float] = {}
+    for key, raw in parse_qsl(query, strict_parsing=bool(query)):
+        if key not in PlanParams.__dataclass_fields__:
+            raise ValueError(f"{spec}: unknown parameter {key!r}")
+        try:
+            value = float(raw)
+        except ValueError:
+            raise ValueError(f"{spec}: {key}={raw!r} is not a number") from None
+        if not 0.0 <= value <= 1.0:
+            raise ValueError(f"{spec}: {key}={value} is outside [0, 1]")
+        values[key] = value
+    return PlanParams(**values)
+
+
+# -- what a gold action needs from humans -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Need:
+    """A fact held by a human that a gold action's arguments depend on."""
+
+    user: str
+    key: str
+    revision_turn: int | None = None
+    """Set when the fact only exists after a goal revision at this turn."""
+
+
+def _leaves(value: Any) -> list[Any]:
+    if isinstance(value, dict):
+        return [leaf for v in value.values() for leaf in _leaves(v)]
+    if isinstance(value, list):
+        return [leaf for v in value for leaf in _leaves(v)]
+    return [value]
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _depends_on(leaf: Any, fact: Any) -> bool:
+    """Whether an argument value is, or (free text) contains, a human-held fact."""
+    a, b = _number(leaf), _number(fact)
+    if a is not None and b is not None:
+        return a == b
+    leaf_text, fact_text = str(leaf), str(fact)
+    if leaf_text == fact_text:
+        return True
+    return " " in leaf_text and len(fact_text) >= 3 and fact_text.lower() in leaf_text.lower()
+
+
+def human_needs(scenario: Scenario, arguments: dict[str, Any]) -> list[Need]:
+    """Human-held facts (known_info, or revised known_info) the arguments depend on."""
+    public = " ".join([scenario.task, *(a.profile for a in scenario.agents)]).lower()
+    needs: list[Need] = []
+    for leaf in _leaves(arguments):
+        if str(leaf).lower() in public:
+            continue
+        for user in scenario.users:
+            sources = [(user.known_info, None)] + [
+                (rev.known_info, rev.at_turn) for rev in user.goal_revisions
+            ]
+            for info, turn in sources:
+                for key, fact in info.items():
+                    if _depends_on(leaf, fact):
+                        need = Need(user.user_id, key, turn)
+                        if need not in needs:
+                            needs.append(need)
+    return needs
+
+
+def _is_identifier(value: Any) -> bool:
+    return isinstance(value, str) and bool(value) and not any(c.isspace() for c in value)
+
+
+def _enum_values(spec: ToolSpec | None) -> set[str]:
+    if spec is None:
+        return set()
+    values: set[str] = set()
+    for prop in spec.parameters.get("properties", {}).values():
+        values.update(str(v) for v in prop.get("enum", []))
+    for definition in spec.parameters.get("$defs", {}).values():
+        values.update(str(v) for v in definition.get("enum", []))
+    return values
+
+
+# -- the planning agent -------------------------------------------------------------------
+
+
+@dataclass
+class TeamPlan:
+    """State shared by the scripted agents of one episode.
+
+    What the team has done and learned; facts move between agents in their messages.
+    """
+
+    gold: list[GoldAction]
+    cursor: int = 0
+    knowledge: str = ""
+    learned: dict[tuple[str, str], Any] = field(default_factory=dict)
+    asked: set[tuple[str, str]] = field(default_factory=set)
+    reviewed: set[str] = field(default_factory=set)
+    needs_approval: set[int] = field(default_factory=set)
+    garbled: dict[int, str] = field(default_factory=dict)
+    guessed: dict[tuple[str, str], bool] = field(default_factory=dict)
+    done: list[str] = field(default_factory=list)
+
+
+class PlanAgent:
+    """The scripted planning agent (the oracle when every parameter is 1).
+
+    Args:
+        agent_id: the agent it plays.
+        scenario: the task (its gold actions are the plan).
+        setting: the human-participation setting.
+        graph: the HAS Graph.
+        tool_specs: the domain's tool specs by name.
+        params: imperfections.
+        team: the plan state shared with the other agents of the episode.
+        rng: the seeded generator of the agents.
+    """
+
+    def __init__(
+        self,
+        agent_id: str,
+        scenario: Scenario,
+        setting: Setting,
+        graph: HASGraph,
+        tool_specs: dict[str, ToolSpec],
+        params: PlanParams,
+        team: TeamPlan,
+        rng: np.random.Generator,
+    ) -> None:
+        self.me = agent_id
+        self.scenario = scenario
+        self.setting = setting
+        self.graph = graph
+        self.specs = tool_specs
+        self.params = params
+        self.team = team
+        self.rng = rng
+        self._needs = [human_needs(scenario, g.arguments) for g in team.gold]
+        self._expect: tuple[str, int] | None = None
+
+    def _chance(self, p: float) -> bool:
+        return p >= 1.0 or (p > 0.0 and self.rng.random() < p)
+
+    async def act(self, obs: AgentObservation) -> Action:
+        """Next step of the plan for this agent."""
+        if obs.last_result is not None:
+            self._absorb(obs.last_result)
+        self._expect = None
+        team = self.team
+        while team.cursor < len(team.gold):
+            index = team.cursor
+            gold = team.gold[index]
+            for ahead in range(index, len(team.gold)):
+                action = self._gather(ahead, obs)
+                if action is not None:
+                    return action
+            if gold.requestor != self.me and gold.requestor in self.graph.agents():
+                return self._pass_to(gold.requestor, obs)
+            arguments = self._arguments(index)
+            if arguments is None:
+                team.cursor += 1
+                continue
+            if gold.requestor != self.me:  # a user-side action: ask its owner to run it
+                if self._reaches(gold.requestor, "control", obs):
+                    self._expect = ("execute", index)
+                    return self._control(gold.name, arguments, "execute", gold.requestor)
+                team.cursor += 1
+                continue
+            action = self._perform(index, gold, arguments, obs)
+            if action is not None:
+                return action
+        return self._wrap_up(obs)
+
+    # -- plan steps ------------------------------------------------------------------
+
+    def _perform(
+        self, index: int, gold: GoldAction, arguments: dict[str, Any], obs: AgentObservation
+    ) -> Action | None:
+        spec = self.specs.get(gold.name)
+        risk = spec.risk if spec is not None else "none"
+        gated = self.setting.needs_authorization(risk, gold.protected)
+        wants_approval = gold.protected or gated or index in self.team.needs_approval
+        if wants_approval:
+            if self._reaches(None, "control", obs):
+                if index in self.team.needs_approval or self._chance(self.params.discipline):
+                    self._expect = ("approval", index)
+                    return self._control(gold.name, arguments, "approval", None)
+            elif gold.protected and self._chance(self.params.discipline):
+                self.team.cursor += 1  # no one can authorize it: leave it undone
+                return None
+        self._expect = ("call", index)
+        return CallTool(gold.name, arguments)
+
+    def _gather(self, index: int, obs: AgentObservation) -> Action | None:
+        """A channel request (or a wait) for a human-held fact a gold action needs."""
+        team = self.team
+        for need in self._needs[index]:
+            pair = (need.user, need.key)
+            if pair in team.learned or team.guessed.get(pair):
+                continue
+            can_ask = self._reaches(need.user, "clarification", obs)
+            can_review = need.user not in team.reviewed and self._reaches(
+                need.user, "feedback", obs
+            )
+            if need.revision_turn is not None:
+                if obs.step < need.revision_turn:
+                    if (can_ask or can_review) and self.graph.may_message(self.me, need.user):
+                        return SendMessage(need.user, "Working on your request; more soon.")
+                    continue
+                if can_review:
+                    return self._review(index, need.user)
+            if pair in team.asked or not (can_ask or can_review):
+                continue
+            if not self._chance(self.params.ask):
+                team.guessed[pair] = True
+                continue
+            if can_ask:
+                topics = self._open_topics(need.user, obs.step)
+                team.asked.update((need.user, t) for t in topics)
+                self._expect = ("ask", index)
+                question = "Could you tell me your " + ", ".join(
+                    t.replace("_", " ") for t in topics
+                )
+                return CallTool(
+                    "ask_clarification",
+                    {"question": question + "?", "topics": topics, "target": need.user},
+                )
+            return self._review(index, need.user)
+        return None
+
+    def _open_topics(self, user: str, step: int) -> list[str]:
+        """Every fact of ``user`` the rest of the plan needs and nobody asked for yet."""
+        topics: list[str] = []
+        for needs in self._needs[self.team.cursor :]:
+            for need in needs:
+                if need.user != user or (user, need.key) in self.team.asked:
+                    continue
+                if need.revision_turn is not None and need.revision_turn > step:
+                    continue
+                if (user, need.key) not in self.team.learned and need.key not in topics:
+                    topics.append(need.key)
+        return topics
+
+    def _review(self, index: int, user: str) -> Action:
+        self.team.reviewed.add(user)
+        self._expect = ("review", index)
+        gold = self.team.gold[index]
+        arguments = self._known_arguments(gold.arguments)
+        for need in self._needs[index]:
+            if (need.user, need.key) not in self.team.learned:
+                fact = str(_fact(self.scenario, need.user, need.key))
+                for name, value in arguments.items():
+                    if _depends_on(value, fact):
+                        arguments[name] = str(value).replace(fact, f"<{need.key}?>")
+        known = self.team.knowledge.lower()
+        for name, value in arguments.items():
+            if _is_identifier(value) and value.lower() not in known:
+                arguments[name] = f"<{name}?>"
+        draft = f"Planned next step: {gold.name} " + json.dumps(arguments, sort_keys=True)
+        return CallTool(
+            "request_feedback",
+            {"artifact": draft, "question": "Is this what you want?", "target": user},
+        )
+
+    def _arguments(self, index: int) -> dict[str, Any] | None:
+        """The arguments the team can fill in now; None when it cannot do the action."""
+        gold = self.team.gold[index]
+        for need in self._needs[index]:
+            if (need.user, need.key) not in self.team.learned and not self.team.guessed.get(
+                (need.user, need.key)
+            ):
+                return None
+        enums = _enum_values(self.specs.get(gold.name))
+        known = self.team.knowledge.lower()
+        for leaf in _leaves(gold.arguments):
+            if _is_identifier(leaf) and leaf not in enums and str(leaf).lower() not in known:
+                if not any(_depends_on(leaf, v) for v in self.team.learned.values()):
+                    return None  # never observed: the team cannot know it
+        arguments = self._known_arguments(gold.arguments)
+        if index not in self.team.garbled:
+            self.team.garbled[index] = (
+                ""
+                if self._chance(self.params.competence)
+                else str(self.rng.choice(["skip", "garble"]))
+            )
+        fault = self.team.garbled[index]
+        if fault == "skip":
+            return None
+        if fault == "garble" and arguments:
+            key = sorted(arguments)[0]
+            arguments[key] = _garble(arguments[key])
+        return arguments
+
+    def _known_arguments(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Gold arguments with guessed (never learned) facts replaced by wrong values."""
+        result = json.loads(json.dumps(arguments))
+        for (user, key), guessed in self.team.guessed.items():
+            if not guessed or (user, key) in self.team.learned:
+                continue
+            fact = _fact(self.scenario, user, key)
+            for name, value in list(result.items()):
+                if _depends_on(value, fact):
+                    result[name] = _garble(value)
+        return result
+
+    def _pass_to(self, other: str, obs: AgentObservation) -> Action:
+        gold = self.team.gold[self.team.cursor]
+        facts = "; ".join(f"{k}={v}" for (_, k), v in sorted(self.team.learned.items()))
+        text = f"Next step is yours: {gold.name}. Known facts: {facts or 'none'}."
+        if other in obs.agents:
+            return SendMessage(other, text)
+        if obs.delegator is not None:
+            return Finish(text)
+        hop = _next_hop(self.graph, self.me, other, obs.agents)
+        return SendMessage(hop, text) if hop else Finish(text)
+
+    def _wrap_up(self, obs: AgentObservation) -> Action:
+        info = [
+            c
+            for c in self.scenario.evaluation_criteria.communicate_info
+            if not human_needs(self.scenario, {"c": c})
+            or all(
+                (n.user, n.key) in self.team.learned for n in human_needs(self.scenario, {"c": c})
+            )
+        ]
+        parts = ["Done."]
+        if info and self._chance(self.params.competence):
+            parts.append("Key information: " + "; ".join(info) + ".")
+        if self.team.done:
+            parts.append("Recorded changes: " + "; ".join(self.team.done) + ".")
+        return Finish(" ".join(parts))
+
+    # -- results ---------------------------------------------------------------------
+
+    def _absorb(self, result: ActionResult) -> None:
+        team = self.team
+        expect = self._expect
+        if result.tool_output is not None or (
+            isinstance(result.action, CallTool) and result.error_type is None
+        ):
+            team.knowledge += "\n" + result.text
+        if expect is None:
+            return
+        kind, index = expect
+        gold = team.gold[index]
+        response = result.response
+        if kind == "call":
+            if result.error_type == "needs_authorization":
+                team.needs_approval.add(index)
+                return
+            if result.error_type is None:
+                self._record_done(gold.name, result.action)
+            team.cursor += 1
+        elif kind in ("approval", "execute"):
+            if isinstance(response, ControlDecision) and response.decision in (
+                "approve", "modify", "override", "execute", "take_over",
+            ):  # fmt: skip
+                self._record_done(gold.name, result.action)
+            team.cursor += 1
+        elif kind == "ask" and isinstance(response, ClarificationResponse):
+            user = result.request.target if result.request else None
+            for key, value in response.info.items():
+                team.learned[(user, key)] = value
+                team.knowledge += f"\n{value}"
+        elif kind == "review" and isinstance(response, FeedbackResponse):
+            user = result.request.target if result.request else None
+            if response.edits and self._chance(self.params.uptake):
+                for key, value in response.edits.items():
+                    team.learned[(user, key)] = value
+                    team.knowledge += f"\n{value}"
+
+    def _record_done(self, name: str, action: Action) -> None:
+        spec = self.specs.get(name)
+        if isinstance(action, CallTool) and spec is not None and spec.kind == "write":
+            arguments = action.arguments.get("arguments", action.arguments)
+            self.team.done.append(f"{name} {json.dumps(arguments, sort_keys=True)}")
+
+    # -- helpers ---------------------------------------------------------------------
+
+    def _reaches(self, user: str | None, channel: str, obs: AgentObservation) -> bool:
+        if channel not in obs.channels:
+            return False
+        humans = [user] if user is not None else self.graph.humans()
+        return any(channel in self.graph.channels_between(self.me, h) for h in humans)
+
+    def _control(
+        self, name: str, arguments: dict[str, Any], mode: str, target: str | None
+    ) -> CallTool:
+        args: dict[str, Any] = {"tool_name": name, "arguments": arguments, "mode": mode}
+        if target is not None:
+            args["target"] = target
+        verb = "approve" if mode == "approval" else "carry out"
+        args["reason"] = f"Please {verb} {name} for this task."
+        return CallTool("request_control", args)
+
+
+class IdleAgent:
+    """Does nothing and finishes at once (no task may pass with it)."""
+
+    async def act(self, obs: AgentObservation) -> Action:
+        """Finish with an empty deliverable."""
+        return Finish("")
+
+
+def _garble(value: Any) -> Any:
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int | float):
+        return value + 1
+    if isinstance(value, str):
+        return value + "-x"
+    return value
+
+
+def _fact(scenario: Scenario, user_id: str, key: str) -> Any:
+    user = scenario.user(user_id)
+    if key in user.known_info:
+        return user.known_info[key]
+    for revision in user.goal_revisions:
+        if key in revision.known_info:
+            return revision.known_info[key]
+    return None
+
+
+def _next_hop(graph: HASGraph, start: str, goal: str, allowed: list[str]) -> str | None:
+    """The neighbour of ``start`` on a shortest agent path to ``goal``."""
+    import networkx as nx
+
+    agents = nx.Graph()
+    for source, target, _ in graph.edges():
+        if source in graph.agents() and target in graph.agents():
+            agents.add_edge(source, target)
+    try:
+        path = nx.shortest_path(agents, start, goal)
+    except (nx.NetworkXNoPath, nx.NodeNotFound):
+        return allowed[0] if allowed else None
+    return path[1] if len(path) > 1 and path[1] in allowed else (allowed[0] if allowed else None)
+
+
+# -- the scripted user ------------------------------------------------------------------
+
+
+class ScriptedUser:
+    """A human that answers from known_info according to its persona.
+
+    Patience sets how many questions it answers before refusing; cooperativeness how
+    likely it withholds an asked-for fact; risk tolerance and assertiveness drive control
+    decisions. It reveals only what is asked and tells a goal revision when next asked.
+
+    Args:
+        rng: the seeded generator of the humans.
+    """
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+
+    async def clarify(self, view: HumanView, request: ChannelRequest) -> ClarificationResponse:
+        """Answer the asked-for facts from known_info."""
+        persona = view.persona
+        if view.asks > 1 + round(persona.patience * 4):
+            return ClarificationResponse(
+                content="I have answered enough questions already.", refused=True
+            )
+        info: dict[str, Any] = {}
+        lines: list[str] = []
+        if view.untold_revision is not None:
+            lines.append(f"Note that my goal has changed: {view.untold_revision.goal}")
+            info.update(view.untold_revision.known_info)
+        unknown: list[str] = []
+        for key in _asked_keys(view, request):
+            if key in view.known_info:
+                withhold = max(0.0, 0.5 - persona.cooperativeness) * 2
+                if withhold > 0 and self.rng.random() < withhold:
+                    lines.append(f"I'd rather not say what my {key.replace('_', ' ')} is.")
+                    continue
+                info[key] = view.known_info[key]
+            else:
+                unknown.append(key)
+        for key, value in info.items():
+            label = key.replace("_", " ")
+            lines.append(
+                f"{label}: {value}" if persona.patience < 0.34 else f"My {label} is {value}."
+            )
+        lines += [f"I don't know the {k.replace('_', ' ')}." for k in unknown]
+        if not lines:
+            lines.append("I'm not sure what you need from me; please ask about something specific.")
+        return ClarificationResponse(content=" ".join(lines), info=info)
+
+    async def review(self, view: HumanView, request: ChannelRequest) -> FeedbackResponse:
+        """Point out goal changes and known facts the artifact lacks."""
+        persona = view.persona
+        edits: dict[str, Any] = {}
+        notes: list[str] = []
+        if view.untold_revision is not None:
+            notes.append(f"My goal has changed: {view.untold_revision.goal}")
+            edits.update(view.untold_revision.known_info)
+        text = request.content.lower()
+        for key, value in view.known_info.items():
+            if str(value).lower() not in text and key not in edits:
+                if persona.cooperativeness >= 0.34 or persona.assertiveness >= 0.67:
+                    edits[key] = value
+        for key, value in edits.items():
+            if key not in (view.untold_revision.known_info if view.untold_revision else {}):
+                notes.append(f"It should use my {key.replace('_', ' ')}: {value}.")
+        if not notes:
+            rating = 4 if persona.assertiveness >= 0.67 else 5
+            return FeedbackResponse(
+                content="That looks right to me.", rating=rating, labels=["accept"]
+            )
+        rating = 1 if persona.assertiveness >= 0.67 else 2
+        return FeedbackResponse(
+            content=" ".join(notes), rating=rating, labels=["revise"], edits=edits or None
+        )
+
+    async def decide(
+        self, view: HumanView, request: ChannelRequest, facts: ActionFacts
+    ) -> ControlDecision:
+        """Approve, modify or deny an action; execute a user-side action when asked."""
+        persona = view.persona
+        action = request.action
+        arguments = dict(action.arguments) if action else {}
+        conflicts = {
+            k: view.known_info[k]
+            for k, v in arguments.items()
+            if k in view.known_info and not _depends_on(v, view.known_info[k])
+        }
+        if request.form == "execute":
+            if persona.cooperativeness < 0.34 and self.rng.random() < 0.5:
+                return ControlDecision(decision="deny", content="I'd rather not do that myself.")
+            return ControlDecision(decision="execute", content="Done, I did it.")
+        if conflicts:
+            if persona.assertiveness >= 0.5:
+                return ControlDecision(
+                    decision="modify",
+                    content="Not like that; use my details.",
+                    arguments={**arguments, **conflicts},
+                )
+            return ControlDecision(decision="deny", content="That does not match what I want.")
+        cautious = {"high": 0.25, "medium": 0.1}.get(facts.risk, 0.0)
+        if persona.risk_tolerance < cautious:
+            return ControlDecision(decision="deny", content="That is too risky for me.")
+        return ControlDecision(decision="approve", content="Yes, go ahead.")
+
+    async def intervene(self, view: HumanView, rule: TriggerRule, agent_id: str) -> str:
+        """A spontaneous message: a fact, a reminder of the goal, or a caution."""
+        if rule.action_type == "clarification" and view.known_info:
+            key = sorted(view.known_info)[0]
+            return f"For your information, my {key.replace('_', ' ')} is {view.known_info[key]}."
+        if rule.action_type == "feedback":
+            return f"Please check your work against what I want: {view.goal}"
+        return "Please hold on before changing anything important."
+
+
+def _asked_keys(view: HumanView, request: ChannelRequest) -> list[str]:
+    """known_info / unknown_info keys the request asks about (topics, else named in text)."""
+    candidates = list(view.known_info) + list(view.spec.unknown_info)
+    if request.topics:
+        wanted = {t.strip().lower().replace(" ", "_") for t in request.topics}
+        return [k for k in candidates if k.lower() in wanted] + [
+            t
+            for t in request.topics
+            if t.strip().lower().replace(" ", "_") not in {c.lower() for c in candidates}
+        ]
+    text = request.content.lower()
+    return [k for k in candidates if k.lower() in text or k.replace("_", " ").lower() in text]

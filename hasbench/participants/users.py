@@ -1,0 +1,206 @@
+"""User simulators: the LLM-backed human and the user factory.
+
+Each channel has a responder that builds a persona-aware prompt (HAS paper App. A.1) from
+the human's current goal, task_instructions and known_info, using only the persona
+dimensions that channel relies on. The simulated human reveals only what is asked,
+invents nothing, and decides on actions (approve / deny / modify / stop, or execute a
+user-side action it was asked to carry out). A reply that cannot be used is recorded as
+an error of that human and yields no answer, never a made-up one.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING, Any
+
+from hasbench.channels import (
+    ChannelRequest,
+    ClarificationResponse,
+    ControlDecision,
+    FeedbackResponse,
+)
+from hasbench.participants.base import ActionFacts, HumanView, UserPolicy
+from hasbench.participants.scripted import ScriptedUser
+from hasbench.prompts import render
+
+if TYPE_CHECKING:
+    from hasbench.scenario import TriggerRule
+    from hasbench.simulator import Episode
+
+APPROVAL_DECISIONS = ("approve", "deny", "modify", "stop")
+EXECUTE_DECISIONS = ("execute", "deny")
+
+
+def user_system_prompt(view: HumanView, channel: str | None) -> str:
+    """The standing instructions of a simulated human for one channel."""
+    spec = view.spec
+    known = "\n".join(f"- {k}: {v}" for k, v in view.known_info.items()) or "(nothing)"
+    unknown = "\n".join(f"- {k}" for k in spec.unknown_info) or "(nothing listed)"
+    text = render(
+        "user_system",
+        user_id=spec.user_id,
+        role=spec.role or "user",
+        goal=view.goal.strip(),
+        task_instructions=spec.task_instructions.strip() or "(none)",
+        known_info=known,
+        unknown_info=unknown,
+        persona=view.persona.describe(channel),
+    )
+    if view.untold_revision is not None:
+        text += (
+            "\n\nYour goal has just changed to the one above. Tell the agent about the change "
+            "in your reply."
+        )
+    return text
+
+
+class LLMUser:
+    """A human played by a model; one prompt per channel.
+
+    Args:
+        model: the litellm model string.
+        episode: the episode (its recorded model door).
+    """
+
+    def __init__(self, model: str, episode: Episode) -> None:
+        self.model = model
+        self.episode = episode
+
+    async def _ask(self, view: HumanView, channel: str | None, prompt: str) -> str | None:
+        from hasbench.llm import ModelError
+
+        messages = [
+            {"role": "system", "content": user_system_prompt(view, channel)},
+            {"role": "user", "content": prompt},
+        ]
+        actor = view.spec.user_id
+        try:
+            response = await self.episode.complete(actor, "user", self.model, messages)
+        except ModelError as exc:
+            self.episode.record_error(actor, "model_failure", str(exc))
+            return None
+        text = (response.content or "").strip()
+        if not text:
+            self.episode.record_error(actor, "no_tool_call", "the user model returned no text")
+            return None
+        return text
+
+    async def clarify(
+        self, view: HumanView, request: ChannelRequest
+    ) -> ClarificationResponse | None:
+        """Answer a question; ``info`` lists the known facts the answer contains."""
+        note = f"This is question number {view.asks} you have been asked." if view.asks > 1 else ""
+        prompt = render(
+            "user_clarification",
+            sender=request.sender,
+            request_id=request.request_id,
+            question=request.content,
+            repeat_note=note,
+        )
+        text = await self._ask(view, "clarification", prompt)
+        if text is None:
+            return None
+        info = {k: v for k, v in view.known_info.items() if str(v).lower() in text.lower()}
+        return ClarificationResponse(content=text, info=info)
+
+    async def review(self, view: HumanView, request: ChannelRequest) -> FeedbackResponse | None:
+        """Review an artifact: comment, rating and corrected facts."""
+        prompt = render(
+            "user_feedback",
+            sender=request.sender,
+            request_id=request.request_id,
+            artifact=request.content,
+            question="",
+        )
+        text = await self._ask(view, "feedback", prompt)
+        if text is None:
+            return None
+        data = _json_object(text)
+        if data is None:
+            return FeedbackResponse(content=text)
+        comment = data.get("comment")
+        rating = data.get("rating")
+        edits = data.get("edits")
+        return FeedbackResponse(
+            content=comment if isinstance(comment, str) and comment else text,
+            rating=rating if isinstance(rating, int) and 1 <= rating <= 5 else None,
+            edits=edits if isinstance(edits, dict) and edits else None,
+        )
+
+    async def decide(
+        self, view: HumanView, request: ChannelRequest, facts: ActionFacts
+    ) -> ControlDecision | None:
+        """Decide on an action; an unusable reply gives no decision."""
+        allowed = EXECUTE_DECISIONS if request.form == "execute" else APPROVAL_DECISIONS
+        action = request.action
+        prompt = render(
+            "user_control",
+            sender=request.sender,
+            request_id=request.request_id,
+            mode_text=(
+                "carry out this action yourself" if request.form == "execute"
+                else f"approve this {facts.risk}-risk action"
+            ),
+            action_name=action.name if action else "",
+            action_arguments=json.dumps(action.arguments if action else {}, sort_keys=True),
+            reason=request.content,
+            decisions=", ".join(allowed),
+        )  # fmt: skip
+        text = await self._ask(view, "control", prompt)
+        if text is None:
+            return None
+        data = _json_object(text)
+        decision = data.get("decision") if data else None
+        if decision not in allowed:
+            self.episode.record_error(
+                view.spec.user_id, "invalid_json", f"no decision among {allowed} in: {text[:200]}"
+            )
+            return None
+        arguments = data.get("arguments") if decision == "modify" else None
+        comment = data.get("comment")
+        return ControlDecision(
+            decision=decision,
+            content=comment if isinstance(comment, str) else "",
+            arguments=arguments if isinstance(arguments, dict) and arguments else None,
+        )
+
+    async def intervene(self, view: HumanView, rule: TriggerRule, agent_id: str) -> str | None:
+        """Write the spontaneous message of a trigger rule."""
+        kind_text = {
+            "clarification": "add or correct information the agent needs",
+            "feedback": "comment on what the agent has produced so far",
+            "control": "step in on what the agent is doing or about to do",
+        }[rule.action_type]
+        prompt = render(
+            "user_spontaneous",
+            channel=rule.action_type,
+            agent_id=agent_id,
+            kind_text=kind_text,
+            history=view.history,
+        )
+        return await self._ask(view, rule.action_type, prompt)
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    match = re.search(r"\{.*\}", text, re.DOTALL)
+    if match is None:
+        return None
+    try:
+        data = json.loads(match.group(0))
+    except json.JSONDecodeError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def make_user(spec: str, episode: Episode) -> UserPolicy:
+    """The policy that plays every human of the episode.
+
+    Raises:
+        ValueError: an unknown scripted user spec.
+    """
+    if spec == "scripted:user":
+        return ScriptedUser(episode.rng(1))
+    if spec.startswith("scripted:"):
+        raise ValueError(f"unknown scripted user {spec!r} (known: scripted:user)")
+    return LLMUser(spec, episode)

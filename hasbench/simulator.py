@@ -1,0 +1,724 @@
+"""The episode: agents and humans acting over the HAS Graph, recorded as a trace.
+
+An :class:`Episode` is agent-driven (HAS paper §4.1). Each :meth:`Episode.step` lets the
+active agent act once: call a domain tool, call a virtual channel tool (the agent pauses,
+the request is routed through the HAS Graph to a human, the answer is written to the
+trace and into the agent's memory, the agent resumes), message a neighbour, or finish.
+Humans act when a request reaches them, when a spontaneous trigger fires (A4), or when
+control hands them an action. Scheduling follows the coordination mode: a message along
+a ``delegates`` (star) or ``parent`` (tree) edge hands work down and the delegate's finish
+reports back; a ``handoff`` (chain) passes the task on; in ``graph`` mode the addressee
+of a message takes the next turn. Limits end the episode with a typed
+:data:`~hasbench.trace.TerminationReason`. Everything random comes from generators seeded
+by the episode seed, and the trace carries no wall-clock, so a rerun is byte-identical.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import platform
+from dataclasses import dataclass, field
+from importlib import metadata
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+
+import hasbench
+from hasbench.agency import Setting
+from hasbench.channels import (
+    TOOL_CHANNEL,
+    ActionRef,
+    Budget,
+    ChannelController,
+    ChannelRefused,
+    ChannelRequest,
+    ClarificationResponse,
+    ControlDecision,
+    FeedbackResponse,
+)
+from hasbench.envs import make_environment
+from hasbench.envs.base import ToolResult, ToolSpec
+from hasbench.graph import HASGraph
+from hasbench.participants.base import (
+    Action,
+    ActionFacts,
+    ActionResult,
+    AgentObservation,
+    AgentPolicy,
+    CallTool,
+    Finish,
+    HumanView,
+    Incoming,
+    Malformed,
+    SendMessage,
+    UserPolicy,
+)
+from hasbench.personas import get_persona
+from hasbench.prompts import prompt_hashes
+from hasbench.scenario import Scenario, TriggerRule
+from hasbench.trace import Termination, TerminationReason, Trace, TraceHeader, Usage
+
+DELEGATING_LABELS = frozenset({"delegates", "parent"})
+RUN_DECISIONS = frozenset({"approve", "modify", "override"})
+HUMAN_RUN_DECISIONS = frozenset({"execute", "take_over"})
+
+
+class Backends(BaseModel):
+    """Which model or scripted policy plays each role (litellm strings or ``scripted:*``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    agent: str = "scripted:oracle"
+    user: str = "scripted:user"
+    judge: str = "rule"
+
+
+@dataclass
+class _Human:
+    view: HumanView
+    revisions: list[Any]
+
+
+@dataclass
+class _Agent:
+    policy: AgentPolicy
+    tools: list[ToolSpec]
+    channels: frozenset[str]
+    memory: list[str]
+    inbox: list[Incoming] = field(default_factory=list)
+    last: ActionResult | None = None
+    rounds: int = 0
+
+
+class Episode:
+    """One run of a scenario under a setting with given backends.
+
+    Args:
+        scenario: the task.
+        setting: the human-participation setting.
+        backends: who plays the agents and the humans.
+        seed: seeds every random choice of the episode.
+        client: the model client for LLM backends; one with the default response cache
+            is made when needed and not given.
+    """
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        setting: Setting | None = None,
+        backends: Backends | None = None,
+        seed: int = 0,
+        client: Any | None = None,
+    ) -> None:
+        self.scenario = scenario
+        self.setting = setting or Setting()
+        self.backends = backends or Backends()
+        self.seed = seed
+        self.environment = make_environment(scenario)
+        self.tool_specs: dict[str, ToolSpec] = {s.name: s for s in self.environment.tools()}
+        self.graph = HASGraph.from_scenario(
+            scenario, {name: spec.side for name, spec in self.tool_specs.items()}
+        )
+        self.protected = frozenset(
+            g.name for g in scenario.evaluation_criteria.actions if g.protected
+        )
+        self.max_iterations = self.setting.max_iterations or scenario.environment.max_iterations
+        self.step_no = 0
+        self.errors = 0
+        self._calls = 0
+        self._expired = 0
+        self.trace = Trace(header=self._header())
+        self.budget = Budget(self.setting.interaction_budget)
+        enabled = self.setting.enabled_channels()
+        self.controllers = {
+            ch: ChannelController(ch, ch in enabled, self.graph, self.budget, self._record)
+            for ch in ("clarification", "feedback", "control")
+        }
+        self.humans = {
+            u.user_id: _Human(
+                HumanView(
+                    spec=u,
+                    persona=get_persona(self.setting.persona or u.persona),
+                    goal=u.goal,
+                    known_info=dict(u.known_info),
+                ),
+                sorted(u.goal_revisions, key=lambda r: r.at_turn),
+            )
+            for u in scenario.users
+        }
+        self.triggers: list[tuple[str, TriggerRule, str]] = []
+        if self.setting.spontaneous_enabled():
+            for u in scenario.users:
+                if u.spontaneous_config is not None:
+                    for rule in u.spontaneous_config.trigger_rules:
+                        self.triggers.append((u.user_id, rule, u.spontaneous_config.mode))
+        self.lead = self.graph.lead()
+        self.active = self.lead
+        self.delegator: dict[str, str] = {}
+        self.finished: set[str] = set()
+        self.vetoed: set[str] = set()
+        self.client = client
+        from hasbench.participants.agents import make_agents
+        from hasbench.participants.users import make_user
+
+        self.user_policy: UserPolicy = make_user(self.backends.user, self)
+        policies = make_agents(self.backends.agent, self)
+        shared: list[str] = []
+        self.agents: dict[str, _Agent] = {}
+        for agent_id in self.graph.agents():
+            channels = self._agent_channels(agent_id, enabled)
+            tools = [
+                spec
+                for spec in self.environment.tools("agent")
+                if self.graph.may_call(agent_id, spec.name)
+            ]
+            from hasbench.channels import CHANNEL_TOOLS
+
+            tools += [CHANNEL_TOOLS[ch] for ch in sorted(channels)]
+            memory = shared if scenario.memory.type == "shared" else []
+            self.agents[agent_id] = _Agent(policies[agent_id], tools, channels, memory)
+        self.trace.termination = None
+
+    # -- setup helpers ---------------------------------------------------------------
+
+    def _header(self) -> TraceHeader:
+        versions = {"python": platform.python_version()}
+        for lib in ("numpy", "pydantic", "networkx", "litellm"):
+            try:
+                versions[lib] = metadata.version(lib)
+            except metadata.PackageNotFoundError:
+                versions[lib] = "missing"
+        participants = {
+            pid: self.graph.participant(pid).kind for pid in self.scenario.participant_ids
+        }
+        return TraceHeader(
+            scenario_id=self.scenario.task_id,
+            scenario_hash=self.scenario.content_hash(),
+            domain=self.scenario.domain,
+            pattern=self.scenario.adaptation_pattern,
+            setting=self.setting.model_dump(mode="json"),
+            backends=self.backends.model_dump(mode="json"),
+            seed=self.seed,
+            package_version=hasbench.__version__,
+            prompt_hashes=prompt_hashes(),
+            library_versions=versions,
+            participants=participants,
+        )
+
+    def _agent_channels(self, agent_id: str, enabled: frozenset[str]) -> frozenset[str]:
+        """Channels registered for an agent: enabled ones some edge of it carries."""
+        reachable: set[str] = set()
+        for human in self.graph.humans():
+            reachable |= self.graph.channels_between(agent_id, human)
+        return frozenset(enabled & reachable)
+
+    def rng(self, stream: int) -> np.random.Generator:
+        """A generator for one stream of randomness (0 agents, 1 humans) of this episode."""
+        return np.random.default_rng([self.seed, stream])
+
+    def human_steps(self) -> int:
+        """Events by humans that count as human steps (trace convention)."""
+        kinds = {"message", "tool_call", "channel_request", "channel_response"}
+        return sum(1 for e in self.trace.events if e.actor in self.humans and e.type in kinds)
+
+    # -- recording -------------------------------------------------------------------
+
+    def _record(
+        self,
+        *,
+        type: str,
+        actor: str,
+        target: str | None = None,
+        channel: str | None = None,
+        initiator: str | None = None,
+        payload: dict[str, Any] | None = None,
+        usage: Usage | None = None,
+    ) -> None:
+        self.trace.append(
+            step=self.step_no,
+            actor=actor,
+            type=type,
+            target=target,
+            channel=channel,
+            initiator=initiator,
+            payload=payload or {},
+            usage=usage,
+        )
+
+    def record_error(self, actor: str, error_type: str, message: str) -> None:
+        """Record a human's unusable output (not counted against the agents' error limit)."""
+        self._record(
+            type="error", actor=actor, payload={"error_type": error_type, "message": message}
+        )
+
+    async def complete(
+        self,
+        actor: str,
+        role: str,
+        model: str,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
+        response_format: dict[str, Any] | None = None,
+    ) -> Any:
+        """One model call on behalf of a participant, recorded as a ``model_call`` event.
+
+        Raises:
+            ModelError: the call failed for good (the caller records it as an error).
+        """
+        from hasbench.llm import LLMClient, ModelError, ResponseCache
+
+        if self.client is None:
+            self.client = LLMClient(cache=ResponseCache.default())
+        try:
+            response = await self.client.complete(
+                model, messages, tools, temperature=0.0, response_format=response_format,
+                seed=self.seed,
+            )  # fmt: skip
+        except ModelError:
+            raise
+        self._record(
+            type="model_call",
+            actor=actor,
+            payload={
+                "model": model,
+                "role": role,
+                "cached": response.cached,
+                "cost": response.cost,
+                "attempts": response.attempts,
+            },
+            usage=response.usage,
+        )
+        return response
+
+    # -- the loop --------------------------------------------------------------------
+
+    @property
+    def ended(self) -> bool:
+        """True once the episode has a termination."""
+        return self.trace.termination is not None
+
+    async def run(self) -> Trace:
+        """Step until the episode ends; return the trace."""
+        while await self.step():
+            pass
+        return self.trace
+
+    async def step(self) -> bool:
+        """Let the active agent act once; False once the episode has ended."""
+        if self.ended:
+            return False
+        if self.step_no >= self.max_iterations:
+            self._terminate("max_iterations", f"{self.max_iterations} steps used")
+            return False
+        self.step_no += 1
+        try:
+            self._revise_goals()
+            await self._fire("at_turn", self.step_no)
+            if not self.ended:
+                agent_id = self.active
+                state = self.agents[agent_id]
+                action = await state.policy.act(self._observe(agent_id))
+                state.inbox = []
+                state.last = await self._perform(agent_id, action)
+        except Exception as exc:  # noqa: BLE001 - any crash is recorded, not raised
+            if not self.ended:
+                self._terminate("episode_error", f"{type(exc).__name__}: {exc}")
+        return not self.ended
+
+    def _observe(self, agent_id: str) -> AgentObservation:
+        state = self.agents[agent_id]
+        show = self.setting.policy.show_users
+        return AgentObservation(
+            agent_id=agent_id,
+            step=self.step_no,
+            task=self.scenario.task,
+            tools=state.tools,
+            channels=state.channels,
+            humans=[
+                h for h in self.graph.humans() if show and self.graph.channels_between(agent_id, h)
+            ],
+            agents=[a for a in self.graph.neighbors(agent_id) if a in self.agents],
+            delegator=self.delegator.get(agent_id),
+            inbox=list(state.inbox),
+            memory=list(state.memory),
+            last_result=state.last,
+        )
+
+    def _terminate(self, reason: TerminationReason, detail: str | None = None) -> None:
+        for controller in self.controllers.values():
+            for request in controller.open_requests():
+                controller.terminate(request, f"episode ended: {reason}")
+        self.trace.termination = Termination(
+            reason=reason,
+            step=self.step_no,
+            detail=detail,
+            final_state_hash=self.environment.state_hash(),
+        )
+
+    # -- actions ---------------------------------------------------------------------
+
+    async def _perform(self, agent_id: str, action: Action) -> ActionResult:
+        state = self.agents[agent_id]
+        if isinstance(action, Malformed):
+            return self._error(agent_id, action, action.error_type, action.message)
+        if isinstance(action, SendMessage):
+            state.rounds = 0
+            return await self._message(agent_id, action)
+        if isinstance(action, Finish):
+            state.rounds = 0
+            return self._finish(agent_id, action)
+        state.rounds += 1
+        if state.rounds > self.setting.max_tool_rounds:
+            self._terminate(
+                "max_tool_rounds", f"{agent_id} made more than {self.setting.max_tool_rounds} calls"
+            )
+            return ActionResult(action, "Stopped: too many tool calls.", "max_tool_rounds")
+        if action.name in TOOL_CHANNEL:
+            return await self._channel(agent_id, action)
+        return await self._domain(agent_id, action)
+
+    def _error(self, agent_id: str, action: Action, error_type: str, message: str) -> ActionResult:
+        self._record(
+            type="error", actor=agent_id, payload={"error_type": error_type, "message": message}
+        )
+        self.errors += 1
+        if self.errors >= self.setting.error_limit:
+            self._terminate("too_many_errors", f"{self.errors} errors; last: {message}")
+        return ActionResult(action, f"Error: {message}", error_type)
+
+    async def _message(self, agent_id: str, action: SendMessage) -> ActionResult:
+        target = action.target
+        if target not in self.humans and target not in self.agents:
+            return self._error(agent_id, action, "routing_error", f"no participant {target!r}")
+        if not self.graph.may_message(agent_id, target):
+            return self._error(
+                agent_id, action, "routing_error", f"{agent_id} cannot message {target}"
+            )
+        self._record(type="message", actor=agent_id, target=target, payload={"text": action.text})
+        await self._fire("on_keyword", action.text)
+        if target in self.agents:
+            self.agents[target].inbox.append(Incoming(agent_id, "message", action.text))
+            if self.graph.mode != "graph" and self.graph.graph.has_edge(agent_id, target):
+                labels = set(self.graph.graph[agent_id][target])
+                if labels & DELEGATING_LABELS:
+                    self.delegator[target] = agent_id
+            if self.delegator.get(agent_id) == target:
+                del self.delegator[agent_id]
+            self.active = target
+        return ActionResult(action, f"Message delivered to {target}.")
+
+    def _finish(self, agent_id: str, action: Finish) -> ActionResult:
+        boss = self.delegator.pop(agent_id, None)
+        self._record(
+            type="finish", actor=agent_id, target=boss, payload={"deliverable": action.deliverable}
+        )
+        if boss is not None:
+            self.agents[boss].inbox.append(Incoming(agent_id, "report", action.deliverable))
+            self.active = boss
+        elif self.graph.mode == "graph" and agent_id != self.lead:
+            self.finished.add(agent_id)
+            order = [a for a in self.graph.agents() if a not in self.finished]
+            self.active = self.lead if self.lead in order else order[0]
+        else:
+            self._terminate("agent_done")
+        return ActionResult(action, "Finished.")
+
+    async def _domain(self, agent_id: str, call: CallTool) -> ActionResult:
+        spec = self.tool_specs.get(call.name)
+        if spec is None:
+            return self._error(agent_id, call, "unknown_tool", f"no tool named {call.name!r}")
+        if spec.side != "agent" or not self.graph.may_call(agent_id, call.name):
+            return self._error(
+                agent_id, call, "tool_not_permitted", f"{agent_id} does not hold {call.name}"
+            )
+        refusal = None
+        if spec.kind == "write":
+            if agent_id in self.vetoed:
+                self.vetoed.discard(agent_id)
+                refusal = ("vetoed", "a human vetoed this action")
+            elif "control" in self.agents[agent_id].channels and self.setting.needs_authorization(
+                spec.risk, call.name in self.protected
+            ):
+                refusal = (
+                    "needs_authorization",
+                    f"{call.name} needs a human's approval: use request_control first",
+                )
+        result = await self._run_tool(agent_id, spec, call.arguments, None, refusal)
+        return ActionResult(
+            call,
+            result.content(),
+            result.error_type,
+            tool_output=None if result.error else result.output,
+        )
+
+    async def _run_tool(
+        self,
+        actor: str,
+        spec: ToolSpec,
+        arguments: dict[str, Any],
+        authorization: str | None,
+        refusal: tuple[str, str] | None = None,
+    ) -> ToolResult:
+        """Execute (or refuse) a tool call by ``actor``, recording call and result."""
+        self._calls += 1
+        call_id = f"call-{self._calls:04d}"
+        self._record(
+            type="tool_call",
+            actor=actor,
+            payload={
+                "call_id": call_id,
+                "name": spec.name,
+                "arguments": arguments,
+                "side": spec.side,
+                "risk": spec.risk,
+                "authorization": authorization,
+            },
+        )
+        if refusal is not None:
+            result = ToolResult(spec.name, error=True, error_type=refusal[0], message=refusal[1])
+        else:
+            result = self.environment.call(spec.name, arguments, spec.side)
+        self._record(
+            type="tool_result",
+            actor=actor,
+            payload={
+                "call_id": call_id,
+                "name": spec.name,
+                "output": result.content(),
+                "error": result.error,
+                "error_type": result.error_type,
+                "diff": result.diff,
+            },
+        )
+        if not result.error:
+            await self._fire("after_tool", spec.name)
+        return result
+
+    # -- channels --------------------------------------------------------------------
+
+    async def _channel(self, agent_id: str, call: CallTool) -> ActionResult:
+        channel = TOOL_CHANNEL[call.name]
+        args = call.arguments
+        try:
+            opened = self._open(agent_id, channel, args)
+        except ChannelRefused as exc:
+            return self._error(agent_id, call, exc.error_type, exc.message)
+        except ValueError as exc:
+            return self._error(agent_id, call, "invalid_arguments", f"{call.name}: {exc}")
+        request, spec = opened
+        controller = self.controllers[channel]
+        if request.status == "expired":
+            self._expired += 1
+            if self._expired > 1:
+                self._terminate("budget_exhausted", "channel requests after the budget ran out")
+            return ActionResult(call, f"Not sent: {request.reason}.", "expired", request)
+        human = request.target
+        state = self.humans[human]
+        if channel == "control" and spec is not None and request.form == "execute":
+            if not self.graph.may_call(human, spec.name):
+                controller.terminate(request, f"{human} cannot perform {spec.name}")
+                return ActionResult(
+                    call, f"{human} cannot perform {spec.name}.", "terminated", request
+                )
+        controller.dispatch(request)
+        view = state.view
+        if channel == "clarification":
+            view.asks += 1
+            response = await self.user_policy.clarify(view, request)
+        elif channel == "feedback":
+            response = await self.user_policy.review(view, request)
+        else:
+            facts = ActionFacts(risk=spec.risk, kind=spec.kind, side=spec.side, known=True)
+            response = await self.user_policy.decide(view, request, facts)
+        if self.ended:
+            return ActionResult(call, "The episode ended.", "terminated", request)
+        if response is None:
+            controller.terminate(request, "no usable answer from the user simulator")
+            return ActionResult(call, f"{human} gave no usable answer.", "terminated", request)
+        controller.answer(request, human, response)
+        if channel != "control":
+            view.untold_revision = None
+        memory = self.agents[agent_id].memory
+        text = f"{human} ({request.request_id}): {_response_text(response)}"
+        output = None
+        if isinstance(response, ControlDecision):
+            output, text = await self._resolve_control(
+                agent_id, human, request, spec, response, text
+            )
+        memory.append(text)
+        return ActionResult(call, text, None, request, response, output)
+
+    def _open(
+        self, agent_id: str, channel: str, args: dict[str, Any]
+    ) -> tuple[ChannelRequest, ToolSpec | None]:
+        """Validate a channel tool's arguments and open the request."""
+        target = args.get("target")
+        if target is not None and not isinstance(target, str):
+            raise ValueError("target must be a participant id")
+        controller = self.controllers[channel]
+        if channel == "clarification":
+            question = args.get("question")
+            if not isinstance(question, str) or not question.strip():
+                raise ValueError("question must be a non-empty string")
+            topics = args.get("topics") or []
+            if not isinstance(topics, list) or not all(isinstance(t, str) for t in topics):
+                raise ValueError("topics must be a list of strings")
+            return controller.open(
+                sender=agent_id, content=question, form="question", target=target, topics=topics
+            ), None
+        if channel == "feedback":
+            artifact = args.get("artifact")
+            if not isinstance(artifact, str) or not artifact.strip():
+                raise ValueError("artifact must be a non-empty string")
+            question = args.get("question")
+            content = artifact if not question else f"{artifact}\n\n{question}"
+            return controller.open(
+                sender=agent_id, content=content, form="review", target=target
+            ), None
+        name, arguments, mode = args.get("tool_name"), args.get("arguments", {}), args.get("mode")
+        if mode not in ("approval", "execute"):
+            raise ValueError("mode must be 'approval' or 'execute'")
+        if not isinstance(arguments, dict):
+            raise ValueError("arguments must be an object")
+        spec = self.tool_specs.get(name) if isinstance(name, str) else None
+        if spec is None:
+            raise ValueError(f"no tool named {name!r}")
+        if mode == "approval" and (
+            spec.side != "agent" or not self.graph.may_call(agent_id, spec.name)
+        ):
+            raise ChannelRefused("tool_not_permitted", f"{agent_id} does not hold {spec.name}")
+        reason = args.get("reason") or ""
+        verb = "approve" if mode == "approval" else "carry out"
+        content = f"Please {verb} {name}" + (f": {reason}" if reason else ".")
+        request = controller.open(
+            sender=agent_id,
+            content=content,
+            form=mode,
+            target=target,
+            action=ActionRef(name=name, arguments=arguments),
+        )
+        return request, spec
+
+    async def _resolve_control(
+        self,
+        agent_id: str,
+        human: str,
+        request: ChannelRequest,
+        spec: ToolSpec,
+        decision: ControlDecision,
+        text: str,
+    ) -> tuple[Any, str]:
+        """Carry out a control decision: run the action (by whom it says), or not."""
+        arguments = request.action.arguments if request.action else {}
+        if decision.decision == "stop":
+            self._terminate("user_stop", f"{human} stopped the episode ({request.request_id})")
+            return None, text
+        if decision.decision in RUN_DECISIONS:
+            actor, side = agent_id, spec.side
+            if decision.arguments is not None:
+                arguments = decision.arguments
+        elif decision.decision in HUMAN_RUN_DECISIONS and self.graph.may_call(human, spec.name):
+            actor, side = human, spec.side
+        else:
+            return None, text + " (not carried out)"
+        del side
+        result = await self._run_tool(actor, spec, arguments, request.request_id)
+        return (None if result.error else result.output), f"{text}\nResult: {result.content()}"
+
+    # -- humans ----------------------------------------------------------------------
+
+    def _revise_goals(self) -> None:
+        for user_id, human in self.humans.items():
+            while human.revisions and human.revisions[0].at_turn <= self.step_no:
+                revision = human.revisions.pop(0)
+                human.view.goal = revision.goal
+                human.view.known_info.update(revision.known_info)
+                human.view.untold_revision = revision
+                self._record(type="goal_revision", actor=user_id, payload={"goal": revision.goal})
+
+    async def _fire(self, kind: str, value: Any) -> None:
+        """Run the spontaneous interventions whose condition ``kind`` matches ``value``."""
+        if not self.triggers or self.ended:
+            return
+        due = []
+        for entry in self.triggers:
+            condition = entry[1].condition
+            if condition.type != kind:
+                continue
+            if (
+                (kind == "at_turn" and condition.turn_number == value)
+                or (kind == "after_tool" and condition.tool_name == value)
+                or (
+                    kind == "on_keyword"
+                    and condition.keyword
+                    and condition.keyword.lower() in str(value).lower()
+                )
+            ):
+                due.append(entry)
+        for entry in due:
+            self.triggers.remove(entry)
+            await self._intervene(*entry)
+
+    async def _intervene(self, user_id: str, rule: TriggerRule, mode: str) -> None:
+        channel = rule.action_type
+        candidates = [
+            a for a in self.graph.agents() if channel in self.graph.channels_between(user_id, a)
+        ]
+        agent_id = self.active if self.active in candidates else (candidates or [self.lead])[0]
+        view = self.humans[user_id].view
+        content = rule.predefined_message if mode != "llm" else None
+        if content is None:
+            view.history = self._digest()
+            content = await self.user_policy.intervene(view, rule, agent_id)
+        if not content:
+            return
+        form = {"clarification": "inform", "feedback": "comment"}.get(
+            channel, rule.decision or "deny"
+        )
+        controller = self.controllers[channel]
+        try:
+            request = controller.open(
+                sender=user_id, content=content, form=form, target=agent_id, initiator="human"
+            )
+        except ChannelRefused:
+            return
+        if request.status == "expired":
+            return
+        controller.dispatch(request)
+        state = self.agents[agent_id]
+        state.inbox.append(Incoming(user_id, channel, content, form, request.request_id))
+        state.memory.append(f"{user_id} ({request.request_id}, unprompted {channel}): {content}")
+        if channel == "control" and form == "stop":
+            self._terminate("user_stop", f"{user_id} stopped the episode ({request.request_id})")
+        elif channel == "control" and form == "deny":
+            self.vetoed.add(agent_id)
+
+    def _digest(self, limit: int = 12) -> str:
+        """A short text of the latest messages and tool calls, for spontaneous input."""
+        lines = []
+        for event in self.trace.events[-limit * 3 :]:
+            if event.type == "message":
+                lines.append(f"{event.actor} to {event.target}: {event.payload['text']}")
+            elif event.type == "tool_call":
+                lines.append(f"{event.actor} called {event.payload['name']}")
+            elif event.type == "finish":
+                lines.append(f"{event.actor} finished: {event.payload['deliverable']}")
+        return "\n".join(lines[-limit:]) or "(nothing yet)"
+
+
+def _response_text(response: Any) -> str:
+    if isinstance(response, ClarificationResponse | FeedbackResponse):
+        return response.content
+    return f"{response.decision}. {response.content}".strip()
+
+
+def run_episode(
+    scenario: Scenario,
+    setting: Setting | None = None,
+    backends: Backends | None = None,
+    seed: int = 0,
+    client: Any | None = None,
+) -> Trace:
+    """Run one episode to the end (synchronous convenience) and return its trace."""
+    return asyncio.run(Episode(scenario, setting, backends, seed, client).run())
