@@ -69,7 +69,9 @@ def check_task(scenario: Scenario) -> TaskCheck:
         "ok" if oracle[0] and oracle[1] == 1.0 else f"oracle scored {oracle[1]} ({oracle[2]})"
     )
     idle = _score(scenario, "scripted:idle", "A3", judge)
-    row.results["idle"] = "ok" if not idle[0] and idle[1] == 0.0 else f"idle scored {idle[1]}"
+    row.results["idle"] = (
+        "ok" if not idle[0] and idle[1] == 0.0 else f"idle scored {idle[1]:.3f} ({idle[2]})"
+    )
     if scenario.adaptation_pattern in HIDDEN_FACT_PATTERNS:
         trace = run_episode(scenario, Setting(agency="A1"), Backends(agent="scripted:oracle"))
         seen = visible_to_agents(scenario, trace, environment.policy)
