@@ -254,6 +254,23 @@ class MockEnvironment(Environment):
     # -- hidden assertions ---------------------------------------------------------
 
     @assertion
+    def assert_account(
+        self, account_id: str, status: Status | None = None, note_contains: str | None = None
+    ) -> bool:
+        """Whether the account has every given property at once.
+
+        Combining a change the task asks for with a property that must stay (e.g. "the
+        note mentions June and the account is still active") keeps a do-nothing run from
+        earning credit for the unchanged part.
+        """
+        account = self.db["accounts"].get(account_id)
+        if account is None:
+            return False
+        if status is not None and account["status"] != status:
+            return False
+        return note_contains is None or note_contains.lower() in account["note"].lower()
+
+    @assertion
     def assert_status(self, account_id: str, status: Status) -> bool:
         """Whether the account has this status."""
         return self.db["accounts"].get(account_id, {}).get("status") == status
