@@ -442,7 +442,7 @@ class HASGraph:
                 if name not in domain_tools:
                     problems.append(f"{p.id}: tool {name!r} does not exist in this domain")
                 elif domain_tools[name] != side:
-                    problems.append(f"{p.id}: tool {name!r} is a {domain_tools[name]}-side tool")
+                    problems.append(f"{p.id}: tool {name!r} is for the {domain_tools[name]} side")
         return problems
 
     # -- serialization -------------------------------------------------------------
@@ -471,6 +471,10 @@ class HASGraph:
             mode, task_id = data["mode"], data.get("task_id", "")
         except (ValueError, KeyError, TypeError) as exc:
             raise GraphError(f"not a HAS Graph JSON document: {exc}") from None
+        if data.get("version") != GRAPH_JSON_VERSION:
+            raise GraphError(
+                f"HAS Graph JSON version {data.get('version')!r} is not {GRAPH_JSON_VERSION}"
+            )
         if any(len(e) != 3 for e in edges):
             raise GraphError("not a HAS Graph JSON document: edges must be triples")
         return cls(participants, edges, mode, task_id)

@@ -296,7 +296,7 @@ def test_tool_problems_name_participant_and_tool():
     )
     assert HASGraph.from_scenario(s).structure_problems(MOCK_TOOLS) == [
         "agent_0: tool 'fly' does not exist in this domain",
-        "user_0: tool 'refund' is a agent-side tool",
+        "user_0: tool 'refund' is for the agent side",
     ]
 
 
@@ -327,8 +327,16 @@ def test_json_round_trip_is_exact(task):
     [
         ("{", "not a HAS Graph JSON document"),
         ('{"mode": "star", "participants": []}', "'edges'"),
-        ('{"mode": "star", "participants": [], "edges": [["a", "b"]]}', "edges must be triples"),
-        ('{"mode": "star", "participants": [{"id": "a", "kind": "robot"}], "edges": []}', "kind"),
+        (
+            '{"version": 1, "mode": "star", "participants": [], "edges": [["a", "b"]]}',
+            "edges must be triples",
+        ),
+        (
+            '{"version": 1, "mode": "star", "participants": [{"id": "a", "kind": "robot"}], '
+            '"edges": []}',
+            "kind",
+        ),
+        ('{"version": 9, "mode": "star", "participants": [], "edges": []}', "version 9 is not 1"),
     ],
 )
 def test_from_json_rejects_bad_documents(text, message):
