@@ -286,7 +286,11 @@ def canonical_json(value: Any) -> str:
 
 
 def state_diff(before: Any, after: Any, path: str = "") -> list[dict[str, Any]]:
-    """The changed paths between two JSON-like values, for people to read."""
+    """The changed paths between two JSON-like values, for people to read.
+
+    Mappings are compared key by key and lists of equal length item by item (paths like
+    ``db.lines[3].status``); anything else that differs is reported whole.
+    """
     if isinstance(before, dict) and isinstance(after, dict):
         changes: list[dict[str, Any]] = []
         for key in sorted(set(before) | set(after), key=str):
@@ -298,6 +302,13 @@ def state_diff(before: Any, after: Any, path: str = "") -> list[dict[str, Any]]:
             elif before[key] != after[key]:
                 changes.extend(state_diff(before[key], after[key], sub))
         return changes
+    if isinstance(before, list) and isinstance(after, list) and len(before) == len(after):
+        return [
+            change
+            for index, (old, new) in enumerate(zip(before, after, strict=True))
+            if old != new
+            for change in state_diff(old, new, f"{path}[{index}]")
+        ]
     if before != after:
         return [{"path": path, "before": before, "after": after}]
     return []

@@ -32,6 +32,7 @@ from hasbench.envs.telecom_db import (
     CYCLE_END,
     TODAY,
     APNSettings,
+    copy_json,
     default_user_db,
     generate_db,
     load_db,
@@ -110,6 +111,10 @@ class TelecomEnvironment(Environment):
         env.initialize(scenario)
         env.after_call(None)
         return env
+
+    def snapshot(self) -> dict[str, Any]:
+        """A copy of the full state (plain JSON data, so a structural copy is enough)."""
+        return copy_json({"db": self.db, "user_db": self.user_db})
 
     # -- lookups ---------------------------------------------------------------------
 
