@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import yaml
 
 from hasbench.envs.base import Environment, EnvironmentDataError, ToolError, assertion, tool
-from hasbench.paths import DATA_DIR, POLICIES_DIR
+from hasbench.envs.service import load_policy, resolve_data_path
 
 if TYPE_CHECKING:
     from hasbench.scenario import Scenario
@@ -67,25 +67,21 @@ class MockEnvironment(Environment):
     def from_scenario(cls, scenario: Scenario) -> MockEnvironment:
         """Load the database (``environment.db_path`` or the seed) and initialize it.
 
-        Relative paths are resolved against the data directory. The policy comes from
-        ``environment.policy_path`` or ``data/policies/mock.md``.
+        Paths are found as in the service domains: ``db_path`` relative to the working
+        directory or the data directory; ``policy_path`` a file name in ``data/policies``
+        (default ``mock.md``) or a data path.
         """
         env_config = scenario.environment
         where = f"{scenario.task_id}: environment"
         db = (
-            _load_db(_resolve(env_config.db_path), f"{where}.db_path")
+            _load_db(resolve_data_path(env_config.db_path), f"{where}.db_path")
             if env_config.db_path
             else copy.deepcopy(SEED_DB)
         )
-        policy_file = (
-            _resolve(env_config.policy_path) if env_config.policy_path else POLICIES_DIR / "mock.md"
-        )
         try:
-            policy = policy_file.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise EnvironmentDataError(
-                f"{where}.policy_path: {exc.strerror}: {policy_file}"
-            ) from None
+            policy = load_policy(env_config.policy_path or "mock.md")
+        except EnvironmentDataError as exc:
+            raise EnvironmentDataError(f"{where}.policy_path: {exc}") from None
         env = cls(db, policy)
         env.initialize(scenario)
         return env
@@ -297,11 +293,6 @@ class MockEnvironment(Environment):
         """Whether the refunds paid on the account add up to ``total``."""
         paid = sum(r["amount"] for r in self.db["refunds"] if r["account_id"] == account_id)
         return round(paid - total, 2) == 0
-
-
-def _resolve(path: str) -> Path:
-    candidate = Path(path)
-    return candidate if candidate.is_absolute() else DATA_DIR / candidate
 
 
 def _load_db(path: Path, where: str) -> dict[str, Any]:

@@ -246,7 +246,9 @@ def test_bad_database_files_are_errors_naming_task_and_field(tmp_path, content, 
 
 
 def test_a_missing_policy_file_is_an_error_naming_the_field(tmp_path):
-    with pytest.raises(EnvironmentDataError, match="environment.policy_path: No such file"):
+    with pytest.raises(
+        EnvironmentDataError, match="environment.policy_path: .*policy file not found"
+    ):
         MockEnvironment.from_scenario(task(policy_path=str(tmp_path / "none.md")))
 
 
