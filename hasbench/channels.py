@@ -312,8 +312,14 @@ class ChannelController:
         self._set(request, "terminated", reason)
 
     def open_requests(self) -> list[ChannelRequest]:
-        """Requests not yet in a final state (agent-requested ones still awaiting an answer)."""
-        return [r for r in self.requests if r.status not in FINAL_STATUSES]
+        """Agent-requested requests still awaiting an answer.
+
+        A human-initiated event is complete once dispatched (delivered to the agent); it
+        expects no answer.
+        """
+        return [
+            r for r in self.requests if r.initiator == "agent" and r.status not in FINAL_STATUSES
+        ]
 
     def _set(self, request: ChannelRequest, status: Status, reason: str | None = None) -> None:
         request.status = status

@@ -84,6 +84,19 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 0 if rows and all(row.passed for row in rows) else 1
 
 
+def cmd_episode(args: argparse.Namespace) -> int:
+    """Run one episode, write its trace, print one JSON summary (see simulator.summarize)."""
+    from hasbench.simulator import episode_command
+
+    summary = episode_command(
+        args.file, args.task_id, agent=args.agent, user=args.user, judge=args.judge,
+        agency=args.agency, channels=args.channels, persona=args.persona, seed=args.seed,
+        out=args.out,
+    )  # fmt: skip
+    print(json.dumps(summary, sort_keys=True))
+    return 0
+
+
 def cmd_study_analyze(args: argparse.Namespace) -> int:
     """Analyse DocuTeam study data; write tables and figures; print loader errors, exit 1."""
     from hasbench.docuteam.study import StudyDataError, run_study_analysis
@@ -162,6 +175,22 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("check", help="run the automatic checks (oracle, idle, hidden facts)")
     p.add_argument("paths", nargs="+", metavar="PATH", help="task files or directories")
     p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("episode", help="run one episode of a task and print a JSON summary")
+    p.add_argument("file", metavar="FILE", help="a task YAML file")
+    p.add_argument("task_id", metavar="TASK_ID", help="the task to run")
+    p.add_argument("--agent", default="scripted:oracle", help="agent model or scripted:*")
+    p.add_argument("--user", default="scripted:user", help="user model or scripted:user")
+    p.add_argument("--judge", default="rule", help="judge model or 'rule'")
+    p.add_argument("--agency", default="A3", choices=["A1", "A2", "A3", "A4", "A5"])
+    p.add_argument(
+        "--channels", default="full",
+        choices=["full", "clar-only", "feed-only", "cont-only", "no-clar", "no-feed", "no-cont"],
+    )  # fmt: skip
+    p.add_argument("--persona", default=None, help="persona id overriding every user's")
+    p.add_argument("--seed", type=int, default=0, help="episode seed")
+    p.add_argument("--out", metavar="TRACE.jsonl", help="where to write the trace")
+    p.set_defaults(func=cmd_episode)
 
     p = sub.add_parser("study", help="DocuTeam user-study data: analyse or write an example")
     study = p.add_subparsers(dest="study_command", required=True, metavar="ACTION")
