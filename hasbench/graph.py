@@ -25,6 +25,7 @@ import networkx as nx
 from pydantic import BaseModel, ConfigDict, Field
 
 from hasbench.scenario import MODE_LABELS, Scenario
+from hasbench.scenario import _structure_problems as mode_shape_problems
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -378,7 +379,8 @@ class HASGraph:
         labels fit the mode, that the agents form the mode's shape (star: one hub;
         chain: one path; tree: one root and no cycle; graph: connected), that every human
         is related to an agent, and (with ``domain_tools``) that held tools exist on the
-        right side.
+        right side. The shape rules are the schema's own (:mod:`hasbench.scenario`), so
+        validation and the graph never disagree.
         """
         problems: list[str] = []
         allowed = MODE_LABELS.get(self.mode)
@@ -406,33 +408,10 @@ class HASGraph:
         return problems
 
     def _shape_problems(self) -> list[str]:
-        sub = self._agent_subgraph()
-        agents = self.agents()
-        if len(agents) < 2:
+        if len(self.agents()) < 2:
             return []
-        mode = self.mode
-        if not nx.is_weakly_connected(sub):
-            parts = sorted(sorted(c) for c in nx.weakly_connected_components(sub))
-            return [f"{mode}: agents are not connected: {parts}"]
-        if mode == "star":
-            hubs = [a for a in agents if sub.out_degree(a) == len(agents) - 1]
-            if len(hubs) != 1 or sub.number_of_edges() != len(agents) - 1:
-                return [f"star: needs one hub linked to each other agent, got edges {_pairs(sub)}"]
-        elif mode == "chain":
-            if not nx.is_directed_acyclic_graph(sub):
-                return [f"chain: has a cycle {_cycle(sub)}"]
-            if any(sub.in_degree(a) > 1 or sub.out_degree(a) > 1 for a in agents):
-                return [f"chain: must be one path, got edges {_pairs(sub)}"]
-        elif mode == "tree":
-            if not nx.is_directed_acyclic_graph(sub):
-                return [f"tree: has a cycle {_cycle(sub)}"]
-            roots = [a for a in agents if sub.in_degree(a) == 0]
-            if len(roots) != 1:
-                return [f"tree: needs one root, got {roots}"]
-            several = [a for a in agents if sub.in_degree(a) > 1]
-            if several:
-                return [f"tree: agents with several parents: {several}"]
-        return []
+        edges = list(self._agent_subgraph().edges())
+        return mode_shape_problems(self.mode, self.agents(), edges)
 
     def _tool_problems(self, domain_tools: Mapping[str, str]) -> list[str]:
         problems = []
@@ -655,11 +634,3 @@ def _label_spot(
 def _edge_text(label: str) -> str:
     channels = [CHANNEL_ABBREVIATIONS[c] for c in CHANNELS if c in RELATIONS[label].channels]
     return f"{label} ({'/'.join(channels)})" if channels else label
-
-
-def _pairs(sub: nx.DiGraph) -> list[tuple[str, str]]:
-    return sorted(sub.edges())
-
-
-def _cycle(sub: nx.DiGraph) -> list[str]:
-    return [source for source, _ in nx.find_cycle(sub)]
