@@ -144,11 +144,10 @@ def select_tasks(selection: TaskSelection) -> list[Scenario]:
 
 
 def prompt_hashes() -> dict[str, str]:
-    """SHA-256 (16 hex digits) of every prompt file under ``hasbench/prompts``."""
+    """SHA-256 (16 hex digits) of every prompt template (``hasbench/prompts/*.txt``)."""
     return {
         path.name: hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-        for path in sorted(PROMPTS_DIR.glob("*"))
-        if path.is_file()
+        for path in sorted(PROMPTS_DIR.glob("*.txt"))
     }
 
 

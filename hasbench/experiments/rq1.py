@@ -317,11 +317,13 @@ def run(
     domains: Sequence[str] = DEFAULT_DOMAINS,
     max_tasks_per_domain: int | None = None,
     seed: int = 0,
-    output_dir: str | Path = FIGURES_DIR / "rq1",
+    output_dir: str | Path | None = None,
     results_dir: str | Path | None = None,
     progress: bool = True,
 ) -> dict[str, Any]:
     """Run (or resume) the RQ1 grid, then write its tables and figure.
+
+    ``output_dir`` defaults to ``FIGURES_DIR/rq1`` and ``results_dir`` to ``RUNS_DIR/rq1``.
 
     Returns a dict with ``results`` (the tidy table), ``tables`` (numeric), ``figure``
     (the PNG path), ``summary`` (the runner's :class:`RunSummary`) and ``notes``.
@@ -331,6 +333,7 @@ def run(
     grid = experiment(agent_models, user_model, judge_model, domains, max_tasks_per_domain, seed)
     summary = run_sync(run_experiment(grid, results_dir, progress=progress))
     results = load_results(summary.directory)
+    output_dir = Path(output_dir) if output_dir is not None else FIGURES_DIR / "rq1"
     made = write_tables(results, output_dir)
     png = figure(results, output_dir, seed=seed)
     return {

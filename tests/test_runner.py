@@ -1,0 +1,192 @@
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from hasbench import runner
+from hasbench.cli import main
+from hasbench.paths import REPO_ROOT
+
+EXAMPLES = str(REPO_ROOT / "data" / "tasks" / "examples.yaml")
+
+DRIVER = textwrap.dedent(
+    """
+    import sys
+    from hasbench.llm import register_test_provider
+    from hasbench.cli import main
+
+    def respond(messages, tools):
+        prompt = messages[-1]["content"]
+        if "Statement:" in prompt:
+            return {"content": '{"holds": true, "quote": ""}', "tool_calls": []}
+        scores = dict.fromkeys(
+            ["precise", "necessary", "non_redundant", "actionable", "integrated",
+             "warranted", "well_timed", "self_initiated"], 1)
+        import json
+        return {"content": json.dumps(scores), "tool_calls": []}
+
+    register_test_provider("slowjudge", respond, delay=float(sys.argv[1]))
+    raise SystemExit(main(["run", sys.argv[2], "--out", sys.argv[3], "--quiet"]))
+    """
+)
+
+
+def write_experiment(path: Path, **overrides) -> Path:
+    spec = {
+        "name": "runner_test",
+        "tasks": {"files": [EXAMPLES]},
+        "backends": [{"agent": "scripted:strong"}],
+        "settings": [{"agency": "A1"}, {"agency": "A3"}],
+        "seeds": [0],
+    }
+    spec.update(overrides)
+    path.write_text(yaml.safe_dump(spec))
+    return path
+
+
+def records(directory: Path) -> list[Path]:
+    return sorted((directory / "episodes").glob("*.json"))
+
+
+def test_run_writes_one_record_and_trace_per_episode_and_rerun_skips(tmp_path, capsys):
+    exp = write_experiment(tmp_path / "exp.yaml", tasks={"files": [EXAMPLES], "ids": None})
+    out = tmp_path / "store"
+    assert main(["run", str(exp), "--out", str(out), "--quiet"]) == 0
+    first = capsys.readouterr().out
+    n = len(records(out))
+    assert n == 2 * len(runner.select_tasks(runner.load_experiment(exp).tasks))
+    assert "0 already done" in first
+    for path in records(out):
+        record = json.loads(path.read_text())
+        assert record["error"] is None, record["error"]
+        assert (out / record["trace"]).exists()
+        assert path.stem == runner.episode_key({k: record[k] for k in IDENTITY_KEYS})
+    frame = runner.load_results(out)
+    assert len(frame) == n and frame["key"].is_unique
+    assert frame["success"].notna().all()
+    assert not list(out.rglob("*.tmp"))
+    assert main(["run", str(exp), "--out", str(out), "--quiet"]) == 0
+    assert f"0 run, {n} already done" in capsys.readouterr().out
+    pd.testing.assert_frame_equal(runner.load_results(out), frame)
+    assert main(["results", str(out)]) == 0
+    table = capsys.readouterr().out
+    assert "scripted:strong" in table and "A3/full" in table and "pass@1" in table
+
+
+IDENTITY_KEYS = (
+    "format", "task_id", "scenario_hash", "setting", "backends", "seed", "package_version",
+    "prompt_hashes",
+)  # fmt: skip
+
+
+def test_failed_episode_is_recorded_and_the_run_goes_on(tmp_path):
+    exp = write_experiment(
+        tmp_path / "exp.yaml",
+        backends=[{"agent": "scripted:no_such_policy"}, {"agent": "scripted:oracle"}],
+        settings=[{"agency": "A3"}],
+        tasks={"files": [EXAMPLES], "max_per_domain": 2},
+    )
+    out = tmp_path / "store"
+    assert main(["run", str(exp), "--out", str(out), "--quiet"]) == 0
+    frame = runner.load_results(out)
+    assert len(frame) == 4
+    bad = frame[frame["agent_model"] == "scripted:no_such_policy"]
+    assert bad["error"].notna().all()
+    assert bad["error"].str.contains("no_such_policy").all()
+    good = frame[frame["agent_model"] == "scripted:oracle"]
+    assert good["error"].isna().all() and good["success"].all()
+
+
+def test_task_filters(tmp_path):
+    sel = runner.TaskSelection(files=[EXAMPLES], patterns=["C"])
+    assert {s.adaptation_pattern for s in runner.select_tasks(sel)} == {"C"}
+    sel = runner.TaskSelection(files=[EXAMPLES], max_per_domain=3)
+    assert len(runner.select_tasks(sel)) == 3
+    ids = [s.task_id for s in runner.select_tasks(runner.TaskSelection(files=[EXAMPLES]))][:2]
+    assert [
+        s.task_id for s in runner.select_tasks(runner.TaskSelection(files=[EXAMPLES], ids=ids))
+    ] == ids
+    with pytest.raises(runner.ExperimentError, match="tasks.ids"):
+        runner.select_tasks(runner.TaskSelection(files=[EXAMPLES], ids=["nope_A_001"]))
+    assert runner.select_tasks(runner.TaskSelection(files=[EXAMPLES], domains=["retail"])) == []
+
+
+def test_bad_experiment_files_name_file_and_field(tmp_path, capsys):
+    bad = write_experiment(tmp_path / "bad.yaml", settings=[{"agency": "A9"}])
+    assert main(["run", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "bad.yaml: settings.0.agency" in err and "Traceback" not in err
+    typo = write_experiment(tmp_path / "typo.yaml", seed=[0])
+    assert main(["run", str(typo)]) == 2
+    assert "typo.yaml: seed: Extra inputs are not permitted" in capsys.readouterr().err
+    missing = write_experiment(tmp_path / "m.yaml", tasks={"files": ["data/tasks/none.yaml"]})
+    assert main(["run", str(missing)]) == 2
+    assert "no such task file: data/tasks/none.yaml" in capsys.readouterr().err
+    assert main(["results", str(tmp_path)]) == 2
+    assert "not a results directory" in capsys.readouterr().err
+
+
+def test_episode_key_changes_with_what_determines_the_episode():
+    exp = runner.Experiment.model_validate(
+        {
+            "name": "k",
+            "tasks": {"files": [EXAMPLES], "max_per_domain": 1},
+            "settings": [{"agency": "A1"}, {"agency": "A3"}],
+            "seeds": [0, 1],
+            "backends": [
+                {"agent": "scripted:strong"},
+                {"agent": "scripted:strong", "judge": "x/y"},
+            ],
+        }
+    )
+    keys = [runner.episode_key(spec.identity(runner.prompt_hashes())) for spec in runner.grid(exp)]
+    assert len(keys) == len(set(keys)) == 8
+    again = [runner.episode_key(spec.identity(runner.prompt_hashes())) for spec in runner.grid(exp)]
+    assert keys == again
+
+
+@pytest.mark.slow
+def test_killed_run_resumes_with_nothing_lost_or_duplicated(tmp_path):
+    exp = write_experiment(
+        tmp_path / "exp.yaml",
+        backends=[{"agent": "scripted:strong", "judge": "test/slowjudge"}],
+        seeds=[0, 1],
+        concurrency={"scripted": 1, "test": 1},
+    )
+    driver = tmp_path / "driver.py"
+    driver.write_text(DRIVER)
+    total = len(runner.grid(runner.load_experiment(exp)))
+
+    def launch(delay: float, out: Path, cache: str) -> subprocess.Popen:
+        env = {**os.environ, "HASBENCH_CACHE": str(tmp_path / cache)}
+        return subprocess.Popen(
+            [sys.executable, str(driver), str(delay), str(exp), str(out)],
+            env=env, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )  # fmt: skip
+
+    reference = tmp_path / "reference"
+    assert launch(0.0, reference, "cache_ref").wait(timeout=300) == 0
+    assert len(records(reference)) == total
+
+    resumed = tmp_path / "resumed"
+    proc = launch(0.05, resumed, "cache_kill")
+    deadline = time.time() + 120
+    while len(records(resumed)) < 3 and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    done_at_kill = len(records(resumed))
+    assert 3 <= done_at_kill < total, "the kill must land mid-way"
+    assert launch(0.0, resumed, "cache_kill").wait(timeout=300) == 0
+    names = [p.name for p in records(resumed)]
+    assert len(names) == total == len(set(names))
+    assert not list(resumed.rglob("*.tmp"))
+    pd.testing.assert_frame_equal(runner.load_results(resumed), runner.load_results(reference))
