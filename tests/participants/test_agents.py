@@ -1,0 +1,100 @@
+import asyncio
+import re
+
+from hasbench.agency import Setting
+from hasbench.llm import LLMClient, ResponseCache, register_test_provider
+from hasbench.paths import TASKS_DIR
+from hasbench.scenario import load_tasks
+from hasbench.simulator import Backends, Episode
+
+EXAMPLES = {t.task_id: t for t in load_tasks(TASKS_DIR / "examples.yaml")}
+
+
+def call(name, arguments):
+    return {"tool_calls": [{"name": name, "arguments": arguments}]}
+
+
+def scripted_agent(messages, tools):
+    """A fake model for mock_A_001: asks, makes each kind of mistake once, then solves."""
+    system = messages[0]["content"]
+    turn = sum(1 for m in messages if m["role"] == "assistant")
+    seen = " ".join(str(m.get("content")) for m in messages[1:])
+    if system.startswith("You are agent_1"):
+        script = [
+            call("update_note", {"account_id": "A102", "note": "Prefers contact by letter."}),
+            call("finish", {"deliverable": "Note updated."}),
+        ]
+        return script[min(turn, 1)]
+    email = re.search(r"[\w.]+@example\.org", seen)
+    script = [
+        call("ask_clarification", {"question": "What is your email?", "topics": ["email"]}),
+        call("find_record_by_email", '{"email": '),  # invalid JSON
+        {"content": "I believe everything is fine."},  # prose, no tool call
+        call("update_note", {"account_id": "A102", "note": "x"}),  # not held by agent_0
+        call("teleport", {}),  # no such tool
+        call("find_record_by_email", {"email": email.group(0) if email else "?"}),
+        call("send_message", {"target": "agent_1", "text": "Note: by letter on A102."}),
+        call("finish", {"deliverable": "Your note now says letter."}),
+    ]
+    return script[min(turn, len(script) - 1)]
+
+
+def run(model, cache=None, setting=None, task="mock_A_001"):
+    client = LLMClient(cache=cache)
+    episode = Episode(EXAMPLES[task], setting or Setting(), Backends(agent=model), 0, client)
+    return episode, asyncio.run(episode.run()), client
+
+
+def test_llm_agent_uses_native_tool_calls_and_gets_typed_errors_back():
+    model = register_test_provider("agent-a001", scripted_agent)
+    episode, trace, _ = run(model)
+    assert trace.termination.reason == "agent_done"
+    errors = [e.payload["error_type"] for e in trace.of_type("error")]
+    assert errors == ["invalid_json", "no_tool_call", "tool_not_permitted", "unknown_tool"]
+    # the clarification answer reached the model, which used the email it was given
+    calls = [e.payload for e in trace.of_type("tool_call")]
+    assert calls[0]["arguments"] == {"email": "ines.falk@example.org"}
+    assert episode.environment.run_assertion(
+        "assert_note_contains", {"account_id": "A102", "text": "letter"}
+    )
+    model_calls = trace.of_type("model_call")
+    assert model_calls and all(e.usage.prompt_tokens > 0 for e in model_calls)
+    assert {e.payload["role"] for e in model_calls} == {"agent"}
+
+
+def test_error_limit_ends_the_episode():
+    model = register_test_provider("prose-only", lambda messages, tools: {"content": "Hello!"})
+    _, trace, _ = run(model, setting=Setting(error_limit=3))
+    assert trace.termination.reason == "too_many_errors"
+    assert len(trace.of_type("error")) == 3
+    assert len(trace.of_type("model_call")) == 3
+
+
+def test_rerun_with_a_warm_cache_makes_no_model_calls(tmp_path):
+    model = register_test_provider("agent-a001-cached", scripted_agent)
+    cache = ResponseCache(tmp_path / "cache.sqlite")
+    _, first, client = run(model, cache)
+    assert client.stats.calls > 0
+    _, second, client = run(model, cache)
+    assert client.stats.calls == 0 and client.stats.cache_hits > 0
+    assert all(e.payload["cached"] for e in second.of_type("model_call"))
+    strip = [(e.type, e.actor, e.payload.get("name")) for e in first.events]
+    assert strip == [(e.type, e.actor, e.payload.get("name")) for e in second.events]
+
+
+def test_channel_tools_are_offered_only_when_registered():
+    offered = {}
+
+    def respond(messages, tools):
+        offered[messages[0]["content"][:15]] = {t["function"]["name"] for t in tools}
+        return call("finish", {"deliverable": "done"})
+
+    model = register_test_provider("tool-lister", respond)
+    run(model, setting=Setting(agency="A1"))
+    assert "ask_clarification" not in offered["You are agent_0"]
+    assert {"find_record_by_email", "get_record", "send_message", "finish"} <= offered[
+        "You are agent_0"
+    ]
+    run(model, setting=Setting(agency="A3", channels="clar-only"))
+    names = offered["You are agent_0"]
+    assert "ask_clarification" in names and "request_control" not in names

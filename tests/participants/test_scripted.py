@@ -1,0 +1,176 @@
+import asyncio
+
+import numpy as np
+import pytest
+
+from hasbench.agency import Setting
+from hasbench.channels import ActionRef, ChannelRequest
+from hasbench.participants.base import ActionFacts, HumanView
+from hasbench.participants.scripted import (
+    PRESETS,
+    PlanParams,
+    ScriptedUser,
+    human_needs,
+    parse_agent_spec,
+)
+from hasbench.paths import TASKS_DIR
+from hasbench.personas import get_persona
+from hasbench.scenario import GoalRevision, UserSpec, load_tasks
+from hasbench.simulator import Backends, Episode
+
+EXAMPLES = {t.task_id: t for t in load_tasks(TASKS_DIR / "examples.yaml")}
+USER = UserSpec(
+    user_id="user_0",
+    goal="Refund my balance.",
+    known_info={"email": "a@example.org", "amount": "30.00"},
+    unknown_info=["account_id"],
+)
+
+
+def view(persona="mock_cooperative", asks=1, **kw):
+    return HumanView(
+        spec=USER, persona=get_persona(persona), goal=USER.goal,
+        known_info=dict(USER.known_info), asks=asks, **kw,
+    )  # fmt: skip
+
+
+def ask(content, topics=(), form="question", channel="clarification", action=None):
+    return ChannelRequest(
+        channel=channel, request_id="x-0001", sender="agent_0", target="user_0",
+        form=form, content=content, topics=list(topics), action=action,
+    )  # fmt: skip
+
+
+def answer(coro):
+    return asyncio.run(coro)
+
+
+def test_parse_agent_specs():
+    assert parse_agent_spec("scripted:oracle") == PlanParams()
+    assert parse_agent_spec("scripted:idle") is None
+    assert parse_agent_spec("scripted:weak") == PRESETS["weak"]
+    assert parse_agent_spec("scripted:agent?competence=0.9&ask=0.8") == PlanParams(
+        competence=0.9, ask=0.8
+    )
+    for bad in ("scripted:genius", "scripted:agent?skill=1", "scripted:agent?ask=2"):
+        with pytest.raises(ValueError):
+            parse_agent_spec(bad)
+
+
+def test_user_reveals_only_what_is_asked():
+    user = ScriptedUser(np.random.default_rng(0))
+    reply = answer(user.clarify(view(), ask("What is your email?", ["email"])))
+    assert reply.info == {"email": "a@example.org"}
+    assert "30.00" not in reply.content
+    reply = answer(user.clarify(view(), ask("Which email address do you use?")))
+    assert reply.info == {"email": "a@example.org"}
+    reply = answer(user.clarify(view(), ask("What is the account id?", ["account_id"])))
+    assert reply.info == {} and "don't know" in reply.content
+    reply = answer(user.clarify(view(), ask("How is the weather?")))
+    assert reply.info == {} and not reply.refused
+
+
+def test_impatient_user_refuses_after_repeated_questions():
+    user = ScriptedUser(np.random.default_rng(0))
+    first = answer(user.clarify(view("mock_impatient", asks=1), ask("Email?", ["email"])))
+    assert first.info and first.content == "email: a@example.org"  # terse
+    later = answer(user.clarify(view("mock_impatient", asks=3), ask("Email?", ["email"])))
+    assert later.refused and later.info == {}
+    patient = answer(user.clarify(view("mock_cooperative", asks=3), ask("Email?", ["email"])))
+    assert not patient.refused
+
+
+def test_uncooperative_user_may_withhold():
+    shared = [
+        bool(answer(ScriptedUser(np.random.default_rng(s)).clarify(
+            view("mock_cautious"), ask("Email?", ["email"])
+        )).info)
+        for s in range(40)
+    ]  # fmt: skip
+    assert 0 < sum(shared) < 40  # cooperativeness 0.2: sometimes withheld, sometimes not
+    assert all(
+        answer(ScriptedUser(np.random.default_rng(s)).clarify(
+            view("mock_cooperative"), ask("Email?", ["email"])
+        )).info
+        for s in range(10)
+    )  # fmt: skip
+
+
+def test_goal_revision_is_told_when_next_asked_and_reviewed():
+    user = ScriptedUser(np.random.default_rng(0))
+    revision = GoalRevision(at_turn=2, goal="Keep the money.", known_info={"keep": "all"})
+    reply = answer(user.clarify(view(untold_revision=revision), ask("Email?", ["email"])))
+    assert "Keep the money." in reply.content and reply.info["keep"] == "all"
+    review = answer(user.review(view(untold_revision=revision), ask("plan", form="review")))
+    assert review.edits["keep"] == "all" and review.labels == ["revise"]
+
+
+def test_review_points_out_missing_known_facts():
+    user = ScriptedUser(np.random.default_rng(0))
+    review = answer(user.review(view(), ask("refund 30.00 to a@example.org", form="review")))
+    assert review.labels == ["accept"] and review.edits is None
+    review = answer(user.review(view(), ask("refund 10 to a@example.org", form="review")))
+    assert review.edits == {"amount": "30.00"} and review.rating <= 2
+
+
+def test_control_decisions_follow_known_info_and_risk_tolerance():
+    user = ScriptedUser(np.random.default_rng(0))
+    high = ActionFacts(risk="high", kind="write", side="agent", known=True)
+    good = ask("approve?", form="approval", channel="control",
+               action=ActionRef(name="refund", arguments={"amount": 30.0}))  # fmt: skip
+    wrong = ask("approve?", form="approval", channel="control",
+                action=ActionRef(name="refund", arguments={"amount": 50.0}))  # fmt: skip
+    assert answer(user.decide(view(), good, high)).decision == "approve"
+    assert answer(user.decide(view("mock_cautious"), good, high)).decision == "deny"
+    modified = answer(user.decide(view("mock_cooperative"), wrong, high))
+    assert modified.decision == "modify" and modified.arguments == {"amount": "30.00"}
+    meek = view("retail_careful_shopper")  # assertiveness 0.4
+    assert answer(user.decide(meek, wrong, high)).decision == "deny"
+    execute = ask("restart please", form="execute", channel="control",
+                  action=ActionRef(name="restart_device", arguments={}))  # fmt: skip
+    assert answer(user.decide(view(), execute, high)).decision == "execute"
+
+
+def test_human_needs_finds_facts_only_humans_hold():
+    scn = EXAMPLES["mock_D_001"]
+    needs = {g.action_id: human_needs(scn, g.arguments) for g in scn.evaluation_criteria.actions}
+    assert [(n.user, n.key) for n in needs["1"]] == [("user_0", "email")]
+    assert [(n.user, n.key) for n in needs["2"]] == [("user_1", "approved_amount")]  # 30.0
+    assert [(n.user, n.key) for n in needs["3"]] == [("user_1", "approved_amount")]  # in text
+    revised = human_needs(EXAMPLES["mock_F_001"], {"note": "away until the end of June."})
+    assert revised[0].revision_turn == 3
+
+
+def run(task, agent, seed, agency="A3"):
+    episode = Episode(EXAMPLES[task], Setting(agency=agency), Backends(agent=agent), seed)
+    return asyncio.run(episode.run())
+
+
+def solved(task, agent, seed, agency="A3"):
+    from hasbench.evaluate import evaluate
+    from hasbench.participants.judges import make_judge
+
+    trace = run(task, agent, seed, agency)
+    return asyncio.run(evaluate(EXAMPLES[task], trace, make_judge("rule"))).success
+
+
+def test_strong_preset_beats_weak_preset():
+    strong = sum(solved(t, "scripted:strong", s) for t in EXAMPLES for s in range(3))
+    weak = sum(solved(t, "scripted:weak", s) for t in EXAMPLES for s in range(3))
+    assert strong > weak
+    assert strong <= 30 and weak >= 1
+
+
+def test_undisciplined_agent_runs_protected_actions_without_approval():
+    trace = run("mock_C_001", "scripted:agent?discipline=0", 0, agency="A1")
+    refunds = [e for e in trace.of_type("tool_call") if e.payload["name"] == "refund"]
+    assert refunds == []  # under A1 it cannot even learn the account (email is the user's)
+    trace = run("mock_B_002", "scripted:agent?discipline=0", 0)
+    calls = [e.payload for e in trace.of_type("tool_call")]
+    refund = next(c for c in calls if c["name"] == "refund")
+    assert refund["authorization"] is None
+    results = {e.payload["call_id"]: e.payload for e in trace.of_type("tool_result")}
+    assert results[refund["call_id"]]["error_type"] == "needs_authorization"
+    # it recovers by asking for approval next, and the approved refund then runs
+    approved = [c for c in calls if c["name"] == "refund" and c["authorization"]]
+    assert approved and approved[0]["authorization"].startswith("ctrl-")
