@@ -178,3 +178,13 @@ def test_outputs_of_real_data_carry_no_synthetic_note(tmp_path, example):
     real = analyze(dataclasses.replace(example, meta={}), seed=0)
     write_outputs(real, tmp_path)
     check_outputs(tmp_path, synthetic=False)
+
+
+def test_partial_data_write_the_figures_they_support(tmp_path, example):
+    frame = example.frame[example.frame["measure_group"].isin(["survey", "interaction"])]
+    partial = analyze(dataclasses.replace(example, frame=frame.reset_index(drop=True)))
+    assert partial.agreement.empty
+    assert set(partial.results["measure_group"]) == {"survey", "interaction"}
+    written = {p.name for p in write_outputs(partial, tmp_path)}
+    assert {"figure3.png", "figure4.png", "figure8.png", "table2.csv"} <= written
+    assert "figure5.png" not in written

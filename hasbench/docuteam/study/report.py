@@ -19,7 +19,12 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import scipy  # noqa: E402
 
-from hasbench.docuteam.study.analysis import StudyAnalysis, analyze, likert_counts  # noqa: E402
+from hasbench.docuteam.study.analysis import (  # noqa: E402
+    TLX_OVERALL,
+    StudyAnalysis,
+    analyze,
+    likert_counts,
+)
 from hasbench.docuteam.study.data import (  # noqa: E402
     KNOWN_MEASURES,
     StudyData,
@@ -106,7 +111,8 @@ def _write_table(frame: pd.DataFrame, stem: Path, caption: str, synthetic: bool)
         escape=True,
         float_format="%.3f",
     )
-    tex.write_text(latex.replace("±", r"$\pm$"), encoding="utf-8")
+    latex = latex.replace("±", r"$\pm$").replace("<", "$<$")
+    tex.write_text(latex, encoding="utf-8")
     return [csv, md, tex]
 
 
@@ -118,37 +124,41 @@ def _banner(fig: plt.Figure, synthetic: bool) -> None:
         fig.text(0.5, 0.005, SYNTHETIC_NOTE, ha="center", va="bottom", color="#b00020", fontsize=8)
 
 
+def _present(analysis: StudyAnalysis, group: str, scale: str | None = None) -> list[str]:
+    """Measures of a group present in the results (optionally only those on ``scale``)."""
+    res = analysis.results[analysis.results["measure_group"] == group]
+    names = [n for n in res["measure"] if n != TLX_OVERALL]
+    if scale is not None:
+        scales = analysis.data.frame.groupby("measure")["scale"].first()
+        names = [n for n in names if scales.get(n) == scale]
+    return names
+
+
 def _grouped_bars(ax: plt.Axes, analysis: StudyAnalysis, group: str, names: list[str]) -> None:
     """Grouped bars (M, SD error bars) per measure, with stars above significant pairs."""
     treat, control = analysis.data.conditions
-    res = analysis.results.set_index(["measure_group", "measure"])
-    names = [n for n in names if (group, n) in res.index]
+    res = analysis.results.set_index(["measure_group", "measure"]).loc[group]
     xs = np.arange(len(names))
     width = 0.38
-    top = 0.0
+    tops = (res.loc[names, f"{c}_mean"] + res.loc[names, f"{c}_sd"] for c in (treat, control))
+    height = np.maximum(*tops).to_numpy()
+    top = float(height.max())
     for offset, cond, color in ((-width / 2, treat, "treatment"), (width / 2, control, "control")):
-        means = [res.loc[(group, n), f"{cond}_mean"] for n in names]
-        sds = [res.loc[(group, n), f"{cond}_sd"] for n in names]
         ax.bar(
             xs + offset,
-            means,
+            res.loc[names, f"{cond}_mean"],
             width,
-            yerr=sds,
+            yerr=res.loc[names, f"{cond}_sd"],
             capsize=3,
             label=cond,
             color=COLORS[color],
             edgecolor="black",
             linewidth=0.5,
         )
-        top = max(top, max(m + s for m, s in zip(means, sds, strict=True)))
-    for x, name in zip(xs, names, strict=True):
-        mark = res.loc[(group, name), "stars"]
+    for x, name, h in zip(xs, names, height, strict=True):
+        mark = res.loc[name, "stars"]
         if mark:
-            height = max(
-                res.loc[(group, name), f"{c}_mean"] + res.loc[(group, name), f"{c}_sd"]
-                for c in (treat, control)
-            )
-            y = height + 0.05 * top
+            y = h + 0.05 * top
             ax.plot(
                 [x - width / 2, x - width / 2, x + width / 2, x + width / 2],
                 [y, y + 0.02 * top, y + 0.02 * top, y],
@@ -156,42 +166,61 @@ def _grouped_bars(ax: plt.Axes, analysis: StudyAnalysis, group: str, names: list
                 linewidth=0.8,
             )
             ax.text(x, y + 0.03 * top, mark, ha="center", va="bottom", fontsize=11)
-    ax.set_xticks(xs, [res.loc[(group, n), "label"] for n in names])
+    ax.set_xticks(xs, list(res.loc[names, "label"]))
     ax.set_ylim(0, top * 1.25)
     ax.spines[["top", "right"]].set_visible(False)
 
 
-def figure3(analysis: StudyAnalysis) -> plt.Figure:
-    """Figure 3: blind ratings and user-initiated discussions per mode, by condition."""
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.6))
-    ratings = [m.name for m in KNOWN_MEASURES.values() if m.group == "blind_rating"]
-    modes = [
-        m.name
-        for m in KNOWN_MEASURES.values()
-        if m.figure == "figure3" and m.group == "interaction"
+def figure3(analysis: StudyAnalysis) -> plt.Figure | None:
+    """Figure 3: blind ratings and user-initiated discussions per mode (None without data)."""
+    modes = [m.name for m in KNOWN_MEASURES.values() if m.figure == "figure3"]
+    panels = [
+        (
+            "blind_rating",
+            _present(analysis, "blind_rating"),
+            "Rating (mean of raters)",
+            "Blind evaluation of final plans",
+            "",
+        ),
+        (
+            "interaction",
+            [n for n in _present(analysis, "interaction") if n in modes],
+            "Discussions started by the user",
+            "User-initiated discussions per mode",
+            "Discussion mode",
+        ),
     ]
-    _grouped_bars(left, analysis, "blind_rating", ratings)
-    left.set_ylabel("Rating (1-5, mean of raters)")
-    left.set_title("Blind evaluation of final plans")
-    _grouped_bars(right, analysis, "interaction", modes)
-    right.set_ylabel("Discussions started by the user")
-    right.set_xlabel("Discussion mode")
-    right.set_title("User-initiated discussions per mode")
-    left.legend(loc="upper left", frameon=False, ncols=2)
+    panels = [p for p in panels if p[1]]
+    if not panels:
+        return None
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 5.0), squeeze=False)
+    for ax, (group, names, ylabel, title, xlabel) in zip(axes[0], panels, strict=True):
+        _grouped_bars(ax, analysis, group, names)
+        ax.set_ylabel(ylabel)
+        ax.set_xlabel(xlabel)
+        ax.set_title(title)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(
+        handles, labels, loc="lower center", ncols=2, frameon=False, bbox_to_anchor=(0.5, 0.04)
+    )
     fig.suptitle("Error bars: 1 SD.  * p < .05, ** p < .01, *** p < .001", fontsize=9, y=0.995)
-    fig.tight_layout(rect=(0, 0.03, 1, 0.97))
+    fig.tight_layout(rect=(0, 0.1, 1, 0.97))
     _banner(fig, analysis.synthetic)
     return fig
 
 
 def likert_figure(
     analysis: StudyAnalysis, group: str, names: list[str], labels: tuple[str, ...], title: str
-) -> plt.Figure:
-    """Diverging stacked bars of 7-point responses, neutral centred on zero, per condition."""
+) -> plt.Figure | None:
+    """Diverging stacked bars of 7-point responses, neutral centred, per condition.
+
+    Returns None when ``names`` is empty.
+    """
+    if not names:
+        return None
     data = analysis.data
     counts = likert_counts(data, group)
-    res = analysis.results.set_index(["measure_group", "measure"])
-    names = [n for n in names if (group, n) in res.index]
+    res = analysis.results.set_index(["measure_group", "measure"]).loc[group]
     colors = plt.get_cmap("RdBu_r")(np.linspace(0.05, 0.95, len(labels)))
     colors[len(labels) // 2] = (0.82, 0.82, 0.82, 1.0)
     fig, axes = plt.subplots(
@@ -218,14 +247,17 @@ def likert_figure(
         ax.set_yticks([0, 1], list(data.conditions), fontsize=8)
         ax.invert_yaxis()
         ax.axvline(0, color="black", linewidth=0.6)
-        mark = res.loc[(group, name), "stars"]
-        ax.set_title(f"{res.loc[(group, name), 'label']} {mark}".strip(), loc="left", fontsize=9)
+        ax.set_title(
+            f"{res.loc[name, 'label']} {res.loc[name, 'stars']}".strip(), loc="left", fontsize=9
+        )
         ax.spines[["top", "right"]].set_visible(False)
         ax.set_xlim(-100, 100)
     bottom = axes[-1, 0]
     ticks = np.arange(-100, 101, 25)
     bottom.set_xticks(ticks, [f"{abs(t)}" for t in ticks])
-    bottom.set_xlabel(f"Participants (%): {labels[0].lower()} to the left of the neutral middle")
+    bottom.set_xlabel(
+        f"Participants (%):   \u2190 {labels[0].lower()}   |   {labels[-1].lower()} \u2192"
+    )
     handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in colors]
     fig.legend(
         handles,
@@ -270,26 +302,35 @@ def write_outputs(analysis: StudyAnalysis, out_dir: str | Path) -> list[Path]:
     written += _write_table(
         analysis.power, out / "power", "Participants needed for 80% power (paired)", synthetic
     )
-    survey = {m.name: m.figure for m in KNOWN_MEASURES.values() if m.group == "survey"}
-    present = analysis.results.loc[analysis.results["measure_group"] == "survey", "measure"]
-    fig4 = [n for n in present if survey.get(n) == "figure4"]
-    fig8 = [n for n in present if survey.get(n) != "figure4"]
-    tlx = [
-        n
-        for n in analysis.results.loc[analysis.results["measure_group"] == "nasa_tlx", "measure"]
-        if n != "overall"
-    ]
+    fig4_names = {m.name for m in KNOWN_MEASURES.values() if m.figure == "figure4"}
+    survey = _present(analysis, "survey", scale="1-7")
     figures = {
         "figure3": figure3(analysis),
         "figure4": likert_figure(
-            analysis, "survey", fig4, AGREE_LABELS, "Post-task survey: outcome and collaboration"
+            analysis,
+            "survey",
+            [n for n in survey if n in fig4_names],
+            AGREE_LABELS,
+            "Post-task survey: outcome and collaboration",
         ),
-        "figure5": likert_figure(analysis, "nasa_tlx", tlx, TLX_LABELS, "NASA-TLX workload"),
+        "figure5": likert_figure(
+            analysis,
+            "nasa_tlx",
+            _present(analysis, "nasa_tlx", scale="1-7"),
+            TLX_LABELS,
+            "NASA-TLX workload",
+        ),
         "figure8": likert_figure(
-            analysis, "survey", fig8, AGREE_LABELS, "Post-task survey: remaining items"
+            analysis,
+            "survey",
+            [n for n in survey if n not in fig4_names],
+            AGREE_LABELS,
+            "Post-task survey: remaining items",
         ),
     }
     for name, fig in figures.items():
+        if fig is None:
+            continue
         path = out / f"{name}.png"
         fig.savefig(path, dpi=150, metadata={"Software": None})
         plt.close(fig)
