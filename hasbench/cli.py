@@ -84,6 +84,19 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 0 if rows and all(row.passed for row in rows) else 1
 
 
+def cmd_build_tasks(args: argparse.Namespace) -> int:
+    """Regenerate task files with their seeded generators; print each file written."""
+    import importlib
+
+    from hasbench.build import TASK_GENERATORS
+
+    domains = [args.domain] if args.domain else list(TASK_GENERATORS)
+    for domain in domains:
+        path = importlib.import_module(TASK_GENERATORS[domain]).write()
+        print(f"wrote {path}")
+    return 0
+
+
 def cmd_episode(args: argparse.Namespace) -> int:
     """Run one episode, write its trace, print one JSON summary (see simulator.summarize)."""
     from hasbench.simulator import episode_command
@@ -175,6 +188,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("check", help="run the automatic checks (oracle, idle, hidden facts)")
     p.add_argument("paths", nargs="+", metavar="PATH", help="task files or directories")
     p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("build", help="regenerate task files from their seeded generators")
+    build = p.add_subparsers(dest="build_command", required=True, metavar="WHAT")
+    q = build.add_parser("tasks", help="write data/tasks/<domain>.yaml")
+    q.add_argument("--domain", choices=["retail", "airline", "telecom"], help="default: all")
+    q.set_defaults(func=cmd_build_tasks)
 
     p = sub.add_parser("episode", help="run one episode of a task and print a JSON summary")
     p.add_argument("file", metavar="FILE", help="a task YAML file")
