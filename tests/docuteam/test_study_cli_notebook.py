@@ -1,9 +1,12 @@
 import json
+import sys
 from pathlib import Path
 
 import nbformat
 import papermill
 import pytest
+from ipykernel.kernelspec import install
+from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 
 from hasbench.cli import main
 from hasbench.docuteam.study import generate_example, write_study
@@ -14,6 +17,16 @@ ARTIFACTS = {
     for stem in ("results", "results_raw", "table2", "agreement", "power")
     for ext in ("csv", "md", "tex")
 } | {"figure3.png", "figure4.png", "figure5.png", "figure8.png", "analysis.json"}
+
+
+@pytest.fixture(scope="module")
+def hasbench_kernel():
+    """Register the ``hasbench`` Jupyter kernel in this environment if it is missing."""
+    try:
+        KernelSpecManager().get_kernel_spec("hasbench")
+    except NoSuchKernel:
+        install(kernel_name="hasbench", prefix=sys.prefix)
+    return "hasbench"
 
 
 def broken_csv(tmp_path) -> Path:
@@ -52,13 +65,13 @@ def test_cli_prints_loader_errors_not_a_traceback(tmp_path, capsys):
 
 
 @pytest.mark.slow
-def test_notebook_runs_on_the_example_and_writes_every_artifact(tmp_path):
+def test_notebook_runs_on_the_example_and_writes_every_artifact(tmp_path, hasbench_kernel):
     out = tmp_path / "figures"
     result = papermill.execute_notebook(
         str(NOTEBOOK),
         str(tmp_path / "run.ipynb"),
         parameters={"output_dir": str(out), "alpha": 0.05, "seed": 0},
-        kernel_name="hasbench",
+        kernel_name=hasbench_kernel,
         progress_bar=False,
     )
     assert {p.name for p in out.iterdir()} == ARTIFACTS
@@ -70,14 +83,14 @@ def test_notebook_runs_on_the_example_and_writes_every_artifact(tmp_path):
 
 
 @pytest.mark.slow
-def test_notebook_shows_loader_errors_not_a_traceback(tmp_path):
+def test_notebook_shows_loader_errors_not_a_traceback(tmp_path, hasbench_kernel):
     bad = broken_csv(tmp_path)
     with pytest.raises(papermill.PapermillExecutionError):
         papermill.execute_notebook(
             str(NOTEBOOK),
             str(tmp_path / "run.ipynb"),
             parameters={"data_path": str(bad), "output_dir": str(tmp_path / "out")},
-            kernel_name="hasbench",
+            kernel_name=hasbench_kernel,
             progress_bar=False,
         )
     run = nbformat.read(tmp_path / "run.ipynb", as_version=4)
@@ -98,3 +111,11 @@ def test_notebook_is_thin_and_stripped():
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert all(not c.outputs and c.execution_count is None for c in code)
     assert nb.metadata["kernelspec"]["name"] == "hasbench"
+
+
+def test_cli_reports_a_bad_alpha_without_traceback(tmp_path, capsys):
+    data = tmp_path / "study.csv"
+    main(["study", "example", "--out", str(data)])
+    assert main(["study", "analyze", str(data), "--alpha", "5", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "alpha must lie in (0, 1)" in err and "Traceback" not in err

@@ -190,7 +190,10 @@ def analyze(data: StudyData, alpha: float = 0.05, seed: int = 0) -> StudyAnalysi
 
     Raises:
         StudyDataError: fewer than three participants (the tests need three pairs).
+        ValueError: ``alpha`` outside (0, 1).
     """
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must lie in (0, 1), got {alpha}")
     if len(data.participants) < 3:
         raise StudyDataError(
             data.source, [f"need at least 3 participants, found {len(data.participants)}"]

@@ -10,27 +10,23 @@ import json
 from importlib.metadata import version
 from pathlib import Path
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import scipy
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-import scipy  # noqa: E402
-
-from hasbench.docuteam.study.analysis import (  # noqa: E402
+from hasbench.docuteam.study.analysis import (
     TLX_OVERALL,
     StudyAnalysis,
     analyze,
     likert_counts,
 )
-from hasbench.docuteam.study.data import (  # noqa: E402
+from hasbench.docuteam.study.data import (
     KNOWN_MEASURES,
     StudyData,
     load_study,
 )
-from hasbench.docuteam.study.example import generate_example  # noqa: E402
+from hasbench.docuteam.study.example import generate_example
 
 SYNTHETIC_NOTE = "SYNTHETIC EXAMPLE DATA - generated to exercise the pipeline, not study results"
 COLORS = {"treatment": "#3b6fb6", "control": "#9a9a9a"}
