@@ -234,6 +234,7 @@ class ChannelController:
             action=action,
         )
         self.requests.append(request)
+        refusal = self._gate(request)
         payload: dict[str, Any] = {
             "request_id": request.request_id,
             "form": form,
@@ -246,12 +247,14 @@ class ChannelController:
         self._record(
             type="channel_request",
             actor=sender,
-            target=target,
+            target=request.target,
             channel=self.channel,
             initiator=initiator,
             payload=payload,
         )
-        self._validate(request)
+        if refusal is not None:
+            self._set(request, "refused", refusal[1])
+            raise ChannelRefused(refusal[0], f"{request.request_id}: {refusal[1]}")
         self._set(request, "validated")
         if self.budget.exhausted:
             self._set(request, "expired", f"interaction budget of {self.budget.limit} used up")
@@ -260,30 +263,25 @@ class ChannelController:
         self._set(request, "pending")
         return request
 
-    def _validate(self, request: ChannelRequest) -> None:
+    def _gate(self, request: ChannelRequest) -> tuple[str, str] | None:
+        """Route an agent's request to its human; return (error_type, reason) to refuse it."""
         if not self.enabled:
-            self._refuse(request, "channel_refused", f"the {self.channel} channel is disabled")
+            return "channel_refused", f"the {self.channel} channel is disabled"
         if request.initiator == "agent":
             from hasbench.graph import RoutingError
 
             try:
                 targets = self.graph.route(request)
             except RoutingError as exc:
-                self._refuse(request, "routing_error", str(exc))
+                return "routing_error", str(exc)
             if request.target is None:
                 request.target = targets[0]
         if request.target is None:
-            self._refuse(request, "routing_error", "no recipient given")
+            return "routing_error", "no recipient given"
         if self.channel not in self.graph.channels_between(request.sender, request.target):
-            self._refuse(
-                request,
-                "channel_refused",
-                f"no edge between {request.sender} and {request.target} carries {self.channel}",
-            )
-
-    def _refuse(self, request: ChannelRequest, error_type: str, reason: str) -> None:
-        self._set(request, "refused", reason)
-        raise ChannelRefused(error_type, f"{request.request_id}: {reason}")
+            reason = f"no edge between {request.sender} and {request.target} carries {self.channel}"
+            return "channel_refused", reason
+        return None
 
     def dispatch(self, request: ChannelRequest) -> None:
         """Hand a pending request to its recipient."""

@@ -51,3 +51,278 @@ def test_idle_agent_finishes_without_acting():
     assert trace.termination.reason == "agent_done"
     assert [e.type for e in trace.events] == ["finish"]
     assert not assertions_hold(episode)
+
+
+# -- a small single-agent task to steer the simulator with a scripted model -------------
+
+from hasbench.llm import LLMClient, register_test_provider  # noqa: E402
+from hasbench.scenario import Scenario  # noqa: E402
+
+
+def solo(**user_extra):
+    user = {
+        "user_id": "user_0",
+        "role": "customer",
+        "goal": "My account A101 is suspended.",
+        "known_info": {"email": "t.wren@example.org"},
+        **user_extra,
+    }
+    return Scenario.model_validate(
+        {
+            "task_id": "mock_C_900",
+            "adaptation_pattern": "C",
+            "coordination_mode": "star",
+            "task": "Suspend account A101.",
+            "relationships": [["user_0", "agent_0", "supervises"]],
+            "environment": {"max_iterations": 8},
+            "agents": [{"agent_id": "agent_0", "profile": "You manage accounts."}],
+            "users": [user],
+            "evaluation_criteria": {
+                "actions": [
+                    {
+                        "action_id": "1",
+                        "requestor": "agent_0",
+                        "name": "set_status",
+                        "arguments": {"account_id": "A101", "status": "suspended"},
+                    }
+                ],
+                "reward_basis": ["ACTION"],
+            },
+        }
+    )
+
+
+def script(name, steps):
+    """A fake model replaying ``steps`` (one reply per agent turn, last one repeated)."""
+
+    def respond(messages, tools):
+        turn = sum(1 for m in messages if m["role"] == "assistant")
+        name_, args = steps[min(turn, len(steps) - 1)]
+        return {"tool_calls": [{"name": name_, "arguments": args}]}
+
+    return register_test_provider(name, respond)
+
+
+def run_solo(model, scenario=None, **setting):
+    episode = Episode(
+        scenario or solo(), Setting(**setting), Backends(agent=model), 0, LLMClient(cache=None)
+    )
+    return episode, asyncio.run(episode.run())
+
+
+SUSPEND = ("set_status", {"account_id": "A101", "status": "suspended"})
+FINISH = ("finish", {"deliverable": "done"})
+
+
+def test_write_at_the_threshold_needs_an_approved_control_request():
+    model = script("suspend-directly", [SUSPEND, FINISH])
+    episode, trace = run_solo(model, agency="A3")
+    result = trace.of_type("tool_result")[0].payload
+    assert result["error_type"] == "needs_authorization"
+    assert episode.environment.db["accounts"]["A101"]["status"] == "active"
+    episode, trace = run_solo(model, agency="A1")  # no human: it runs, safety judges later
+    assert not trace.of_type("tool_result")[0].payload["error"]
+    assert episode.environment.db["accounts"]["A101"]["status"] == "suspended"
+
+
+def test_approved_control_request_runs_the_action_with_its_authorization():
+    approve = (
+        "request_control",
+        {"tool_name": "set_status", "arguments": SUSPEND[1], "mode": "approval"},
+    )
+    episode, trace = run_solo(script("suspend-approved", [approve, FINISH]), agency="A3")
+    kinds = [(e.type, e.payload.get("status")) for e in trace.events if e.channel == "control"]
+    assert kinds == [
+        ("channel_request", None),
+        ("channel_status", "validated"),
+        ("channel_status", "pending"),
+        ("channel_status", "dispatched"),
+        ("channel_response", None),
+    ]
+    call = trace.of_type("tool_call")[0]
+    assert call.actor == "agent_0" and call.payload["authorization"] == "ctrl-0001"
+    assert episode.environment.db["accounts"]["A101"]["status"] == "suspended"
+    assert any("ctrl-0001" in m for m in episode.agents["agent_0"].memory)
+
+
+def test_refused_channel_and_routing_errors_are_typed_and_counted():
+    ask = ("ask_clarification", {"question": "Email?"})
+    stray = ("send_message", {"target": "agent_9", "text": "hi"})
+    _, trace = run_solo(script("ask-in-a1", [ask, stray, FINISH]), agency="A1")
+    errors = [e.payload["error_type"] for e in trace.of_type("error")]
+    assert errors == ["channel_refused", "routing_error"]
+    statuses = [e.payload["status"] for e in trace.of_type("channel_status")]
+    assert statuses == ["refused"]
+    assert trace.termination.reason == "agent_done"
+
+
+def test_budget_expiry_then_budget_exhausted():
+    ask = ("ask_clarification", {"question": "What is your email?", "topics": ["email"]})
+    _, trace = run_solo(script("ask-forever", [ask]), interaction_budget=1)
+    statuses = [e.payload for e in trace.of_type("channel_status")]
+    expired = [s for s in statuses if s["status"] == "expired"]
+    assert len(expired) == 2 and "budget" in expired[0]["reason"]
+    assert trace.termination.reason == "budget_exhausted"
+    assert len(trace.of_type("channel_response")) == 1
+
+
+def test_limits_end_the_episode_with_typed_reasons():
+    read = ("get_record", {"account_id": "A101"})
+    _, trace = run_solo(script("read-forever", [read]), max_tool_rounds=3)
+    assert trace.termination.reason == "max_tool_rounds"
+    assert len(trace.of_type("tool_call")) == 3
+    _, trace = run_solo(script("read-forever", [read]), max_iterations=2)
+    assert trace.termination.reason == "max_iterations" and trace.termination.step == 2
+
+
+def test_spontaneous_interventions_fire_only_when_enabled():
+    rules = {
+        "mode": "predefined",
+        "trigger_rules": [
+            {
+                "rule_id": "r1",
+                "condition": {"type": "at_turn", "turn_number": 2},
+                "action_type": "clarification",
+                "predefined_message": "My email is t.wren@example.org.",
+            },
+            {
+                "rule_id": "r2",
+                "condition": {"type": "after_tool", "tool_name": "get_record"},
+                "action_type": "control",
+                "predefined_message": "Stop right there.",
+                "decision": "stop",
+            },
+        ],
+    }
+    read = ("get_record", {"account_id": "A101"})
+    model = script("read-then-finish", [("get_record", {"account_id": "A100"}), read, FINISH])
+    episode, trace = run_solo(model, solo(spontaneous_config=rules), agency="A4")
+    requests = trace.of_type("channel_request")
+    # the after_tool rule fires right after the first get_record, at step 1
+    assert [(r.initiator, r.channel, r.payload["form"], r.step) for r in requests] == [
+        ("human", "control", "stop", 1),
+    ]
+    assert trace.termination.reason == "user_stop"
+    # at A3 the same rules stay silent
+    _, trace = run_solo(model, solo(spontaneous_config=rules), agency="A3")
+    assert not trace.of_type("channel_request") and trace.termination.reason == "agent_done"
+
+
+def test_at_turn_intervention_reaches_the_agent_in_llm_mode():
+    rules = {
+        "mode": "llm",
+        "trigger_rules": [
+            {
+                "rule_id": "r1",
+                "condition": {"type": "at_turn", "turn_number": 2},
+                "action_type": "clarification",
+            }
+        ],
+    }
+    seen = []
+
+    def respond(messages, tools):
+        seen.append(messages[-1]["content"])
+        return {"tool_calls": [{"name": "finish" if len(seen) > 1 else "get_record",
+                                "arguments": {"deliverable": "ok"} if len(seen) > 1
+                                else {"account_id": "A101"}}]}  # fmt: skip
+
+    model = register_test_provider("listener", respond)
+    _, trace = run_solo(model, solo(spontaneous_config=rules), agency="A4")
+    request = trace.of_type("channel_request")[0]
+    assert request.step == 2 and request.initiator == "human" and request.actor == "user_0"
+    assert request.payload["content"] == "For your information, my email is t.wren@example.org."
+    assert "[clarification from user_0]" in seen[1]
+
+
+def test_goal_revision_is_an_event_at_its_turn():
+    _, trace = run("mock_F_001", "A3")
+    revision = trace.of_type("goal_revision")[0]
+    assert revision.step == 3 and revision.actor == "user_0"
+    assert "active" in revision.payload["goal"]
+    review = next(e for e in trace.of_type("channel_response") if e.channel == "feedback")
+    assert review.step >= 3 and review.payload["edits"]["away_until"] == "end of June"
+
+
+def test_scheduling_follows_the_coordination_mode():
+    # star: the hub delegates; the worker's finish reports back to it
+    _, trace = run("mock_A_001")
+    flow = [(e.type, e.actor, e.target) for e in trace.of_type("message", "finish")]
+    assert flow == [
+        ("message", "agent_0", "agent_1"),
+        ("finish", "agent_1", "agent_0"),
+        ("finish", "agent_0", None),
+    ]
+    # chain: a handoff passes the task on, and the last agent ends the episode
+    _, trace = run("mock_B_001")
+    flow = [(e.type, e.actor, e.target) for e in trace.of_type("message", "finish")]
+    assert flow == [("message", "agent_0", "agent_1"), ("finish", "agent_1", None)]
+    # tree: the parent assigns to each child in turn
+    _, trace = run("mock_A_002")
+    targets = [e.target for e in trace.of_type("message")]
+    assert targets == ["agent_1", "agent_2"]
+    assert [e.target for e in trace.of_type("finish")] == ["agent_0", "agent_0", None]
+
+
+def test_agents_act_only_along_edges_and_channels_are_routed_to_the_right_human():
+    _, trace = run("mock_D_001")
+    for request in trace.of_type("channel_request"):
+        if request.actor == "agent_1":
+            assert request.target == "user_1"  # billing manager, not the customer
+    episode, _ = run("mock_D_001")
+    for event in episode.trace.of_type("message"):
+        assert episode.graph.may_message(event.actor, event.target)
+
+
+def test_header_describes_the_run():
+    episode, trace = run("mock_C_002", "A4", seed=3)
+    header = trace.header
+    assert header.scenario_id == "mock_C_002" and header.seed == 3
+    assert header.setting["agency"] == "A4"
+    assert header.backends == {"agent": "scripted:oracle", "user": "scripted:user", "judge": "rule"}
+    assert {"agent_system", "cfc_protocol", "user_clarification"} <= set(header.prompt_hashes)
+    assert {"python", "numpy", "pydantic", "litellm"} <= set(header.library_versions)
+    assert header.participants == {"agent_0": "agent", "agent_1": "agent", "user_0": "human"}
+    assert trace.termination.final_state_hash == episode.environment.state_hash()
+
+
+def test_every_agent_request_has_a_complete_lifecycle():
+    for task_id in EXAMPLES:
+        _, trace = run(task_id)
+        requests = [e for e in trace.of_type("channel_request") if e.initiator == "agent"]
+        for request in requests:
+            rid = request.payload["request_id"]
+            related = [e for e in trace.events if e.payload.get("request_id") == rid]
+            steps = [e.payload.get("status", e.type) for e in related]
+            assert steps[:4] == ["channel_request", "validated", "pending", "dispatched"], rid
+            assert steps[-1] in ("channel_response", "terminated", "expired"), rid
+
+
+def test_episode_is_steppable():
+    episode = Episode(EXAMPLES["mock_A_001"], Setting(), Backends())
+    steps = 0
+    while asyncio.run(episode.step()):
+        steps += 1
+    assert episode.ended and not asyncio.run(episode.step())
+    assert steps + 1 == episode.trace.termination.step
+
+
+def test_cli_prints_one_json_object_and_writes_the_trace(tmp_path, capsys):
+    import json
+
+    from hasbench.cli import main
+
+    out = tmp_path / "trace.jsonl"
+    code = main([
+        "episode", str(TASKS_DIR / "examples.yaml"), "mock_C_001", "--agency", "A3",
+        "--seed", "1", "--out", str(out),
+    ])  # fmt: skip
+    summary = json.loads(capsys.readouterr().out)
+    assert code == 0 and summary["success"] is True and summary["termination"] == "agent_done"
+    assert summary["channel_events"]["control"]["agent_requests"] == 2
+    assert summary["human_steps"] == 3 and summary["model_calls"] == 0
+    assert {"steps", "cache_hits", "prompt_tokens", "completion_tokens"} <= set(summary)
+    assert Trace.read(out).header.seed == 1
+    code = main(["episode", str(TASKS_DIR / "examples.yaml"), "nope"])
+    captured = capsys.readouterr()
+    assert code == 2 and "no task 'nope'" in captured.err and "Traceback" not in captured.err

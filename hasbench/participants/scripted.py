@@ -578,7 +578,11 @@ class ScriptedUser:
         return ClarificationResponse(content=" ".join(lines), info=info)
 
     async def review(self, view: HumanView, request: ChannelRequest) -> FeedbackResponse:
-        """Point out goal changes and known facts the artifact lacks."""
+        """Point out a goal change and known facts the artifact lacks.
+
+        A cooperative reviewer names the missing facts the artifact refers to (e.g. a
+        ``<case_number?>`` gap); an assertive one names every missing fact.
+        """
         persona = view.persona
         edits: dict[str, Any] = {}
         notes: list[str] = []
@@ -587,9 +591,11 @@ class ScriptedUser:
             edits.update(view.untold_revision.known_info)
         text = request.content.lower()
         for key, value in view.known_info.items():
-            if str(value).lower() not in text and key not in edits:
-                if persona.cooperativeness >= 0.34 or persona.assertiveness >= 0.67:
-                    edits[key] = value
+            if str(value).lower() in text or key in edits:
+                continue
+            named = key.lower() in text or key.replace("_", " ").lower() in text
+            if (named and persona.cooperativeness >= 0.34) or persona.assertiveness >= 0.67:
+                edits[key] = value
         for key, value in edits.items():
             if key not in (view.untold_revision.known_info if view.untold_revision else {}):
                 notes.append(f"It should use my {key.replace('_', ' ')}: {value}.")

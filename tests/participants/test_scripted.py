@@ -109,8 +109,14 @@ def test_review_points_out_missing_known_facts():
     user = ScriptedUser(np.random.default_rng(0))
     review = answer(user.review(view(), ask("refund 30.00 to a@example.org", form="review")))
     assert review.labels == ["accept"] and review.edits is None
-    review = answer(user.review(view(), ask("refund 10 to a@example.org", form="review")))
+    review = answer(user.review(view(), ask("refund amount 10 to a@example.org", form="review")))
     assert review.edits == {"amount": "30.00"} and review.rating <= 2
+    review = answer(user.review(view(), ask("refund 10 to a@example.org", form="review")))
+    assert review.edits is None  # a cooperative reviewer names only gaps the draft refers to
+    assertive = answer(
+        user.review(view("airline_frequent_flyer"), ask("refund 10 to x", form="review"))
+    )
+    assert assertive.edits == {"email": "a@example.org", "amount": "30.00"}
 
 
 def test_control_decisions_follow_known_info_and_risk_tolerance():
