@@ -29,7 +29,7 @@ def _expand_paths(paths: Sequence[str]) -> list[Path]:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """Validate task files; print one line per problem; exit 1 if there is any."""
-    from hasbench.scenario import load_tasks, validate_file
+    from hasbench.scenario import read_tasks
 
     files = _expand_paths(args.paths)
     if not files:
@@ -38,12 +38,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
     n_tasks = 0
     n_problems = 0
     for path in files:
-        problems = validate_file(path)
+        scenarios, problems = read_tasks(path)
         for problem in problems:
             print(problem)
+        n_tasks += len(scenarios)
         n_problems += len(problems)
-        if not problems:
-            n_tasks += len(load_tasks(path))
     if n_problems:
         return 1
     print(f"ok: {n_tasks} tasks in {len(files)} files")

@@ -5,8 +5,8 @@ Every model forbids unknown keys, so a typo is an error rather than a silently d
 field. Structural rules that span several fields (dangling participants, edge labels vs
 coordination mode, leaks, ...) live in :func:`check_scenario`; :func:`load_tasks`
 runs both and raises :class:`ScenarioError` listing every :class:`Problem` found, and
-:func:`validate_file` returns the problems instead. A problem prints as
-``file: task_id: field.path: message``.
+:func:`validate_file` returns the problems instead (:func:`read_tasks` gives both).
+A problem prints as ``file: task_id: field.path: message``.
 """
 
 from __future__ import annotations
@@ -299,8 +299,8 @@ class ScenarioError(ValueError):
 # -- loading -----------------------------------------------------------------------
 
 
-class _TaskLoader(yaml.SafeLoader):
-    """Safe YAML loader that rejects duplicate keys and keeps dates as strings."""
+class _DuplicateKeyCheck:
+    """Constructor mix-in that rejects duplicate mapping keys (YAML keeps the last)."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
         keys = [key.value for key, _ in node.value if isinstance(key, yaml.ScalarNode)]
@@ -312,10 +312,20 @@ class _TaskLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
-_TaskLoader.yaml_implicit_resolvers = {
+class _TaskLoader(_DuplicateKeyCheck, yaml.SafeLoader):
+    """Safe YAML loader that rejects duplicate keys and keeps dates as strings."""
+
+
+class _FastTaskLoader(_DuplicateKeyCheck, getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+    """The same loader on libyaml's parser when available (about 30x faster)."""
+
+
+_IMPLICIT_RESOLVERS = {
     first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
+_TaskLoader.yaml_implicit_resolvers = _IMPLICIT_RESOLVERS
+_FastTaskLoader.yaml_implicit_resolvers = _IMPLICIT_RESOLVERS
 
 
 def _at(mark: yaml.Mark | None) -> str:
@@ -331,6 +341,10 @@ def _read_yaml(path: Path) -> tuple[Any, Problem | None]:
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         return None, Problem(file, None, None, f"cannot read file: {reason}")
+    try:
+        return yaml.load(text, Loader=_FastTaskLoader), None
+    except yaml.YAMLError:
+        pass  # parse again with the pure-Python parser: its messages don't vary by install
     try:
         return yaml.load(text, Loader=_TaskLoader), None
     except yaml.MarkedYAMLError as exc:
@@ -366,8 +380,13 @@ def _task_label(raw: Any, index: int) -> str:
     return f"tasks[{index}]"
 
 
-def _read(path: str | Path) -> tuple[list[Scenario], list[Problem]]:
-    """Parse, validate and check every task of a file."""
+def read_tasks(path: str | Path) -> tuple[list[Scenario], list[Problem]]:
+    """Parse, validate and check every task of a file.
+
+    Returns:
+        The tasks that parsed (in file order) and every problem found; a task with a
+        schema error is left out, and its cross-field checks are not run.
+    """
     path = Path(path)
     file = str(path)
     data, problem = _read_yaml(path)
@@ -411,7 +430,7 @@ def load_tasks(path: str | Path) -> list[Scenario]:
     Raises:
         ScenarioError: If the file has any problem; ``.problems`` lists them all.
     """
-    scenarios, problems = _read(path)
+    scenarios, problems = read_tasks(path)
     if problems:
         raise ScenarioError(problems)
     return scenarios
@@ -419,7 +438,7 @@ def load_tasks(path: str | Path) -> list[Scenario]:
 
 def validate_file(path: str | Path) -> list[Problem]:
     """Every problem of a task file (empty if the file is valid)."""
-    return _read(path)[1]
+    return read_tasks(path)[1]
 
 
 # -- pydantic errors -> field paths and short messages ------------------------------

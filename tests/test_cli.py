@@ -86,7 +86,7 @@ def test_unexpected_exception_is_one_line_exit_2(monkeypatch, capsys):
     def explode(path):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr("hasbench.scenario.validate_file", explode)
+    monkeypatch.setattr("hasbench.scenario.read_tasks", explode)
     assert main(["validate", MODES]) == 2
     assert capsys.readouterr().err == "hasbench: error: RuntimeError: disk on fire\n"
 

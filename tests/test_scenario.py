@@ -14,6 +14,7 @@ from hasbench.scenario import (
     ScenarioError,
     check_scenario,
     load_tasks,
+    read_tasks,
     validate_file,
 )
 
@@ -113,6 +114,16 @@ def test_problems_of_several_tasks_are_all_reported(tmp_path):
         "{domain}_{pattern}_{nnn}, e.g. retail_A_007",
         f"{path}: mock_A_002: environment.max_iterations: expected an integer, got 'x'",
     ]
+
+
+def test_read_tasks_keeps_the_tasks_that_parse(tmp_path):
+    valid = (CORPUS / "valid" / "near_misses.yaml").read_text()
+    broken = (CORPUS / "malformed" / "missing_task.yaml").read_text()
+    path = tmp_path / "mixed.yaml"
+    path.write_text(broken + valid)
+    scenarios, problems = read_tasks(path)
+    assert [s.task_id for s in scenarios] == ["mock_B_010"]
+    assert [str(p) for p in problems] == [f"{path}: mock_A_001: task: missing required field"]
 
 
 def test_check_scenario_on_a_model_built_in_code():
