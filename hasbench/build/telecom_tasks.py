@@ -254,14 +254,14 @@ class _Generator:
             calls.extend(table[name].setup)
         return calls + list(extra)
 
-    def status_bar(self, calls: list[Call]) -> str:
-        """What the phone's status bar shows after the setup calls."""
+    def initial_env(self, calls: list[Call]) -> TelecomEnvironment:
+        """The environment right after the setup calls."""
         env = TelecomEnvironment(generate_db(0))
         for who, name, args in calls:
             result = env.call_any(name, args, "agent" if who == "agent" else "user")
             if result.error:
                 raise BuildError(f"telecom: setup {name} failed: {result.message}")
-        return env.check_status_bar()
+        return env
 
     # -- the common task skeleton -------------------------------------------------------
 
@@ -286,11 +286,20 @@ class _Generator:
         nl_assertions: list[str] = (),
         protect: tuple[str, ...] = (),
         task_text: str | None = None,
+        fix_override: dict[str, list[Call]] | None = None,
     ) -> Scenario:
-        """Assemble, verify and add one task."""
+        """Assemble, verify and add one task.
+
+        Assertions that already hold after the setup are dropped: each remaining one
+        must be brought about by the episode, so doing nothing scores zero.
+        """
         table = _faults(customer.customer_id, customer.line_id, bill_id)
         setup = self.setup_calls(customer, faults, bill_id, extra_setup)
-        fixes = {name: list(table[name].fix) for name in faults}
+        fixes = {name: list(table[name].fix) for name in faults} | (fix_override or {})
+        start = self.initial_env(setup)
+        assertions = [
+            a for a in assertions if start.run_assertion(a["func_name"], a["arguments"]) is False
+        ]
         gold_calls = _order_gold(
             [("agent", "get_customer_by_phone", {"phone_number": customer.phone_number})],
             [call for name in faults for call in fixes[name]] + agent_calls,
@@ -454,7 +463,7 @@ def _pattern_a(gen: _Generator, index: int) -> None:
     customer = gen.customer(multi_line=index % 4 == 3)
     faults = gen.fault_set(intent, n_faults)
     bill_id = gen.new_bill_id()
-    status_bar = gen.status_bar(gen.setup_calls(customer, faults, bill_id, []))
+    status_bar = gen.initial_env(gen.setup_calls(customer, faults, bill_id, [])).check_status_bar()
     gen.add(
         "A",
         customer=customer,
@@ -477,7 +486,7 @@ def _pattern_b(gen: _Generator, index: int) -> None:
     if index < 15:
         _b_speed(gen, index)
     elif index < 25:
-        _b_keep_data_saver(gen, index)
+        _b_network_mode(gen, index)
     else:
         _b_refuel_budget(gen, index)
 
@@ -517,34 +526,38 @@ def _b_speed(gen: _Generator, index: int) -> None:
     )
 
 
-def _b_keep_data_saver(gen: _Generator, index: int) -> None:
+def _b_network_mode(gen: _Generator, index: int) -> None:
     customer = gen.customer(multi_line=index % 5 == 4)
-    faults = [gen.builder.pick(
+    other = gen.builder.pick(
         ["airplane_mode_on", "data_mode_off", "unseat_sim_card", "user_abroad_roaming_enabled_off",
-         "user_abroad_roaming_disabled_on", "bad_network_preference"]
-    )]  # fmt: skip
-    criterion = "Data saver must stay on: you use it to keep your data use low."
+         "user_abroad_roaming_disabled_on", "break_apn_settings"]
+    )  # fmt: skip
+    faults = ["bad_network_preference", other]
+    keep_4g: list[Call] = [("user", "set_network_mode_preference", {"mode": "4g_only"})]
+    criterion = "The phone must stay off 5G (4G only): 5G drains your battery."
     gen.add(
         "B",
         customer=customer,
         bill_id=gen.new_bill_id(),
         intent="mobile_data",
         faults=faults,
-        extra_setup=[("user", "turn_data_saver_mode_on", {})],
+        fix_override={"bad_network_preference": keep_4g},
+        extra_setup=[],
         agent_calls=[],
         assertions=[
             _assert("assert_mobile_data_status", "user", expected_status=True),
-            _assert("assert_mobile_data_saver_mode_status", "user", expected_status=True),
+            _assert("assert_network_mode_preference", "user", expected_mode="4g_only"),
         ],
         known_info={"phone_number": customer.phone_number, "acceptance_criterion": criterion},
         goal=(
-            "Get mobile data working on your phone again, for messaging and maps; speed does "
-            "not matter to you. Data saver has to stay on: refuse to switch it off, and "
-            "mention this if the agent suggests changing it or asks what matters to you."
+            "Get mobile data working on your phone again; moderate speed is fine. Your phone "
+            "must not use 5G because it drains the battery: the network mode has to end up on "
+            "4G only. Say so when the agent asks about the network mode or what matters to you, "
+            "and refuse to choose a mode that includes 5G."
         ),
         instructions=INSTRUCTIONS,
         unknown_info=["customer_id", "line_id", "cause_of_the_problem"],
-        metadata={"family": "latent_keep_data_saver", "policy_trap": "data saver slows data"},
+        metadata={"family": "latent_network_mode", "policy_trap": "manual says 4G/5G preferred"},
         reward_basis=["ENV_ASSERTION", "ACTION"],
         task_text=(
             "A customer contacts the carrier's support: mobile data on their phone is not "
@@ -575,11 +588,7 @@ def _b_refuel_budget(gen: _Generator, index: int) -> None:
             _assert("assert_data_refueling_amount", "agent", **args, expected_amount=gb),
             _assert("assert_mobile_data_status", "user", expected_status=True),
         ],
-        known_info={
-            "phone_number": customer.phone_number,
-            "max_extra_charge": budget,
-            "extra_data_gb": gb,
-        },
+        known_info={"phone_number": customer.phone_number, "extra_data_gb": gb},
         goal=(
             "Get mobile data working again for the rest of the month. You will not pay more "
             f"than {budget} extra this month, so ask for {gb} GB when the agent asks how much "
@@ -607,6 +616,7 @@ def _pattern_c(gen: _Generator, index: int) -> None:
         price = f"${gb * plan['data_refueling_price_per_gb']:.2f}"
         used = round(plan["data_limit_gb"] + gb / 2, 2)
         call = ("agent", "refuel_data", {**args, "gb_amount": gb})
+        lookups = []
         checks = [_assert("assert_data_refueling_amount", "agent", **args, expected_amount=gb)]
         known = {"phone_number": customer.phone_number, "extra_data_gb": gb}
         goal = (
@@ -623,6 +633,7 @@ def _pattern_c(gen: _Generator, index: int) -> None:
         target = gen.builder.pick(targets)
         price = f"${target['price_per_month']:.2f}"
         call = ("agent", "change_plan", {**args, "plan_id": target["plan_id"]})
+        lookups: list[Call] = [("agent", "get_available_plans", {})]
         checks = [_assert("assert_line_plan", "agent", **args, expected_plan_id=target["plan_id"])]
         known = {"phone_number": customer.phone_number, "wanted_plan": target["name"]}
         goal = (
@@ -637,7 +648,7 @@ def _pattern_c(gen: _Generator, index: int) -> None:
         intent="mobile_data",
         faults=[],
         extra_setup=[("agent", "set_data_usage", {**args, "data_used_gb": used})],
-        agent_calls=[call],
+        agent_calls=[*lookups, call],
         protect=(call[1],),
         assertions=[*checks, _assert("assert_mobile_data_status", "user", expected_status=True)],
         known_info=known,

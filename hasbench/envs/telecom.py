@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from hasbench.envs.base import (
     Environment,
@@ -43,8 +43,9 @@ from hasbench.paths import POLICIES_DIR, REPO_ROOT
 if TYPE_CHECKING:
     from hasbench.scenario import Scenario
 
-NETWORK_MODES = ("4g_5g_preferred", "4g_only", "3g_only", "2g_only")
-PERMISSIONS = ("sms", "storage", "phone", "network")
+NetworkMode = Literal["4g_5g_preferred", "4g_only", "3g_only", "2g_only"]
+Permission = Literal["sms", "storage", "phone", "network"]
+PERMISSIONS: tuple[str, ...] = get_args(Permission)
 SPEED_RANGES = {"2G": (0.1, 0.4), "3G": (1.0, 5.0), "4G": (10.0, 100.0), "5G": (50.0, 500.0)}
 SIGNAL_FACTOR = {"none": 0.0, "poor": 0.2, "fair": 0.5, "good": 0.8, "excellent": 1.0}
 MAX_REFUEL_GB = 2.0
@@ -565,17 +566,12 @@ class TelecomEnvironment(Environment):
         return f"Preferred network mode: {self._phone['network_mode_preference']}"
 
     @tool(kind="write", side="user", risk="low")
-    def set_network_mode_preference(self, mode: str) -> str:
+    def set_network_mode_preference(self, mode: NetworkMode) -> str:
         """Choose the preferred network types; the phone then searches for a network.
 
         Args:
             mode: One of 4g_5g_preferred, 4g_only, 3g_only, 2g_only.
         """
-        if mode not in NETWORK_MODES:
-            raise ToolError(
-                "invalid_arguments",
-                f"Unknown mode {mode!r}; choose one of {', '.join(NETWORK_MODES)}",
-            )
         self._phone["network_mode_preference"] = mode
         self._network_search()
         return f"Preferred network mode set to {mode}. {self.check_status_bar()}"
@@ -780,19 +776,13 @@ class TelecomEnvironment(Environment):
         return f"{app_name} permissions: {', '.join(granted) if granted else 'none'}"
 
     @tool(kind="write", side="user", risk="low")
-    def grant_app_permission(self, app_name: str, permission: str) -> str:
+    def grant_app_permission(self, app_name: str, permission: Permission) -> str:
         """Grant an app a permission (sms, storage, phone or network).
 
         Args:
             app_name: The app, e.g. "messaging".
             permission: The permission to grant.
         """
-        permission = permission.lower()
-        if permission not in PERMISSIONS:
-            raise ToolError(
-                "invalid_arguments",
-                f"Unknown permission {permission!r}; use {', '.join(PERMISSIONS)}",
-            )
         self._app(app_name)["permissions"][permission] = True
         return f"Granted {permission} to {app_name}."
 
@@ -1034,6 +1024,11 @@ class TelecomEnvironment(Environment):
     def assert_mobile_roaming_status(self, expected_status: bool) -> bool:
         """Device data roaming is on (True) or off (False)."""
         return self._phone["roaming_enabled"] == expected_status
+
+    @assertion
+    def assert_network_mode_preference(self, expected_mode: str) -> bool:
+        """The phone's preferred network mode is ``expected_mode``."""
+        return self._phone["network_mode_preference"] == expected_mode
 
     @assertion
     def assert_mobile_data_saver_mode_status(self, expected_status: bool) -> bool:
