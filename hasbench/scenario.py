@@ -614,9 +614,6 @@ def _check_participants(scn: Scenario) -> list[tuple[str, str]]:
 def _check_relationships(scn: Scenario) -> list[tuple[str, str]]:
     agents = [a.agent_id for a in scn.agents]
     humans = {u.user_id for u in scn.users}
-    mode = scn.coordination_mode
-    agent_label = AGENT_RELATION[mode]
-    human_labels = ", ".join(sorted(HUMAN_RELATIONS))
     problems = []
     seen_edges: dict[tuple[str, str, str], int] = {}
     agent_edges: list[tuple[str, str]] = []
@@ -640,29 +637,39 @@ def _check_relationships(scn: Scenario) -> list[tuple[str, str]]:
             problems.append((where, f"{rel.source!r} is related to itself"))
             continue
         linked.update((rel.source, rel.target))
-        if rel.source in humans and rel.target in humans:
-            problems.append((where, "an edge between two humans is not supported"))
-        elif rel.target in humans:
-            problems.append((where, "edges with a human run from the human to the agent"))
-        elif rel.source in humans and rel.label not in HUMAN_RELATIONS:
-            message = f"{rel.label!r} does not fit an edge from a human (use {human_labels})"
-            problems.append((f"{where}.label", message))
-        elif rel.source not in humans and rel.label != agent_label:
-            message = (
-                f"{rel.label!r} does not fit coordination_mode {mode} "
-                f"(agent-agent edges use {agent_label!r})"
-            )
-            problems.append((f"{where}.label", message))
-        elif rel.source not in humans:
-            agent_edges.append((rel.source, rel.target))
+        problem = _edge_problem(rel, humans, scn.coordination_mode)
+        if problem is None:
+            if rel.source not in humans:
+                agent_edges.append((rel.source, rel.target))
+        else:
+            field, message = problem
+            problems.append((f"{where}{field}", message))
     for i, user in enumerate(scn.users):
         if user.user_id not in linked:
             problems.append((f"users[{i}]", f"{user.user_id!r} is in no relationship"))
     if len(agents) > 1:
-        problems.extend(
-            ("relationships", m) for m in _structure_problems(mode, agents, agent_edges)
-        )
+        shape = _structure_problems(scn.coordination_mode, agents, agent_edges)
+        problems += [("relationships", message) for message in shape]
     return problems
+
+
+def _edge_problem(rel: Relationship, humans: set[str], mode: str) -> tuple[str, str] | None:
+    """(field suffix, message) if an edge's direction or label is wrong, else None."""
+    if rel.source in humans and rel.target in humans:
+        return "", "an edge between two humans is not supported"
+    if rel.target in humans:
+        return "", "edges with a human run from the human to the agent"
+    if rel.source in humans:
+        if rel.label in HUMAN_RELATIONS:
+            return None
+        allowed = ", ".join(sorted(HUMAN_RELATIONS))
+        return ".label", f"{rel.label!r} does not fit an edge from a human (use {allowed})"
+    if rel.label != AGENT_RELATION[mode]:
+        return ".label", (
+            f"{rel.label!r} does not fit coordination_mode {mode} "
+            f"(agent-agent edges use {AGENT_RELATION[mode]!r})"
+        )
+    return None
 
 
 def _structure_problems(mode: str, agents: list[str], edges: list[tuple[str, str]]) -> list[str]:
@@ -824,8 +831,6 @@ def _check_reward_basis(scn: Scenario) -> list[tuple[str, str]]:
 def _check_spontaneous(scn: Scenario) -> list[tuple[str, str]]:
     problems = []
     seen: dict[str, str] = {}
-    needs = {"at_turn": "turn_number", "after_tool": "tool_name", "on_keyword": "keyword"}
-    decisions = ", ".join(CONTROL_DECISIONS)
     for i, user in enumerate(scn.users):
         config = user.spontaneous_config
         if config is None:
@@ -836,34 +841,38 @@ def _check_spontaneous(scn: Scenario) -> list[tuple[str, str]]:
         for j, rule in enumerate(config.trigger_rules):
             where = f"{base}.trigger_rules[{j}]"
             if rule.rule_id in seen:
-                problems.append(
-                    (
-                        f"{where}.rule_id",
-                        f"duplicate rule_id {rule.rule_id!r} (also {seen[rule.rule_id]})",
-                    )
-                )
+                message = f"duplicate rule_id {rule.rule_id!r} (also {seen[rule.rule_id]})"
+                problems.append((f"{where}.rule_id", message))
             seen.setdefault(rule.rule_id, where)
-            cond = rule.condition
-            for kind, field in needs.items():
-                value = getattr(cond, field)
-                if kind != cond.type and value is not None:
-                    problems.append((f"{where}.condition.{field}", f"not used by {cond.type}"))
-            needed = needs[cond.type]
-            value = getattr(cond, needed)
-            if cond.type == "at_turn" and (value is None or value < 1):
-                problems.append(
-                    (f"{where}.condition.turn_number", "at_turn needs turn_number >= 1")
-                )
-            elif cond.type != "at_turn" and not (value or "").strip():
-                problems.append((f"{where}.condition.{needed}", f"{cond.type} needs {needed}"))
-            if config.mode == "predefined" and not (rule.predefined_message or "").strip():
-                message = "mode predefined needs a predefined_message"
-                problems.append((f"{where}.predefined_message", message))
-            if rule.action_type == "control" and rule.decision not in CONTROL_DECISIONS:
-                message = f"control rules need a decision ({decisions}), got {rule.decision!r}"
-                problems.append((f"{where}.decision", message))
-            elif rule.action_type != "control" and rule.decision is not None:
-                problems.append((f"{where}.decision", "only control rules take a decision"))
+            problems += [(f"{where}.{path}", m) for path, m in _rule_problems(rule, config.mode)]
+    return problems
+
+
+_CONDITION_FIELD = {"at_turn": "turn_number", "after_tool": "tool_name", "on_keyword": "keyword"}
+"""The condition field each trigger type needs."""
+
+
+def _rule_problems(rule: TriggerRule, mode: str) -> list[tuple[str, str]]:
+    """Problems of one trigger rule, with paths relative to the rule."""
+    problems = []
+    cond = rule.condition
+    for kind, field in _CONDITION_FIELD.items():
+        if kind != cond.type and getattr(cond, field) is not None:
+            problems.append((f"condition.{field}", f"not used by {cond.type}"))
+    needed = _CONDITION_FIELD[cond.type]
+    value = getattr(cond, needed)
+    if cond.type == "at_turn" and (value is None or value < 1):
+        problems.append(("condition.turn_number", "at_turn needs turn_number >= 1"))
+    elif cond.type != "at_turn" and not (value or "").strip():
+        problems.append((f"condition.{needed}", f"{cond.type} needs {needed}"))
+    if mode == "predefined" and not (rule.predefined_message or "").strip():
+        problems.append(("predefined_message", "mode predefined needs a predefined_message"))
+    if rule.action_type == "control" and rule.decision not in CONTROL_DECISIONS:
+        decisions = ", ".join(CONTROL_DECISIONS)
+        message = f"control rules need a decision ({decisions}), got {rule.decision!r}"
+        problems.append(("decision", message))
+    elif rule.action_type != "control" and rule.decision is not None:
+        problems.append(("decision", "only control rules take a decision"))
     return problems
 
 
