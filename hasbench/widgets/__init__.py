@@ -1,0 +1,8 @@
+"""Jupyter widgets to explore traces, HAS Graphs and results stores."""
+
+from hasbench.widgets.demo import small_run
+from hasbench.widgets.graph_viewer import GraphViewer
+from hasbench.widgets.run_browser import RunBrowser
+from hasbench.widgets.trace_viewer import EventRow, TraceViewer
+
+__all__ = ["EventRow", "GraphViewer", "RunBrowser", "TraceViewer", "small_run"]

@@ -1,0 +1,181 @@
+"""GraphViewer: a HAS Graph drawing whose highlighted node and edge follow a TraceViewer.
+
+The graph is drawn once with :meth:`HASGraph.draw` and rendered to inline SVG. Each node
+gets a highlight ring and each drawn arrow a highlight copy; both carry SVG ids and are
+hidden by a style rule. Highlighting a participant or an edge only rewrites that small
+style block, so following a trace costs no redrawing.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import itertools
+from typing import TYPE_CHECKING
+
+import ipywidgets as widgets
+
+from hasbench.graph import CHANNEL_ABBREVIATIONS, CHANNELS, RELATIONS, HASGraph
+from hasbench.scenario import Scenario
+from hasbench.widgets.trace_viewer import STYLE
+
+if TYPE_CHECKING:
+    from hasbench.widgets.trace_viewer import EventRow, TraceViewer
+
+HIGHLIGHT = "#d62728"
+_COUNTER = itertools.count()
+
+
+class GraphViewer(widgets.VBox):
+    """A widget showing a task's HAS Graph, with who acts now and which edge is used.
+
+    Humans are orange squares and agents blue circles; every edge is labelled with its
+    relation and the channels it carries; the title and caption give the coordination
+    mode. ``figure_html``, ``caption_html`` and ``edges_html`` are the shown HTML.
+
+    Args:
+        source: a scenario or an already built :class:`~hasbench.graph.HASGraph`.
+    """
+
+    def __init__(self, source: Scenario | HASGraph) -> None:
+        self.graph = source if isinstance(source, HASGraph) else HASGraph.from_scenario(source)
+        self.prefix = f"hbg{next(_COUNTER)}"
+        nodes = [p.id for p in self.graph.participants()]
+        self._node_ids = {node: f"{self.prefix}-n{i}" for i, node in enumerate(nodes)}
+        pairs = list(dict.fromkeys((s, t) for s, t, _ in self.graph.edges()))
+        self._edge_ids = {pair: f"{self.prefix}-e{i}" for i, pair in enumerate(pairs)}
+        self._svg = self._render_svg()
+        self.actor: str | None = None
+        self.edge: tuple[str, str, str] | None = None
+        self.figure_html = widgets.HTML()
+        self.caption_html = widgets.HTML()
+        self.edges_html = widgets.HTML()
+        super().__init__(children=[self.figure_html, self.caption_html, self.edges_html])
+        self.add_class("hb-graph-viewer")
+        self.highlight(None, None)
+
+    def highlight(self, actor: str | None, edge: tuple[str, str, str] | None = None) -> None:
+        """Highlight a participant and an edge ``(source, target, label)``; None clears."""
+        if actor is not None:
+            self.graph.participant(actor)  # raises KeyError naming an unknown participant
+        if edge is not None and edge not in self.graph.edges():
+            raise KeyError(f"{self.graph.task_id}: no edge {edge!r}")
+        self.actor, self.edge = actor, edge
+        shown = []
+        if actor is not None:
+            shown.append(f"#{self._node_ids[actor]}")
+        if edge is not None:
+            shown.append(f"#{self._edge_ids[edge[:2]]}")
+        hidden = ", ".join(f"#{i}" for i in [*self._node_ids.values(), *self._edge_ids.values()])
+        rules = f"{hidden} {{visibility: hidden;}}"
+        if shown:
+            rules += f" {', '.join(shown)} {{visibility: visible;}}"
+        self.figure_html.value = (
+            f"{STYLE}<style>{rules}</style><div id='{self.prefix}'>{self._svg}</div>"
+        )
+        self.caption_html.value = self._caption()
+        self.edges_html.value = self._edges_table()
+
+    def link(self, viewer: TraceViewer) -> None:
+        """Follow ``viewer``: highlight the current event's actor and the edge it used."""
+        viewer.on_step(self.follow)
+
+    def follow(self, row: EventRow | None) -> None:
+        """Highlight what one trace event involves (its actor and the edge it travelled)."""
+        if row is None or row.actor not in self._node_ids:
+            self.highlight(None, None)
+            return
+        self.highlight(row.actor, self.edge_for(row.actor, row.target, row.channel))
+
+    def edge_for(
+        self, actor: str, target: str | None, channel: str | None = None
+    ) -> tuple[str, str, str] | None:
+        """The edge between ``actor`` and ``target`` that carries ``channel``.
+
+        Either direction counts (a request from an agent to its supervisor travels the
+        ``supervises`` edge). Without a channel, an edge that allows messages is preferred.
+        """
+        if target is None or target not in self._node_ids:
+            return None
+        candidates = [
+            (s, t, label) for s, t, label in self.graph.edges() if {s, t} == {actor, target}
+        ]
+        if channel is not None:
+            preferred = [e for e in candidates if channel in RELATIONS[e[2]].channels]
+        else:
+            preferred = [e for e in candidates if RELATIONS[e[2]].messages]
+        chosen = preferred or candidates
+        return chosen[0] if chosen else None
+
+    # -- rendering -------------------------------------------------------------------
+
+    def _render_svg(self) -> str:
+        import matplotlib
+        from matplotlib.figure import Figure
+        from matplotlib.text import Annotation
+
+        pos = self.graph.layout()
+        width = min(9.0, 4.0 + 1.0 * len(pos))
+        with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": self.prefix}):
+            figure = Figure(figsize=(width, 0.75 * width))
+            ax = figure.add_subplot()
+            self.graph.draw(ax)
+            arrows = {
+                (a.xyann, a.xy): a
+                for a in list(ax.texts)
+                if isinstance(a, Annotation) and a.arrow_patch is not None and not a.get_text()
+            }
+            for (source, target), gid in self._edge_ids.items():
+                drawn = arrows.get((pos[source], pos[target]))
+                props = dict(drawn.arrowprops) if drawn is not None else {"arrowstyle": "-|>"}
+                props.update(color=HIGHLIGHT, lw=3.5)
+                copy = ax.annotate("", xy=pos[target], xytext=pos[source], arrowprops=props)
+                copy.arrow_patch.set_gid(gid)
+                copy.set_zorder(2)
+            for node, gid in self._node_ids.items():
+                kind = self.graph.participant(node).kind
+                ring = ax.scatter(
+                    [pos[node][0]], [pos[node][1]], s=1500, marker="s" if kind == "human" else "o",
+                    facecolors="none", edgecolors=HIGHLIGHT, linewidths=3.5, zorder=6,
+                )  # fmt: skip
+                ring.set_gid(gid)
+            buffer = io.StringIO()
+            figure.savefig(buffer, format="svg", bbox_inches="tight")
+        text = buffer.getvalue()
+        return text[text.index("<svg") :]
+
+    def _caption(self) -> str:
+        acting = "nobody"
+        if self.actor is not None:
+            acting = f"{self.actor} ({self.graph.participant(self.actor).kind})"
+        edge = "none"
+        if self.edge is not None:
+            s, t, label = self.edge
+            edge = f"{s} → {t} {label}{_channels_text(label)}"
+        return (
+            f"<div class='hb-panel hb-graph-caption'>Coordination mode: "
+            f"<b>{html.escape(self.graph.mode)}</b> · acting: "
+            f"<b class='hb-acting'>{html.escape(acting)}</b> · edge: "
+            f"<b class='hb-edge'>{html.escape(edge)}</b></div>"
+        )
+
+    def _edges_table(self) -> str:
+        lines = []
+        for s, t, label in self.graph.edges():
+            relation = RELATIONS[label]
+            css = " class='hb-current'" if self.edge == (s, t, label) else ""
+            lines.append(
+                f"<tr{css}><td>{html.escape(s)} → {html.escape(t)}</td>"
+                f"<td>{html.escape(label)}</td>"
+                f"<td>{html.escape(_channels_text(label).strip(' ()') or '—')}</td>"
+                f"<td>{html.escape(relation.description)}</td></tr>"
+            )
+        return (
+            "<div class='hb-panel hb-edges'><table><tr><th>edge</th><th>relation</th>"
+            f"<th>channels</th><th>meaning</th></tr>{''.join(lines)}</table></div>"
+        )
+
+
+def _channels_text(label: str) -> str:
+    channels = [CHANNEL_ABBREVIATIONS[c] for c in CHANNELS if c in RELATIONS[label].channels]
+    return f" ({'/'.join(channels)})" if channels else ""
