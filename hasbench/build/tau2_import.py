@@ -1,0 +1,398 @@
+"""Import τ²-bench tasks (retail, airline, telecom) into our task schema.
+
+A τ²-bench task file is a JSON list of tasks (or ``{"tasks": [...]}``). Each task becomes
+one scenario with a single agent ``agent_0`` serving a single customer ``user_0``:
+
+- the customer comes from ``user_scenario``: ``reason_for_call`` (or the plain-text
+  instructions) is the goal, ``task_instructions`` plus the prose ``known_info`` and any
+  persona paragraph are the behaviour instructions, and the ids, e-mail, zip code, phone
+  number and name found in the scenario text become ``known_info`` entries (so the agent
+  has to ask for them); ``unknown_info`` is kept;
+- the criteria map ``DB`` → ``ENV``, ``NL_ASSERTION`` → ``NL_ASSERTIONS`` (the others keep
+  their names), requestor ``assistant`` → ``agent_0`` and ``user`` → ``user_0``, with
+  ``compare_args`` kept; a dimension whose criterion is empty is left out of the basis
+  (τ²-bench counts an empty criterion as passed; ours never does), and a task left with
+  no dimension is skipped and reported;
+- the initial state (``initialization_data``, ``initialization_actions``) goes to the
+  environment block; a non-empty ``message_history`` cannot be represented and is refused;
+- ``environment.db_path`` (and for telecom ``user_db_path``) point at the given files.
+
+For telecom, whose gold paths have no lookup, a ``get_customer_by_phone`` step is put
+first when the customer's phone number is known, the basis does not score ACTION, and a
+later gold action needs the customer id: it is what the policy asks for first, it changes
+no state, and it lets a team observe the ids it must use.
+
+Every imported task is validated and its environment initialized against the given
+database before anything is written; problems name the file, the task and the field.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from hasbench.build.builder import dump_tasks
+from hasbench.envs import environment_class
+from hasbench.envs.base import EnvironmentDataError
+from hasbench.scenario import Scenario, check_scenario
+
+DOMAINS = ("retail", "airline", "telecom")
+REWARD_NAMES = {
+    "DB": "ENV",
+    "ENV_ASSERTION": "ENV_ASSERTION",
+    "ACTION": "ACTION",
+    "COMMUNICATE": "COMMUNICATE",
+    "NL_ASSERTION": "NL_ASSERTIONS",
+}
+REQUESTORS = {"assistant": "agent_0", "user": "user_0"}
+PROFILE = (
+    "Customer service agent of the {domain} company. Serves one customer, using the "
+    "company's tools and following its policy."
+)
+TASK = (
+    "A customer contacts {domain} customer service. Find out what they need and help them, "
+    "following the policy."
+)
+MAX_ITERATIONS = 60
+
+
+class Tau2ImportError(ValueError):
+    """A τ²-bench file that cannot be imported; the message names file, task and field."""
+
+
+# -- the τ²-bench task format (unknown keys are ignored, as τ²-bench does) ----------------
+
+
+class _Loose(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class _Instructions(_Loose):
+    domain: str | None = None
+    reason_for_call: str
+    known_info: str | None = None
+    unknown_info: str | list[str] | None = None
+    task_instructions: str
+
+
+class _UserScenario(_Loose):
+    persona: str | None = None
+    instructions: str | _Instructions
+
+
+class _EnvCall(_Loose):
+    env_type: Literal["assistant", "user"]
+    func_name: str
+    arguments: dict[str, Any] = {}
+
+
+class _EnvAssertion(_EnvCall):
+    assert_value: bool = True
+    message: str | None = None
+
+
+class _InitData(_Loose):
+    agent_data: dict[str, Any] | None = None
+    user_data: dict[str, Any] | None = None
+
+
+class _InitialState(_Loose):
+    initialization_data: _InitData | None = None
+    initialization_actions: list[_EnvCall] | None = None
+    message_history: list[Any] | None = None
+
+
+class _Action(_Loose):
+    action_id: str
+    requestor: Literal["assistant", "user"] = "assistant"
+    name: str
+    arguments: dict[str, Any] = {}
+    info: str | None = None
+    compare_args: list[str] | None = None
+
+
+class _Criteria(_Loose):
+    actions: list[_Action] | None = None
+    env_assertions: list[_EnvAssertion] | None = None
+    communicate_info: list[str] | None = None
+    nl_assertions: list[str] | None = None
+    reward_basis: list[Literal["DB", "ENV_ASSERTION", "NL_ASSERTION", "ACTION", "COMMUNICATE"]] = [
+        "DB",
+        "COMMUNICATE",
+    ]
+
+
+class _Task(_Loose):
+    id: str
+    user_scenario: _UserScenario
+    initial_state: _InitialState | None = None
+    evaluation_criteria: _Criteria | None = None
+
+
+# -- facts the customer holds ------------------------------------------------------------
+
+_FACTS: list[tuple[str, re.Pattern[str]]] = [
+    ("email", re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")),
+    ("user_id", re.compile(r"\b[a-z]+_[a-z]+_\d{4}\b")),
+    ("order_id", re.compile(r"#W\d{7}\b")),
+    ("phone_number", re.compile(r"\b\d{3}-\d{3}-\d{4}\b")),
+    ("customer_id", re.compile(r"\bC\d{4}\b")),
+    ("reservation_id", re.compile(r"(?<![\w#])[A-Z0-9]{6}(?!\w)")),
+    ("zip", re.compile(r"(?i:zip(?: code)?(?: is)?)\s+(\d{5})\b")),
+    ("name", re.compile(r"(?i:\byou are|\byour name is)\s+([A-Z][a-z]+(?: [A-Z][a-z]+)+)")),
+]
+
+
+def extract_facts(text: str) -> dict[str, str]:
+    """Ids, e-mail, zip code, phone number and name mentioned in a scenario text.
+
+    A name ("You are Mia Li", "Your name is ...") gives ``name``, ``first_name`` and
+    ``last_name``. Repeated kinds get numbered keys (``order_id``, ``order_id_2``, ...).
+    Reservation ids must contain a digit and a letter, so capitalised words are not ids.
+    """
+    facts: dict[str, str] = {}
+    for key, pattern in _FACTS:
+        values: list[str] = []
+        if key == "name":
+            match = pattern.search(text)
+            if match:
+                first, *_, last = match.group(1).split()
+                facts.update(name=match.group(1), first_name=first, last_name=last)
+            continue
+        for match in pattern.finditer(text):
+            value = match.group(match.lastindex or 0)
+            if key == "reservation_id" and not (
+                re.search(r"\d", value) and re.search(r"[A-Z]", value)
+            ):
+                continue
+            if value not in values:
+                values.append(value)
+        for number, value in enumerate(values, start=1):
+            facts[key if number == 1 else f"{key}_{number}"] = value
+    return facts
+
+
+# -- conversion --------------------------------------------------------------------------
+
+
+def read_tau2_tasks(path: str | Path) -> list[dict[str, Any]]:
+    """The raw task objects of a τ²-bench task file."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise Tau2ImportError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except json.JSONDecodeError as exc:
+        raise Tau2ImportError(f"{path}: not valid JSON: {exc}") from None
+    if isinstance(data, dict) and isinstance(data.get("tasks"), list):
+        data = data["tasks"]
+    if not isinstance(data, list):
+        raise Tau2ImportError(f"{path}: expected a JSON list of tasks (or {{'tasks': [...]}})")
+    return data
+
+
+def convert_task(
+    raw: Any,
+    *,
+    domain: str,
+    task_id: str,
+    db_path: str,
+    user_db_path: str | None = None,
+    pattern: str = "A",
+    source: str = "<tasks>",
+) -> tuple[Scenario | None, str | None]:
+    """One τ²-bench task as a scenario, or (None, why it was skipped).
+
+    Raises:
+        Tau2ImportError: the task is malformed or cannot be represented.
+    """
+    label = f"{source}: task {raw.get('id', '?') if isinstance(raw, dict) else '?'}"
+    try:
+        task = _Task.model_validate(raw)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"])
+        raise Tau2ImportError(f"{label}: {where.lstrip('.')}: {err['msg']}") from None
+    label = f"{source}: task {task.id}"
+    state = task.initial_state or _InitialState()
+    if state.message_history:
+        raise Tau2ImportError(
+            f"{label}: initial_state.message_history: a replayed conversation cannot be "
+            "imported; remove it or start the task from its initial state"
+        )
+    user = _user(task, domain)
+    criteria, dropped = _criteria(task, user)
+    if not criteria["reward_basis"]:
+        return None, f"task {task.id}: no criterion left to score (dropped {dropped})"
+    environment: dict[str, Any] = {"max_iterations": MAX_ITERATIONS, "db_path": db_path}
+    if user_db_path:
+        environment["user_db_path"] = user_db_path
+    if state.initialization_data is not None:
+        environment["initialization_data"] = state.initialization_data.model_dump()
+    environment["initialization_actions"] = [
+        a.model_dump() for a in state.initialization_actions or []
+    ]
+    scenario = {
+        "task_id": task_id,
+        "source_task_id": task.id,
+        "adaptation_pattern": pattern,
+        "coordination_mode": "star",
+        "task": TASK.format(domain=domain),
+        "relationships": [["user_0", "agent_0", "supervises"]],
+        "environment": environment,
+        "agents": [{"agent_id": "agent_0", "profile": PROFILE.format(domain=domain)}],
+        "users": [user],
+        "evaluation_criteria": criteria,
+        "metadata": {"source": "tau2-bench", "source_file": Path(source).name}
+        | ({"dropped_reward_basis": dropped} if dropped else {}),
+    }
+    try:
+        parsed = Scenario.model_validate(scenario)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        raise Tau2ImportError(f"{label}: {where}: {err['msg']}") from None
+    problems = check_scenario(parsed)
+    if problems:
+        raise Tau2ImportError(f"{label}: {problems[0].path}: {problems[0].message}")
+    return parsed, None
+
+
+def _user(task: _Task, domain: str) -> dict[str, Any]:
+    scenario = task.user_scenario
+    instructions = scenario.instructions
+    if isinstance(instructions, str):
+        goal, behaviour, known_text, unknown = instructions, "", "", []
+    else:
+        goal = instructions.reason_for_call
+        behaviour = instructions.task_instructions
+        known_text = instructions.known_info or ""
+        unknown = instructions.unknown_info or []
+        unknown = [unknown] if isinstance(unknown, str) else list(unknown)
+    parts = [behaviour]
+    if known_text:
+        parts.append(f"What you know: {known_text}")
+    if scenario.persona:
+        parts.append(f"How you come across: {scenario.persona}")
+    user_tools = []
+    if domain == "telecom":
+        env_class = environment_class(domain)
+        user_tools = sorted(n for n, s in env_class._specs.items() if s.side == "user")
+    return {
+        "user_id": "user_0",
+        "role": "customer",
+        "goal": goal,
+        "task_instructions": "\n\n".join(p for p in parts if p),
+        "known_info": extract_facts("\n".join([goal, known_text, behaviour])),
+        "unknown_info": unknown,
+        "tools": user_tools,
+    }
+
+
+def _criteria(task: _Task, user: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    raw = task.evaluation_criteria or _Criteria()
+    actions = [
+        {
+            "action_id": a.action_id,
+            "requestor": REQUESTORS[a.requestor],
+            "name": a.name,
+            "arguments": a.arguments,
+            "info": a.info,
+            "compare_args": a.compare_args,
+        }
+        for a in raw.actions or []
+    ]
+    basis = [REWARD_NAMES[name] for name in raw.reward_basis]
+    phone = user["known_info"].get("phone_number")
+    needs_id = any("customer_id" in a["arguments"] for a in actions)
+    if phone and needs_id and "ACTION" not in basis and user["tools"]:
+        actions.insert(
+            0,
+            {
+                "action_id": "identify",
+                "requestor": "agent_0",
+                "name": "get_customer_by_phone",
+                "arguments": {"phone_number": phone},
+                "info": "added on import: identify the customer first (policy)",
+                "compare_args": ["phone_number"],
+            },
+        )
+    criteria = {
+        "actions": actions,
+        "env_assertions": [a.model_dump() for a in raw.env_assertions or []],
+        "communicate_info": list(raw.communicate_info or []),
+        "nl_assertions": list(raw.nl_assertions or []),
+    }
+    populated = {
+        "ENV": actions,
+        "ACTION": actions,
+        "ENV_ASSERTION": criteria["env_assertions"],
+        "COMMUNICATE": criteria["communicate_info"],
+        "NL_ASSERTIONS": criteria["nl_assertions"],
+    }
+    kept = [name for name in dict.fromkeys(basis) if populated[name]]
+    dropped = [name for name in dict.fromkeys(basis) if not populated[name]]
+    return criteria | {"reward_basis": kept}, dropped
+
+
+def import_tau2(
+    tasks_file: str | Path,
+    *,
+    db: str | Path,
+    domain: str,
+    user_db: str | Path | None = None,
+    pattern: str = "A",
+) -> tuple[list[Scenario], list[str]]:
+    """Convert a τ²-bench task file; returns the scenarios and the skipped-task notes.
+
+    Every scenario's environment is built against the database, so a bad database file
+    or initial state is reported here, naming the task.
+
+    Raises:
+        Tau2ImportError: on any problem with the files or a task.
+    """
+    if domain not in DOMAINS:
+        raise Tau2ImportError(f"unknown domain {domain!r}; choose one of {', '.join(DOMAINS)}")
+    if (domain == "telecom") != (user_db is not None):
+        raise Tau2ImportError("--user-db is required for telecom and only allowed for telecom")
+    source = str(tasks_file)
+    for path in (db, user_db):
+        if path is not None and not Path(path).is_file():
+            raise Tau2ImportError(f"{path}: database file not found")
+    scenarios: list[Scenario] = []
+    skipped: list[str] = []
+    env_class = environment_class(domain)
+    for index, raw in enumerate(read_tau2_tasks(tasks_file)):
+        if not isinstance(raw, dict):
+            raise Tau2ImportError(f"{source}: task [{index}]: expected an object")
+        task_id = f"{domain}_{pattern}_{len(scenarios) + 1:03d}"
+        scenario, note = convert_task(
+            raw,
+            domain=domain,
+            task_id=task_id,
+            db_path=str(db),
+            user_db_path=None if user_db is None else str(user_db),
+            pattern=pattern,
+            source=source,
+        )
+        if scenario is None:
+            skipped.append(note or "")
+            continue
+        try:
+            env_class.from_scenario(scenario)
+        except EnvironmentDataError as exc:
+            raise Tau2ImportError(f"{source}: task {scenario.source_task_id}: {exc}") from None
+        scenarios.append(scenario)
+    return scenarios, skipped
+
+
+def write_tasks(scenarios: list[Scenario], out: str | Path) -> Path:
+    """Write imported scenarios as a task YAML file."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(dump_tasks(scenarios), encoding="utf-8")
+    return out
