@@ -96,6 +96,24 @@ def cmd_build_tasks(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_import_tau2(args: argparse.Namespace) -> int:
+    """Convert a τ²-bench task file into a task YAML file; print what was written."""
+    from hasbench.build.tau2_import import Tau2ImportError, import_tau2, write_tasks
+
+    try:
+        scenarios, skipped = import_tau2(
+            args.tasks, db=args.db, domain=args.domain, user_db=args.user_db, pattern=args.pattern
+        )
+    except Tau2ImportError as error:
+        print(f"hasbench import: {error}", file=sys.stderr)
+        return 1
+    for note in skipped:
+        print(f"skipped {note}")
+    write_tasks(scenarios, args.out)
+    print(f"wrote {len(scenarios)} tasks to {args.out}")
+    return 0
+
+
 def cmd_episode(args: argparse.Namespace) -> int:
     """Run one episode, write its trace, print one JSON summary (see simulator.summarize)."""
     from hasbench.simulator import episode_command
@@ -193,6 +211,17 @@ def build_parser() -> argparse.ArgumentParser:
     q = build.add_parser("tasks", help="write data/tasks/<domain>.yaml")
     q.add_argument("--domain", choices=["retail", "airline", "telecom"], help="default: all")
     q.set_defaults(func=cmd_build_tasks)
+
+    p = sub.add_parser("import", help="convert tasks from another benchmark's format")
+    source = p.add_subparsers(dest="import_source", required=True, metavar="FORMAT")
+    q = source.add_parser("tau2", help="τ²-bench tasks.json (retail, airline, telecom)")
+    q.add_argument("tasks", metavar="TASKS.json", help="a τ²-bench task file")
+    q.add_argument("--db", required=True, metavar="DB_FILE", help="the database the tasks use")
+    q.add_argument("--domain", required=True, choices=["retail", "airline", "telecom"])
+    q.add_argument("--user-db", metavar="USER_DB_FILE", help="telecom: the phone's user_db file")
+    q.add_argument("--pattern", default="A", choices=list("ABCDEF"), help="pattern (default A)")
+    q.add_argument("--out", required=True, metavar="FILE.yaml", help="where to write the tasks")
+    q.set_defaults(func=cmd_import_tau2)
 
     p = sub.add_parser("episode", help="run one episode of a task and print a JSON summary")
     p.add_argument("file", metavar="FILE", help="a task YAML file")
