@@ -66,19 +66,19 @@ async def evaluate(scenario: Scenario, trace: Trace, judge: Any) -> Outcome:
     """
     criteria = scenario.evaluation_criteria
     details: dict[str, Any] = {}
-    initial = make_environment(scenario)
-    initial_state = initial.snapshot()
+    initial_state = make_environment(scenario).state()
     predicted, mismatches = replay_trace(scenario, trace)
     gold, gold_errors = replay_gold(scenario)
     details["replay_mismatches"] = mismatches
     details["gold_errors"] = gold_errors
-    env_diff = state_diff(gold.snapshot(), predicted.snapshot())
+    gold_state, predicted_state = gold.state(), predicted.state()
+    env_diff = state_diff(gold_state, predicted_state)
 
     dimensions: dict[str, float | None] = {}
     for dimension in criteria.reward_basis:
         if dimension == "ENV":
             dimensions[dimension] = _env_credit(
-                initial_state, gold.snapshot(), predicted.snapshot(), criteria.actions, env_diff
+                initial_state, gold_state, predicted_state, criteria.actions, env_diff
             )
         elif dimension == "ENV_ASSERTION":
             dimensions[dimension] = _assertion_credit(scenario, predicted, details)

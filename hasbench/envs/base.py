@@ -16,6 +16,7 @@ import copy
 import hashlib
 import inspect
 import json
+import marshal
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, get_type_hints
@@ -228,7 +229,7 @@ class Environment:
                 self.restore(before)
             return _error(name, exc.error_type, exc.message)
         self.after_call(spec)
-        diff = state_diff(before, self.snapshot()) if before is not None else []
+        diff = copy.deepcopy(state_diff(before, self.state())) if before is not None else []
         return ToolResult(name=name, output=_jsonable(output), diff=diff)
 
     def after_call(self, spec: ToolSpec | None) -> None:
@@ -236,9 +237,13 @@ class Environment:
 
     # -- state ---------------------------------------------------------------------
 
+    def state(self) -> dict[str, Any]:
+        """The live full state (agent-side and user-side); read it, don't change it."""
+        return {"db": self.db, "user_db": self.user_db}
+
     def snapshot(self) -> dict[str, Any]:
-        """A deep copy of the full state (agent-side and user-side)."""
-        return copy.deepcopy({"db": self.db, "user_db": self.user_db})
+        """A deep copy of the full state (plain JSON data, copied with marshal for speed)."""
+        return marshal.loads(marshal.dumps(self.state()))
 
     def restore(self, snapshot: dict[str, Any]) -> None:
         """Put back a state taken by :meth:`snapshot`."""
@@ -246,7 +251,7 @@ class Environment:
 
     def state_hash(self) -> str:
         """SHA-256 of the canonical JSON of the full state."""
-        return hashlib.sha256(canonical_json(self.snapshot()).encode()).hexdigest()
+        return hashlib.sha256(canonical_json(self.state()).encode()).hexdigest()
 
     # -- assertions ----------------------------------------------------------------
 
