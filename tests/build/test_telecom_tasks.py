@@ -1,0 +1,85 @@
+from collections import Counter
+
+import pytest
+
+from hasbench.build import telecom_tasks
+from hasbench.envs import make_environment
+from hasbench.evaluate import replay_gold
+from hasbench.personas import domain_personas
+from hasbench.scenario import load_tasks
+
+TASKS = load_tasks(telecom_tasks.OUTPUT)
+
+
+def holds(env, scenario):
+    return [
+        env.run_assertion(a.func_name, a.arguments) == a.assert_value
+        for a in scenario.evaluation_criteria.env_assertions
+    ]
+
+
+def test_pattern_mix_personas_and_ids():
+    assert Counter(t.adaptation_pattern for t in TASKS) == {"A": 55, "B": 35, "C": 10}
+    assert len({t.task_id for t in TASKS}) == 100
+    personas = {p.persona_id for p in domain_personas("telecom")}
+    assert {t.users[0].persona for t in TASKS} == personas
+    assert {t.metadata["difficulty"] for t in TASKS} == {"easy", "medium", "hard"}
+    assert {t.metadata["intent"] for t in TASKS} == {"service", "mobile_data", "mms"}
+
+
+@pytest.mark.slow
+def test_generator_reproduces_the_committed_file_byte_for_byte():
+    assert telecom_tasks.build().to_yaml() == telecom_tasks.OUTPUT.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("scenario", TASKS, ids=lambda s: s.task_id)
+def test_gold_path_solves_the_task_and_the_start_state_does_not(scenario):
+    assert not any(holds(make_environment(scenario), scenario))
+    gold, errors = replay_gold(scenario)
+    assert errors == []
+    assert all(holds(gold, scenario))
+
+
+def test_dual_control_device_steps_belong_to_the_user():
+    env = make_environment(TASKS[0])
+    for scenario in TASKS:
+        for gold in scenario.evaluation_criteria.actions:
+            side = env.tool_spec(gold.name).side
+            assert gold.requestor == ("user_0" if side == "user" else "agent_0")
+    user_actions = sum(
+        a.requestor == "user_0" for t in TASKS for a in t.evaluation_criteria.actions
+    )
+    assert user_actions >= 100
+
+
+def test_each_pattern_is_real_in_the_task():
+    env = make_environment(TASKS[0])
+    for scenario in TASKS:
+        user = scenario.users[0]
+        phone = user.known_info["phone_number"]
+        first = scenario.evaluation_criteria.actions[0]
+        assert (first.name, first.arguments) == ("get_customer_by_phone", {"phone_number": phone})
+        visible = " ".join([scenario.task, scenario.agents[0].profile, env.policy])
+        for value in user.known_info.values():
+            assert str(value) not in visible, (scenario.task_id, value)
+        protected = [a for a in scenario.evaluation_criteria.actions if a.protected]
+        assert all(env.tool_spec(a.name).risk == "high" for a in protected)
+        if scenario.adaptation_pattern == "A":
+            assert "phone_status_bar" in user.known_info
+        if scenario.adaptation_pattern == "B":
+            criterion = user.known_info.get("acceptance_criterion") or user.known_info.get(
+                "extra_data_gb"
+            )
+            assert criterion is not None and str(criterion) not in scenario.task
+        if scenario.adaptation_pattern == "C":
+            assert [a.name for a in protected] in (["refuel_data"], ["change_plan"])
+            quoted = scenario.evaluation_criteria.nl_assertions[0].split('"')[1]
+            assert quoted in scenario.evaluation_criteria.communicate_info
+
+
+def test_latent_network_mode_criterion_changes_the_outcome():
+    scenario = next(t for t in TASKS if t.metadata["family"] == "latent_network_mode")
+    env, _ = replay_gold(scenario)
+    assert all(holds(env, scenario))
+    env.call("set_network_mode_preference", {"mode": "4g_5g_preferred"}, "user")
+    assert not all(holds(env, scenario))  # the manual's default fix breaks the user's criterion
