@@ -22,6 +22,7 @@ is slow.
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import hashlib
 import importlib.util
 import json
@@ -562,16 +563,157 @@ LOCAL_MODELS: dict[str, tuple[str, str]] = {
 """``local/<name>`` -> (Python package shipping the weights, GGUF file inside it)."""
 LOCAL_CONTEXT = 8192
 """Context window (tokens) a local model is loaded with (SmolLM2 was trained on 8192)."""
-LOCAL_MAX_TOKENS = 512
+LOCAL_MAX_TOKENS = 256
 """Most tokens a local model may generate in one reply."""
 LOCAL_SEED = 0
 
+LOCAL_BATCH = 128
+"""Tokens evaluated per llama.cpp batch; also the granularity of prompt-prefix reuse."""
+LOCAL_KEPT_STATES = 4
+"""Prompt states a local model keeps for reuse (about 23 kB per token each)."""
+
 _LOCAL_LOAD_LOCK = threading.Lock()
-_LOCAL_LOADED: dict[str, tuple[Any, threading.Lock]] = {}
+_LOCAL_LOADED: dict[str, _LocalModel] = {}
 
 
-def _local_model(name: str) -> tuple[Any, threading.Lock]:
-    """The llama.cpp model ``name`` (loaded once per process) and its generation lock."""
+class _LocalModel:
+    """A llama.cpp model loaded once per process; one generation at a time.
+
+    A prompt is always evaluated in batches aligned to multiples of ``LOCAL_BATCH`` from
+    its first token. The attention state of the last few prompts is kept, and a new prompt
+    resumes from the one sharing its longest prefix, cut back to such a boundary; the state
+    is then exactly that of a fresh evaluation, so a reply depends on the request alone,
+    never on what ran before (agent, user simulator and judge prompts alternate cheaply).
+    """
+
+    def __init__(self, name: str, path: Path) -> None:
+        from llama_cpp import Llama
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        self.name = name
+        self.llama = Llama(
+            model_path=str(path),
+            n_ctx=LOCAL_CONTEXT,
+            n_batch=LOCAL_BATCH,
+            n_ubatch=LOCAL_BATCH,
+            seed=LOCAL_SEED,
+            verbose=False,
+        )
+        token_text = self.llama._model.token_get_text
+        self.formatter = Jinja2ChatFormatter(
+            template=self.llama.metadata["tokenizer.chat_template"],
+            eos_token=token_text(self.llama.token_eos()),
+            bos_token=token_text(self.llama.token_bos()),
+        )
+        self.lock = threading.Lock()
+        self._live: list[int] = []  # the prompt whose state is in the context now
+        self._saved: list[tuple[list[int], bytes]] = []  # (prompt, state), oldest first
+
+    def generate(
+        self,
+        chat: list[dict[str, str]],
+        grammar_schema: dict[str, Any] | None,
+        temperature: float,
+        seed: int,
+    ) -> tuple[str, Usage]:
+        """Complete ``chat``; returns the generated text and token usage."""
+        import litellm
+        from litellm.llms.custom_llm import CustomLLMError
+        from llama_cpp.llama_grammar import JSON_GBNF, LlamaGrammar
+
+        formatted = self.formatter(messages=chat)
+        grammar = None
+        if grammar_schema is not None:
+            grammar = (
+                LlamaGrammar.from_json_schema(canonical_json(grammar_schema), verbose=False)
+                if grammar_schema
+                else LlamaGrammar.from_string(JSON_GBNF, verbose=False)
+            )
+        with self.lock:
+            tokens = self.llama.tokenize(
+                formatted.prompt.encode("utf-8"), add_bos=not formatted.added_special, special=True
+            )
+            room = self.llama.n_ctx() - len(tokens)
+            if room < 16:
+                raise litellm.ContextWindowExceededError(
+                    message=f"prompt of {len(tokens)} tokens exceeds {self.llama.n_ctx()}",
+                    model=f"local/{self.name}",
+                    llm_provider="local",
+                )
+            self.llama.n_tokens = self._resume(tokens)
+            self._live = []  # the context state is unknown until this call succeeds
+            try:
+                result = self.llama.create_completion(
+                    prompt=tokens,
+                    max_tokens=min(LOCAL_MAX_TOKENS, room),
+                    temperature=temperature,
+                    seed=seed,
+                    stop=formatted.stop,
+                    grammar=grammar,
+                )
+            except ValueError as exc:
+                raise CustomLLMError(400, f"local/{self.name}: llama.cpp refused: {exc}") from None
+            self._live = tokens
+            self._save(tokens)
+        usage = Usage(
+            prompt_tokens=result["usage"]["prompt_tokens"],
+            completion_tokens=result["usage"]["completion_tokens"],
+        )
+        return result["choices"][0]["text"], usage
+
+    def _resume(self, tokens: list[int]) -> int:
+        """Put the best kept state for ``tokens`` in the context; returns tokens to keep."""
+        import llama_cpp
+
+        keep, best = _reusable(self._live, tokens), None
+        for prompt, state in self._saved:
+            if _reusable(prompt, tokens) > keep:
+                keep, best = _reusable(prompt, tokens), (prompt, state)
+        if best is not None:
+            prompt, state = best
+            buffer = (ctypes.c_uint8 * len(state)).from_buffer_copy(state)
+            self.llama._ctx.kv_cache_seq_rm(-1, 0, -1)
+            if llama_cpp.llama_state_seq_set_data(self.llama._ctx.ctx, buffer, len(state), 0):
+                self.llama.input_ids[: len(prompt)] = prompt
+            else:
+                keep = 0
+        return keep
+
+    def _save(self, prompt: list[int]) -> None:
+        """Keep the context state after ``prompt`` for later prompts sharing its prefix."""
+        import llama_cpp
+
+        if len(prompt) <= LOCAL_BATCH:
+            return
+        size = llama_cpp.llama_state_seq_get_size(self.llama._ctx.ctx, 0)
+        buffer = (ctypes.c_uint8 * size)()
+        written = llama_cpp.llama_state_seq_get_data(self.llama._ctx.ctx, buffer, size, 0)
+        # A kept prompt that the new one extends is superseded by it.
+        self._saved = [
+            (old, state)
+            for old, state in self._saved
+            if _reusable(old, prompt) < (len(old) // LOCAL_BATCH) * LOCAL_BATCH
+        ]
+        self._saved.append((prompt, bytes(buffer)[:written]))
+        del self._saved[:-LOCAL_KEPT_STATES]
+
+
+def _reusable(cached: list[int], tokens: list[int]) -> int:
+    """Leading tokens of ``tokens`` whose state can be taken from ``cached``'s evaluation.
+
+    Whole batches only, and never the prompt's last token (it must be evaluated to
+    produce the first logits).
+    """
+    common = 0
+    for old, new in zip(cached, tokens, strict=False):
+        if old != new:
+            break
+        common += 1
+    return (min(common, len(tokens) - 1) // LOCAL_BATCH) * LOCAL_BATCH
+
+
+def _local_model(name: str) -> _LocalModel:
+    """The local model ``name``, loaded on first use."""
     from litellm.llms.custom_llm import CustomLLMError
 
     with _LOCAL_LOAD_LOCK:
@@ -582,16 +724,13 @@ def _local_model(name: str) -> tuple[Any, threading.Lock]:
             raise CustomLLMError(404, f"unknown local model local/{name}; known: {known}")
         package, filename = LOCAL_MODELS[name]
         spec = importlib.util.find_spec(package)
-        try:
-            from llama_cpp import Llama
-        except ImportError:
+        if importlib.util.find_spec("llama_cpp") is None:
             spec = None
         if spec is None or not spec.submodule_search_locations:
             message = f"local/{name} needs the [local] extra: pip install 'hasbench[local]'"
             raise CustomLLMError(404, message)
         path = Path(spec.submodule_search_locations[0]) / filename
-        llama = Llama(model_path=str(path), n_ctx=LOCAL_CONTEXT, seed=LOCAL_SEED, verbose=False)
-        _LOCAL_LOADED[name] = (llama, threading.Lock())
+        _LOCAL_LOADED[name] = _LocalModel(name, path)
         return _LOCAL_LOADED[name]
 
 
@@ -604,44 +743,16 @@ def _local_generate(
     ``{"message": <text>}`` and turned into a tool call or content; output that still does
     not parse (e.g. cut off at the token limit) is returned verbatim as content.
     """
-    import litellm
-    from litellm.llms.custom_llm import CustomLLMError
-
-    llama, lock = _local_model(name)
+    model = _local_model(name)
     tools = [t["function"] for t in params.get("tools") or [] if t.get("type") == "function"]
-    chat = _local_messages(messages, tools)
-    response_format = _local_response_format(tools, params.get("response_format"))
     seed = params.get("seed")
-    with lock:
-        # The chat template adds a few tokens per turn on top of the text itself.
-        estimate = len(llama.tokenize(_flatten(chat).encode("utf-8"))) + 8 * len(chat)
-        room = llama.n_ctx() - estimate
-        if room < 16:
-            raise litellm.ContextWindowExceededError(
-                message=f"prompt of about {estimate} tokens exceeds {llama.n_ctx()}",
-                model=f"local/{name}",
-                llm_provider="local",
-            )
-        try:
-            result = llama.create_chat_completion(
-                messages=chat,
-                temperature=float(params.get("temperature") or 0.0),
-                seed=LOCAL_SEED if seed is None else int(seed),
-                max_tokens=min(LOCAL_MAX_TOKENS, room),
-                response_format=response_format,
-            )
-        except ValueError as exc:
-            raise CustomLLMError(400, f"local/{name}: llama.cpp refused: {exc}") from None
-    text = result["choices"][0]["message"].get("content") or ""
-    usage = Usage(
-        prompt_tokens=result["usage"]["prompt_tokens"],
-        completion_tokens=result["usage"]["completion_tokens"],
+    text, usage = model.generate(
+        _local_messages(messages, tools),
+        _local_grammar(tools, params.get("response_format")),
+        temperature=float(params.get("temperature") or 0.0),
+        seed=LOCAL_SEED if seed is None else int(seed),
     )
     return (_parse_local_reply(text, tools) if tools else {"content": text}), usage
-
-
-def _flatten(chat: list[dict[str, str]]) -> str:
-    return "\n".join(f"{m['role']}\n{m['content']}" for m in chat)
 
 
 def _text(content: Any) -> str:
@@ -702,10 +813,21 @@ def _loads(call: dict[str, Any]) -> Any:
 
 
 def _tool_instructions(tools: list[dict[str, Any]]) -> str:
+    """Compact tool signatures for the system prompt (the grammar enforces the details)."""
     lines = ["Tools you can call:"]
     for tool in tools:
-        parameters = canonical_json(tool.get("parameters") or {})
-        lines.append(f"- {tool['name']}: {tool.get('description', '')} Arguments: {parameters}")
+        parameters = tool.get("parameters") or {}
+        try:
+            parameters = _inline_refs(parameters, parameters.get("$defs", {}), depth=0)
+        except ValueError:
+            pass  # signatures then show "any" where a reference could not be resolved
+        required = set(parameters.get("required") or [])
+        signature = ", ".join(
+            f"{name}{'' if name in required else '?'}: {_type_name(spec)}"
+            for name, spec in (parameters.get("properties") or {}).items()
+        )
+        description = " ".join((tool.get("description") or "").split())
+        lines.append(f"- {tool['name']}({signature}): {description}")
     lines.append(
         "Reply with exactly one JSON object: "
         '{"tool": "<tool name>", "arguments": {...}} to call a tool, '
@@ -714,10 +836,31 @@ def _tool_instructions(tools: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def _local_response_format(
+def _type_name(spec: Any) -> str:
+    """A short name for a JSON-schema type (``"a"|"b"``, ``array of string``, ...)."""
+    if not isinstance(spec, dict):
+        return "any"
+    if "enum" in spec:
+        return "|".join(json.dumps(value) for value in spec["enum"])
+    options = spec.get("anyOf") or spec.get("oneOf")
+    if options:
+        return " or ".join(_type_name(option) for option in options)
+    kind = spec.get("type", "any")
+    if kind == "array":
+        return f"array of {_type_name(spec.get('items'))}"
+    if kind == "object" and spec.get("properties"):
+        return "{" + ", ".join(f"{k}: {_type_name(v)}" for k, v in spec["properties"].items()) + "}"
+    return kind if isinstance(kind, str) else "|".join(kind)
+
+
+def _local_grammar(
     tools: list[dict[str, Any]], requested: dict[str, Any] | None
 ) -> dict[str, Any] | None:
-    """The llama.cpp response format: the tool/message schema when tools are given."""
+    """The JSON schema the reply is constrained to; ``{}`` means any JSON, None free text.
+
+    With tools it is the tool-call-or-message schema; otherwise it follows a requested
+    ``json_object`` / ``json_schema`` response format.
+    """
     if tools:
         branches = [
             {
@@ -737,14 +880,13 @@ def _local_response_format(
                 "required": ["message"],
             }
         )
-        return {"type": "json_object", "schema": {"anyOf": branches}}
-    if requested is None:
-        return None
-    if requested.get("type") == "json_schema":
-        schema = (requested.get("json_schema") or {}).get("schema")
-        return {"type": "json_object", "schema": _grammar_safe(schema)}
-    if requested.get("type") == "json_object":
-        return requested
+        return {"anyOf": branches}
+    kind = (requested or {}).get("type")
+    if kind == "json_schema":
+        return _grammar_safe((requested.get("json_schema") or {}).get("schema"))
+    if kind == "json_object":
+        schema = requested.get("schema")
+        return _grammar_safe(schema) if schema else {}
     return None
 
 
@@ -752,13 +894,31 @@ def _grammar_safe(schema: dict[str, Any] | None) -> dict[str, Any]:
     """``schema`` if llama.cpp can turn it into a grammar on its own, else any object."""
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
-    if not schema or "$ref" in canonical_json(schema):
+    if not schema:
         return {"type": "object"}
     try:
+        schema = _inline_refs(schema, schema.get("$defs", {}), depth=0)
         json_schema_to_gbnf(canonical_json(schema))
     except Exception:  # the converter raises assorted types for schemas it cannot handle
         return {"type": "object"}
     return schema
+
+
+def _inline_refs(node: Any, defs: dict[str, Any], depth: int) -> Any:
+    """Replace local ``#/$defs/<name>`` references by their definitions (pydantic style)."""
+    if depth > 16:
+        raise ValueError("schema references nest too deeply (recursive?)")
+    if isinstance(node, list):
+        return [_inline_refs(item, defs, depth) for item in node]
+    if not isinstance(node, dict):
+        return node
+    ref = node.get("$ref")
+    if isinstance(ref, str):
+        name = ref.removeprefix("#/$defs/")
+        if name == ref or name not in defs:
+            raise ValueError(f"unsupported schema reference {ref!r}")
+        return _inline_refs(defs[name], defs, depth + 1)
+    return {key: _inline_refs(value, defs, depth) for key, value in node.items() if key != "$defs"}
 
 
 def _parse_local_reply(text: str, tools: list[dict[str, Any]]) -> dict[str, Any]:

@@ -78,11 +78,16 @@ def test_tool_request_gives_tool_call_or_message_and_repeat_is_cache_hit(tmp_pat
     )
 
 
-def test_same_request_gives_same_answer_and_tool_history_is_accepted():
-    first = asyncio.run(LLMClient().complete(MODEL, MESSAGES, TOOLS))
-    fresh = asyncio.run(LLMClient().complete(MODEL, MESSAGES, TOOLS))
-    assert fresh.model_dump() == first.model_dump()  # no cache: llama.cpp is deterministic
+def forget_states():
+    from hasbench import llm
 
+    model = llm._LOCAL_LOADED["smollm2-135m"]
+    model._live, model._saved = [], []
+
+
+def test_reply_depends_on_the_request_only_not_on_earlier_calls():
+    client = LLMClient()
+    other = [{"role": "system", "content": "You simulate a customer. " * 30}] + MESSAGES[1:]
     history = MESSAGES + [
         {
             "role": "assistant",
@@ -97,7 +102,17 @@ def test_same_request_gives_same_answer_and_tool_history_is_accepted():
         },
         {"role": "tool", "tool_call_id": "call_1", "content": '{"status": "pending"}'},
     ]
-    assert_well_formed(asyncio.run(LLMClient().complete(MODEL, history, TOOLS)))
+
+    async def sequence():
+        await client.complete(MODEL, MESSAGES, TOOLS)
+        await client.complete(MODEL, other)
+        return await client.complete(MODEL, history, TOOLS)  # resumes a kept prompt state
+
+    after_others = asyncio.run(sequence())
+    assert_well_formed(after_others)
+    forget_states()
+    fresh = asyncio.run(client.complete(MODEL, history, TOOLS))
+    assert fresh.model_dump() == after_others.model_dump()
 
 
 def test_plain_chat_without_tools():
@@ -106,3 +121,44 @@ def test_plain_chat_without_tools():
     )
     assert response.content and not response.tool_calls
     assert response.usage.completion_tokens > 0
+
+
+def test_json_response_format_without_tools():
+    response = asyncio.run(
+        LLMClient().complete(
+            MODEL,
+            [{"role": "user", "content": "Rate the answer 'Paris' from 1 to 5 as JSON."}],
+            response_format={
+                "type": "json_schema",
+                "json_schema": {
+                    "name": "rating",
+                    "schema": {
+                        "type": "object",
+                        "properties": {"score": {"type": "integer", "enum": [1, 2, 3, 4, 5]}},
+                        "required": ["score"],
+                    },
+                },
+            },
+        )
+    )
+    assert json.loads(response.content)["score"] in {1, 2, 3, 4, 5}
+
+
+def test_nested_tool_schemas_are_inlined_for_the_grammar():
+    from pydantic import BaseModel
+
+    from hasbench.llm import _grammar_safe
+
+    class Flight(BaseModel):
+        flight_number: str
+        date: str
+
+    class Booking(BaseModel):
+        user_id: str
+        flights: list[Flight]
+
+    parameters = Booking.model_json_schema()
+    assert "$defs" in parameters
+    schema = _grammar_safe(parameters)
+    assert "$ref" not in json.dumps(schema) and "$defs" not in schema
+    assert schema["properties"]["flights"]["items"]["required"] == ["flight_number", "date"]
