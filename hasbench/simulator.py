@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import platform
 from dataclasses import dataclass, field
+from functools import cache
 from importlib import metadata
 from typing import Any
 
@@ -86,6 +87,8 @@ class _Agent:
     tools: list[ToolSpec]
     channels: frozenset[str]
     memory: list[str]
+    humans: list[str]
+    peers: list[str]
     inbox: list[Incoming] = field(default_factory=list)
     last: ActionResult | None = None
     rounds: int = 0
@@ -177,18 +180,20 @@ class Episode:
 
             tools += [CHANNEL_TOOLS[ch] for ch in sorted(channels)]
             memory = shared if scenario.memory.type == "shared" else []
-            self.agents[agent_id] = _Agent(policies[agent_id], tools, channels, memory)
+            shown = [
+                h
+                for h in self.graph.humans()
+                if self.setting.policy.show_users and self.graph.channels_between(agent_id, h)
+            ]
+            peers = [a for a in self.graph.neighbors(agent_id) if a in self.graph.agents()]
+            self.agents[agent_id] = _Agent(
+                policies[agent_id], tools, channels, memory, shown, peers
+            )
         self.trace.termination = None
 
     # -- setup helpers ---------------------------------------------------------------
 
     def _header(self) -> TraceHeader:
-        versions = {"python": platform.python_version()}
-        for lib in ("numpy", "pydantic", "networkx", "litellm"):
-            try:
-                versions[lib] = metadata.version(lib)
-            except metadata.PackageNotFoundError:
-                versions[lib] = "missing"
         participants = {
             pid: self.graph.participant(pid).kind for pid in self.scenario.participant_ids
         }
@@ -202,7 +207,7 @@ class Episode:
             seed=self.seed,
             package_version=hasbench.__version__,
             prompt_hashes=prompt_hashes(),
-            library_versions=versions,
+            library_versions=library_versions(),
             participants=participants,
         )
 
@@ -328,17 +333,14 @@ class Episode:
 
     def _observe(self, agent_id: str) -> AgentObservation:
         state = self.agents[agent_id]
-        show = self.setting.policy.show_users
         return AgentObservation(
             agent_id=agent_id,
             step=self.step_no,
             task=self.scenario.task,
             tools=state.tools,
             channels=state.channels,
-            humans=[
-                h for h in self.graph.humans() if show and self.graph.channels_between(agent_id, h)
-            ],
-            agents=[a for a in self.graph.neighbors(agent_id) if a in self.agents],
+            humans=state.humans,
+            agents=state.peers,
             delegator=self.delegator.get(agent_id),
             inbox=list(state.inbox),
             memory=list(state.memory),
@@ -705,6 +707,18 @@ class Episode:
             elif event.type == "finish":
                 lines.append(f"{event.actor} finished: {event.payload['deliverable']}")
         return "\n".join(lines[-limit:]) or "(nothing yet)"
+
+
+@cache
+def library_versions() -> dict[str, str]:
+    """Versions of Python and the libraries that shape a trace (for the header)."""
+    versions = {"python": platform.python_version()}
+    for lib in ("numpy", "pydantic", "networkx", "litellm"):
+        try:
+            versions[lib] = metadata.version(lib)
+        except metadata.PackageNotFoundError:
+            versions[lib] = "missing"
+    return versions
 
 
 def _response_text(response: Any) -> str:
