@@ -34,7 +34,7 @@ import numpy as np
 import yaml
 
 from hasbench.envs import make_environment
-from hasbench.envs.base import Environment
+from hasbench.envs.base import RISK_ORDER, Environment
 from hasbench.scenario import Scenario, check_scenario
 
 T = TypeVar("T")
@@ -175,6 +175,37 @@ def env_assertion(
     }
 
 
+def suitable_personas(
+    personas: Sequence[Any],
+    environment: type[Environment],
+    calls: Sequence[tuple[str, dict[str, Any]]],
+    known_info: dict[str, Any],
+) -> list[str]:
+    """Ids of the personas that can take part in a gold path.
+
+    A persona must not refuse the riskiest write of the path outright (risk tolerance at
+    least 0.25 for a high-risk and 0.1 for a medium-risk write), and when the agent has
+    to ask for a fact the gold arguments use, it must not withhold asked-for facts
+    (cooperativeness at least 0.5).
+
+    Args:
+        personas: :class:`hasbench.personas.Persona` objects of the domain.
+        environment: The domain's environment class (for the tools' risk levels).
+        calls: The gold ``(tool, arguments)`` calls.
+        known_info: What the human holds.
+    """
+    specs = {spec.name: spec for spec in environment.tools(environment)}
+    risk = max((RISK_ORDER[specs[name].risk] for name, _ in calls if name in specs), default=0)
+    floor = {3: 0.25, 2: 0.1}.get(risk, 0.0)
+    values = {str(v) for v in known_info.values()}
+    asks = any(leaf in values for _, arguments in calls for leaf in _leaves(arguments))
+    return [
+        p.persona_id
+        for p in personas
+        if p.risk_tolerance >= floor and (not asks or p.cooperativeness >= 0.5)
+    ]
+
+
 class TaskBuilder:
     """Collects the tasks of one domain, numbered ``{domain}_{pattern}_{nnn}``.
 
@@ -308,3 +339,11 @@ def _represent_flow(dumper: yaml.SafeDumper, value: _Flow) -> yaml.Node:
 
 _Dumper.add_representer(str, _represent_str)
 _Dumper.add_representer(_Flow, _represent_flow)
+
+
+def _leaves(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        return [leaf for v in value.values() for leaf in _leaves(v)]
+    if isinstance(value, list):
+        return [leaf for v in value for leaf in _leaves(v)]
+    return [str(value)]

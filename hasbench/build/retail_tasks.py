@@ -38,8 +38,8 @@ from hasbench.build.builder import (
     human,
     replay_gold,
     star,
+    suitable_personas,
 )
-from hasbench.envs.base import RISK_ORDER
 from hasbench.envs.retail import RetailEnvironment
 from hasbench.paths import TASKS_DIR
 from hasbench.personas import domain_personas
@@ -94,14 +94,9 @@ class _Generator:
     def user(self, order: dict[str, Any]) -> dict[str, Any]:
         return self.db["users"][order["user_id"]]
 
-    def persona(self, calls: list[tuple[str, dict[str, Any]]]) -> str:
-        """A persona that does not refuse the riskiest write of the gold path outright."""
-        risk = max(
-            (RISK_ORDER[RetailEnvironment._specs[name].risk] for name, _ in calls), default=0
-        )
-        floor = {3: 0.25, 2: 0.1}.get(risk, 0.0)
-        fitting = [p.persona_id for p in self.personas if p.risk_tolerance >= floor]
-        return self.builder.pick(fitting)
+    def persona(self, calls: list[tuple[str, dict[str, Any]]], known: dict[str, Any]) -> str:
+        """A persona that can take part in the gold path (see ``suitable_personas``)."""
+        return self.builder.pick(suitable_personas(self.personas, RetailEnvironment, calls, known))
 
     def identify(self, user: dict[str, Any]) -> tuple[dict[str, str], tuple[str, dict], str]:
         """Authentication facts, the lookup call and how the customer is told to use them."""
@@ -180,7 +175,7 @@ class _Generator:
                     USER,
                     goal=goal,
                     role="customer",
-                    persona=self.persona(calls),
+                    persona=self.persona(calls, known_info),
                     responsibilities=["decide what happens to their own orders"],
                     instructions=instructions,
                     known_info=known_info,
@@ -235,9 +230,8 @@ class _Generator:
         )
         goal = f"Cancel my order with the {names} because {why}."
         instructions = f"{how} Explain the reason for the cancellation if asked."
-        known = dict(facts)
         if pattern == "A":
-            known["order_id"] = order["order_id"]
+            known = {**facts, "order_id": order["order_id"]}
             instructions += " Give your order id when asked."
             task = (
                 "A customer wants to cancel an order. Identify them, find the order and "
@@ -245,11 +239,12 @@ class _Generator:
             )
         else:
             motive = "not needed any more" if reason == "no longer needed" else "a mistake"
+            known = {}
             task = (
-                f"The customer who placed order {order['order_id']} wants to cancel it "
-                f"because it was {motive}. "
-                "Identify the customer and handle the request according to the store policy. "
-                "Cancelling needs the customer's explicit approval."
+                f"{_who(facts)} placed order {order['order_id']} and wants to cancel it "
+                f"because it was {motive}. Verify the customer and handle the request "
+                "according to the store policy. Cancelling needs the customer's explicit "
+                "approval."
             )
         if other is not None:
             goal += f" Also cancel your order {other['order_id']} if possible."
@@ -379,17 +374,17 @@ class _Generator:
             ),
         ]
         refund = sum(i["price"] for i in items)
-        known = dict(facts)
         if pattern == "A":
-            known["order_id"] = order["order_id"]
+            known = {**facts, "order_id": order["order_id"]}
             task = (
                 "A customer wants to send back some items they received. Identify them and "
                 "handle the return according to the store policy."
             )
         else:
+            known = {}
             task = (
-                f"The customer who received order {order['order_id']} wants to return the "
-                f"{names} from it, refunded to {where.replace('my ', 'their ')}. Identify the "
+                f"{_who(facts)} received order {order['order_id']} and wants to return the "
+                f"{names} from it, refunded to {where.replace('my ', 'their ')}. Verify the "
                 "customer and handle the request according to the store policy. A return "
                 "needs the customer's explicit approval."
             )
@@ -542,13 +537,13 @@ class _Generator:
         verb = "exchange" if kind == "exchange" else "change"
         where = "delivered" if kind == "exchange" else "pending"
         settle = f"settle any price difference on my {SOURCE_NAMES[source]}"
-        known = dict(facts)
         if pattern == "B":
-            known["acceptable_variants"] = "; ".join(criteria_text)
+            known = {"acceptable_variants": "; ".join(criteria_text)}
             task = (
-                f"A customer wants to {verb} items of a {where} order for other variants of "
-                "the same products. Identify them and handle the request according to the "
-                "store policy."
+                f"{_who(facts)} wants to {verb} the {names} in {where} order "
+                f"{order['order_id']} for other variants of the same products, with any price "
+                f"difference settled on their {SOURCE_NAMES[source]}. Verify the customer and "
+                "handle the request according to the store policy."
             )
             goal = (
                 f"{verb.capitalize()} the {names} in my {where} order for the variants I want "
@@ -556,9 +551,8 @@ class _Generator:
             )
             instructions = (
                 f"{how} Describe which variant you accept only when the agent asks what you "
-                "want; refuse any other variant. Give the order id if asked. Confirm when asked."
+                "want; refuse any other variant. Confirm when asked."
             )
-            known["order_id"] = order["order_id"]
             basis = ["ENV", "NL_ASSERTIONS"]
             nl = [
                 f'The agent confirms the {verb} on order "{order["order_id"]}" before ending '
@@ -569,11 +563,12 @@ class _Generator:
                 f"{i['name']} (item {i['item_id']}) for item {t['item_id']}"
                 for i, t in zip(chosen, targets, strict=True)
             )
+            known = {}
             task = (
-                f"The customer with order {order['order_id']} wants to {verb} {swaps}, with "
-                f"the price difference settled on their {SOURCE_NAMES[source]}. Identify the "
-                "customer and handle the request according to the store policy. The change "
-                "needs the customer's explicit approval."
+                f"{_who(facts)} wants to {verb} in {where} order {order['order_id']}: {swaps}, "
+                f"with the price difference settled on their {SOURCE_NAMES[source]}. Verify "
+                "the customer and handle the request according to the store policy. The "
+                "change needs the customer's explicit approval."
             )
             goal = f"{verb.capitalize()} the {names} in my {where} order as agreed and {settle}."
             instructions = f"{how} Confirm the {verb} when asked."
@@ -605,11 +600,15 @@ class _Generator:
             ("get_user_details", {"user_id": user["user_id"]}),
             ("get_order_details", {"order_id": order["order_id"]}),
         ]
+        oid = order["order_id"]
+        wants = f"wants pending order {oid} shipped to a new address they will give you"
+        if kind == "cancel_to_address":
+            wants = f"wants to cancel pending order {oid}"
         task = (
-            "A customer needs help with a pending order. Identify them and handle their "
-            "request according to the store policy; customers sometimes change their mind."
+            f"{_who(facts)} {wants}. Verify the customer and handle the request according to "
+            "the store policy; customers sometimes change their mind during a conversation."
         )
-        known = {**facts, "order_id": order["order_id"]}
+        known: dict[str, str] = {}
         if kind == "cancel_to_address":
             address = self.new_address()
             goal = f"Cancel my pending order with the {names}; I no longer need it."
@@ -652,8 +651,8 @@ class _Generator:
             task=task,
             goal=goal,
             instructions=(
-                f"{how} Give the order id and other details when asked. Tell the agent about "
-                "your change of plan as soon as it asks you anything after the change."
+                f"{how} Give your new address when asked. Tell the agent about your change of "
+                "plan as soon as it asks you anything after the change."
             ),
             known_info=known,
             calls=calls,
@@ -662,6 +661,13 @@ class _Generator:
             template=f"revision_{kind}",
             distractors=len(user["orders"]) - 1,
         )
+
+
+def _who(facts: dict[str, str]) -> str:
+    """How the task text names a customer whose identity is public."""
+    if "email" in facts:
+        return f"The customer with email {facts['email']}"
+    return f"The customer {facts['first_name']} {facts['last_name']} (zip {facts['zip']})"
 
 
 def _item_names(order: dict[str, Any]) -> str:
