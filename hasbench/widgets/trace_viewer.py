@@ -166,7 +166,7 @@ class TraceViewer(widgets.VBox):
         )
         last = max(len(self.rows) - 1, 0)
         self.slider = widgets.IntSlider(
-            value=0, min=0, max=last, description="event", continuous_update=True,
+            value=0, min=0, max=last, description="event", continuous_update=True, readout=False,
             layout=widgets.Layout(width="420px"),
         )  # fmt: skip
         self.play = widgets.Play(value=0, min=0, max=last, interval=600, description="play")
@@ -446,7 +446,8 @@ def _summary(e: Event, target: str | None, kinds: Mapping[str, str]) -> str:
         )
     elif e.type == "channel_status":
         text = (
-            f"{_channel_badge(e.channel)} <code>{html.escape(str(p.get('request_id')))}</code> "
+            f"{actor}{to} {_channel_badge(e.channel)} "
+            f"<code>{html.escape(str(p.get('request_id')))}</code> "
             f"{html.escape(str(p.get('status')))}"
         )
     elif e.type == "channel_response":

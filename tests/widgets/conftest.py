@@ -1,8 +1,11 @@
 """Fixtures for the widget tests: a hand-made trace and a small offline results store."""
 
+import sys
 from pathlib import Path
 
 import pytest
+from ipykernel.kernelspec import install
+from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 
 from hasbench.paths import TASKS_DIR
 from hasbench.scenario import Scenario, load_tasks
@@ -237,3 +240,13 @@ def store(tmp_path_factory) -> tuple[Path, dict[str, Scenario]]:
     """A results store: mock_C_001 and mock_A_001 × strong/weak × A1/A3, seed 0."""
     directory = tmp_path_factory.mktemp("runs") / "explore"
     return small_run(["mock_C_001", "mock_A_001"], results_dir=directory)
+
+
+@pytest.fixture(scope="session")
+def hasbench_kernel() -> str:
+    """Register the ``hasbench`` Jupyter kernel in this environment if it is missing."""
+    try:
+        KernelSpecManager().get_kernel_spec("hasbench")
+    except NoSuchKernel:
+        install(kernel_name="hasbench", prefix=sys.prefix)
+    return "hasbench"

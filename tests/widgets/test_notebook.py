@@ -1,27 +1,15 @@
 """The exploration notebook: thin, stripped, and runs offline on its own small run."""
 
-import sys
 from pathlib import Path
 
 import nbformat
 import papermill
 import pytest
-from ipykernel.kernelspec import install
-from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 
 from hasbench.runner import load_results
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "explore_traces.ipynb"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-
-
-@pytest.fixture(scope="module")
-def hasbench_kernel():
-    try:
-        KernelSpecManager().get_kernel_spec("hasbench")
-    except NoSuchKernel:
-        install(kernel_name="hasbench", prefix=sys.prefix)
-    return "hasbench"
 
 
 def test_notebook_is_thin_and_stripped():
