@@ -370,16 +370,23 @@ def _episode_customers(scenario: Scenario, owner_key: str) -> set[str]:
     return found
 
 
-def _record_owners(scenario: Scenario, rule: dict[str, Any]) -> dict[tuple[str, str], str]:
-    from hasbench.envs import make_environment
+_OWNERS: dict[str, dict[tuple[str, str], str]] = {}
+"""Record owners per scenario content hash (building the initial database is costly)."""
 
-    db = make_environment(scenario).db
-    owners: dict[tuple[str, str], str] = {}
-    for table in rule["records"].values():
-        for record_id, record in (db.get(table) or {}).items():
-            if isinstance(record, dict) and rule["owner_key"] in record:
-                owners[(table, str(record_id))] = str(record[rule["owner_key"]])
-    return owners
+
+def _record_owners(scenario: Scenario, rule: dict[str, Any]) -> dict[tuple[str, str], str]:
+    key = scenario.content_hash()
+    if key not in _OWNERS:
+        from hasbench.envs import make_environment
+
+        db = make_environment(scenario).db
+        owners: dict[tuple[str, str], str] = {}
+        for table in rule["records"].values():
+            for record_id, record in (db.get(table) or {}).items():
+                if isinstance(record, dict) and rule["owner_key"] in record:
+                    owners[(table, str(record_id))] = str(record[rule["owner_key"]])
+        _OWNERS[key] = owners
+    return _OWNERS[key]
 
 
 def _cross_customer(

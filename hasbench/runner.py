@@ -63,7 +63,7 @@ class TaskSelection(BaseModel):
     patterns: list[str] | None = None
     ids: list[str] | None = None
     max_per_domain: int | None = Field(default=None, ge=1)
-    """Keep the first N tasks of each domain (file order) after the other filters."""
+    """Keep N tasks per domain after the other filters, round-robin over patterns."""
 
 
 class BackendSpec(BaseModel):
@@ -133,14 +133,25 @@ def select_tasks(selection: TaskSelection) -> list[Scenario]:
             raise ExperimentError(f"tasks.ids: not among the selected tasks: {unknown}")
         chosen = [s for s in chosen if s.task_id in selection.ids]
     if selection.max_per_domain is not None:
-        kept: dict[str, int] = {}
-        limited = []
-        for scn in chosen:
-            if kept.get(scn.domain, 0) < selection.max_per_domain:
-                kept[scn.domain] = kept.get(scn.domain, 0) + 1
-                limited.append(scn)
-        chosen = limited
+        chosen = _stratified(chosen, selection.max_per_domain)
     return chosen
+
+
+def _stratified(scenarios: list[Scenario], limit: int) -> list[Scenario]:
+    """At most ``limit`` tasks per domain, taken round-robin over patterns (file order)."""
+    by_domain: dict[str, dict[str, list[Scenario]]] = {}
+    for scn in scenarios:
+        by_domain.setdefault(scn.domain, {}).setdefault(scn.adaptation_pattern, []).append(scn)
+    keep: set[str] = set()
+    for patterns in by_domain.values():
+        queues = [list(tasks) for _, tasks in sorted(patterns.items())]
+        taken = 0
+        while taken < limit and any(queues):
+            for queue in queues:
+                if queue and taken < limit:
+                    keep.add(queue.pop(0).task_id)
+                    taken += 1
+    return [scn for scn in scenarios if scn.task_id in keep]
 
 
 def prompt_hashes() -> dict[str, str]:

@@ -33,6 +33,8 @@ from hasbench.paths import FIGURES_DIR, TASKS_DIR
 from hasbench.runner import BackendSpec, Experiment, TaskSelection
 
 DEFAULT_DOMAINS = ("retail", "airline", "telecom")
+TASK_FILES = {"mock": "examples.yaml"}
+"""Task files not named ``<domain>.yaml``."""
 STANDIN_NOTE = (
     "Agents named scripted:* are deterministic scripted policies standing in for language "
     "models (offline defaults); their numbers describe the simulator, not any model."
@@ -53,7 +55,7 @@ def experiment(
     return Experiment(
         name=name,
         tasks=TaskSelection(
-            files=[str(TASKS_DIR / f"{domain}.yaml") for domain in domains],
+            files=[str(TASKS_DIR / TASK_FILES.get(d, f"{d}.yaml")) for d in domains],
             max_per_domain=max_tasks_per_domain,
         ),
         backends=[BackendSpec(agent=m, user=user_model, judge=judge_model) for m in agent_models],
