@@ -303,9 +303,14 @@ class LLMClient:
 
     async def _attempt(self, model: str, kwargs: dict[str, Any]) -> ModelResponse:
         litellm = _litellm()
+        from litellm._internal_context import is_internal_call
+
         attempt = 0
         while True:
             attempt += 1
+            # The trace is the log: marking the call internal skips litellm's own logging
+            # callbacks, which otherwise cost more CPU than the rest of the call.
+            quiet = is_internal_call.set(True)
             try:
                 raw = await litellm.acompletion(**kwargs)
             except Exception as exc:  # every provider failure is classified below
@@ -317,6 +322,8 @@ class LLMClient:
                 self.stats.retries += 1
                 await self._sleep(min(self.max_backoff, self.backoff * 2 ** (attempt - 1)))
                 continue
+            finally:
+                is_internal_call.reset(quiet)
             return _convert(model, raw, attempt)
 
 
