@@ -2,10 +2,12 @@
 
 import re
 
+import pandas as pd
 import pytest
 
 from hasbench.agency import Setting
 from hasbench.simulator import Backends, run_episode
+from hasbench.trace import TraceError
 from hasbench.widgets import TraceViewer
 from hasbench.widgets.trace_viewer import ALL, NO_CHANNEL
 
@@ -154,3 +156,23 @@ def test_reads_a_trace_file_of_a_simulated_episode(tmp_path, scenario):
     assert "<td>success</td><td>true</td>" in viewer.outcome_html.value
     viewer.slider.value = viewer.slider.max
     assert shown_step(viewer)[1] == trace.termination.step
+
+
+def test_outcome_from_a_results_row(trace):
+    row = pd.Series({"success": False, "task_score": 0.25, "delivered": True, "hir": 0.1})
+    outcome = TraceViewer(trace, outcome=row).outcome_html.value
+    assert "<td>success</td><td class='hb-error'>false</td>" in outcome
+    assert (
+        "<td>task_score</td><td>0.250</td>" in outcome
+        and "<td>delivered</td><td>true</td>" in outcome
+    )
+
+
+def test_a_broken_trace_file_names_file_and_line(tmp_path, trace):
+    path = trace.write(tmp_path / "t.jsonl")
+    lines = path.read_text().splitlines()
+    number = next(i for i, line in enumerate(lines) if '"type":"message"' in line)
+    lines[number] = lines[number].replace('"type":"message"', '"type":"shout"')
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(TraceError, match=rf"{path}: line {number + 1}: "):
+        TraceViewer(path)
