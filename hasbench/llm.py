@@ -15,8 +15,7 @@ for rate limits, time-outs and transient server errors, a concurrency limit per 
 and token/cost accounting. API keys are read by litellm from the environment only; they are
 never part of a cache key, a cached record, a response or an error message.
 
-litellm is imported lazily (on the first call or provider registration) because importing it
-is slow.
+litellm is imported lazily, on the first model call, because importing it is slow.
 """
 
 from __future__ import annotations
@@ -455,6 +454,8 @@ def register_test_provider(name: str, respond: Respond, delay: float = 0.0) -> s
             simulates a provider failure of that kind.
         delay: Seconds each call takes (an ``asyncio.sleep`` in async calls).
 
+    Usage counts whitespace-separated words of the request and reply JSON as tokens.
+
     Returns:
         The model string ``test/<name>``.
     """
@@ -471,6 +472,7 @@ def _call_id(model: str, messages: list[dict[str, Any]], index: int) -> str:
 
 
 def _word_count(value: Any) -> int:
+    """Whitespace-separated words of ``value`` as JSON: the test provider's token count."""
     return len(canonical_json(value).split()) if value is not None else 0
 
 
@@ -505,9 +507,8 @@ def _make_handlers(litellm: ModuleType) -> dict[str, Any]:
                 "total_tokens": usage.total_tokens,
             },
         )
-        response._hidden_params["response_cost"] = (
-            0.0  # in-process: free, and litellm skips pricing
-        )
+        # In-process models cost nothing; a stamped cost also spares litellm's price lookup.
+        response._hidden_params["response_cost"] = 0.0
         return response
 
     class TestProvider(CustomLLM):
