@@ -8,6 +8,7 @@ style block, so following a trace costs no redrawing.
 
 from __future__ import annotations
 
+import functools
 import html
 import io
 import itertools
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
 
 HIGHLIGHT = "#d62728"
 _COUNTER = itertools.count()
+_PLACEHOLDER = "hbg-placeholder"
+"""Stands for a viewer's id prefix in the cached SVG."""
 
 
 class GraphViewer(widgets.VBox):
@@ -40,11 +43,8 @@ class GraphViewer(widgets.VBox):
     def __init__(self, source: Scenario | HASGraph) -> None:
         self.graph = source if isinstance(source, HASGraph) else HASGraph.from_scenario(source)
         self.prefix = f"hbg{next(_COUNTER)}"
-        nodes = [p.id for p in self.graph.participants()]
-        self._node_ids = {node: f"{self.prefix}-n{i}" for i, node in enumerate(nodes)}
-        pairs = list(dict.fromkeys((s, t) for s, t, _ in self.graph.edges()))
-        self._edge_ids = {pair: f"{self.prefix}-e{i}" for i, pair in enumerate(pairs)}
-        self._svg = self._render_svg()
+        self._node_ids, self._edge_ids = _svg_ids(self.graph, self.prefix)
+        self._svg = _render_svg(self.graph.to_json()).replace(_PLACEHOLDER, self.prefix)
         self.actor: str | None = None
         self.edge: tuple[str, str, str] | None = None
         self.figure_html = widgets.HTML()
@@ -107,42 +107,7 @@ class GraphViewer(widgets.VBox):
         chosen = preferred or candidates
         return chosen[0] if chosen else None
 
-    # -- rendering -------------------------------------------------------------------
-
-    def _render_svg(self) -> str:
-        import matplotlib
-        from matplotlib.figure import Figure
-        from matplotlib.text import Annotation
-
-        pos = self.graph.layout()
-        width = min(9.0, 4.0 + 1.0 * len(pos))
-        with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": self.prefix}):
-            figure = Figure(figsize=(width, 0.75 * width))
-            ax = figure.add_subplot()
-            self.graph.draw(ax)
-            arrows = {
-                (a.xyann, a.xy): a
-                for a in list(ax.texts)
-                if isinstance(a, Annotation) and a.arrow_patch is not None and not a.get_text()
-            }
-            for (source, target), gid in self._edge_ids.items():
-                drawn = arrows.get((pos[source], pos[target]))
-                props = dict(drawn.arrowprops) if drawn is not None else {"arrowstyle": "-|>"}
-                props.update(color=HIGHLIGHT, lw=3.5)
-                copy = ax.annotate("", xy=pos[target], xytext=pos[source], arrowprops=props)
-                copy.arrow_patch.set_gid(gid)
-                copy.set_zorder(2)
-            for node, gid in self._node_ids.items():
-                kind = self.graph.participant(node).kind
-                ring = ax.scatter(
-                    [pos[node][0]], [pos[node][1]], s=1500, marker="s" if kind == "human" else "o",
-                    facecolors="none", edgecolors=HIGHLIGHT, linewidths=3.5, zorder=6,
-                )  # fmt: skip
-                ring.set_gid(gid)
-            buffer = io.StringIO()
-            figure.savefig(buffer, format="svg", bbox_inches="tight")
-        text = buffer.getvalue()
-        return text[text.index("<svg") :]
+    # -- captions ------------------------------------------------------------------
 
     def _caption(self) -> str:
         acting = "nobody"
@@ -179,3 +144,50 @@ class GraphViewer(widgets.VBox):
 def _channels_text(label: str) -> str:
     channels = [CHANNEL_ABBREVIATIONS[c] for c in CHANNELS if c in RELATIONS[label].channels]
     return f" ({'/'.join(channels)})" if channels else ""
+
+
+def _svg_ids(graph: HASGraph, prefix: str) -> tuple[dict[str, str], dict[tuple[str, str], str]]:
+    """SVG ids of the highlight ring of each node and the highlight arrow of each edge pair."""
+    nodes = {p.id: f"{prefix}-n{i}" for i, p in enumerate(graph.participants())}
+    pairs = dict.fromkeys((s, t) for s, t, _ in graph.edges())
+    return nodes, {pair: f"{prefix}-e{i}" for i, pair in enumerate(pairs)}
+
+
+@functools.lru_cache(maxsize=32)
+def _render_svg(graph_json: str) -> str:
+    """The drawing with hidden highlight rings and arrows, as inline SVG (cached per graph)."""
+    import matplotlib
+    from matplotlib.figure import Figure
+    from matplotlib.text import Annotation
+
+    graph = HASGraph.from_json(graph_json)
+    node_ids, edge_ids = _svg_ids(graph, _PLACEHOLDER)
+    pos = graph.layout()
+    width = min(9.0, 4.0 + 1.0 * len(pos))
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": graph_json}):
+        figure = Figure(figsize=(width, 0.75 * width))
+        ax = figure.add_subplot()
+        graph.draw(ax)
+        arrows = {
+            (a.xyann, a.xy): a
+            for a in list(ax.texts)
+            if isinstance(a, Annotation) and a.arrow_patch is not None and not a.get_text()
+        }
+        for (source, target), gid in edge_ids.items():
+            drawn = arrows.get((pos[source], pos[target]))
+            props = dict(drawn.arrowprops) if drawn is not None else {"arrowstyle": "-|>"}
+            props.update(color=HIGHLIGHT, lw=3.5)
+            copy = ax.annotate("", xy=pos[target], xytext=pos[source], arrowprops=props)
+            copy.arrow_patch.set_gid(gid)
+            copy.set_zorder(2)
+        for node, gid in node_ids.items():
+            kind = graph.participant(node).kind
+            ring = ax.scatter(
+                [pos[node][0]], [pos[node][1]], s=1500, marker="s" if kind == "human" else "o",
+                facecolors="none", edgecolors=HIGHLIGHT, linewidths=3.5, zorder=6,
+            )  # fmt: skip
+            ring.set_gid(gid)
+        buffer = io.StringIO()
+        figure.savefig(buffer, format="svg", bbox_inches="tight")
+    text = buffer.getvalue()
+    return text[text.index("<svg") :]

@@ -82,3 +82,12 @@ def test_accepts_a_graph_and_edge_choice_prefers_the_channel(scenario):
     assert viewer.edge_for("agent_0", "user_0", "feedback") == ("user_0", "agent_0", "supervises")
     assert viewer.edge_for("agent_1", "user_0", "feedback") is None
     assert viewer.edge_for("agent_0", None) is None
+
+
+def test_two_viewers_on_one_page_do_not_share_highlight_ids(scenario):
+    first, second = GraphViewer(scenario), GraphViewer(scenario)
+    assert first.prefix != second.prefix
+    first.highlight("user_0")
+    assert f'id="{first._node_ids["user_0"]}"' in first.figure_html.value
+    assert first.prefix not in second.figure_html.value
+    assert visible_ids(second) == set()
