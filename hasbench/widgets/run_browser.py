@@ -181,13 +181,7 @@ class RunBrowser(widgets.VBox):
             self._show(f"This episode failed and has no trace: {first['error']}", [])
             return
         self.viewer = viewer
-        side: widgets.Widget
-        if isinstance(scenario, Scenario):
-            self.graph_viewer = GraphViewer(scenario)
-            self.graph_viewer.link(viewer)
-            side = self.graph_viewer
-        else:
-            side = widgets.HTML(f"<div class='hb-muted'>No graph: {html.escape(scenario)}</div>")
+        self.graph_viewer, side = self._graph(viewer, scenario)
         viewer.layout.width = "60%"
         side.layout.width = "40%"
         self._show("", [viewer, side])
@@ -197,20 +191,33 @@ class RunBrowser(widgets.VBox):
         if second is None:
             self._show(self._missing(self.other_setting.value), [])
             return
-        viewers = []
+        columns = []
         for row in (first, second):
-            viewer, _ = self._episode(row)
+            viewer, scenario = self._episode(row)
             if viewer is None:
+                self.compare_viewers = []
                 self._show(f"{row['setting']}: this episode failed: {row['error']}", [])
                 return
-            viewer.layout.width = "50%"
-            viewers.append(viewer)
-        self.compare_viewers = viewers
-        last = max(v.rows[-1].step if v.rows else 0 for v in viewers)
+            self.compare_viewers.append(viewer)
+            _, graph = self._graph(viewer, scenario)
+            columns.append(widgets.VBox([viewer, graph], layout=widgets.Layout(width="50%")))
+        last = max(v.rows[-1].step if v.rows else 0 for v in self.compare_viewers)
         self.compare_slider.max = last
         self.compare_slider.value = 0
         self._compare_step()
-        self._show("", [widgets.VBox([self.compare_slider, widgets.HBox(viewers)])])
+        self._show("", [widgets.VBox([self.compare_slider, widgets.HBox(columns)])])
+
+    @staticmethod
+    def _graph(
+        viewer: TraceViewer, scenario: Scenario | str
+    ) -> tuple[GraphViewer | None, widgets.Widget]:
+        """The episode's graph linked to its viewer, or a note saying why there is none."""
+        if isinstance(scenario, str):
+            note = widgets.HTML(f"<div class='hb-muted'>No graph: {html.escape(scenario)}</div>")
+            return None, note
+        graph = GraphViewer(scenario)
+        graph.link(viewer)
+        return graph, graph
 
     def _compare_step(self) -> None:
         for viewer in self.compare_viewers:

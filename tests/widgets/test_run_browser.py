@@ -69,6 +69,11 @@ def test_compare_mode_steps_two_settings_with_one_slider(store):
             later = viewer.slider.value + 1
             assert later == len(viewer.visible) or viewer.rows[viewer.visible[later]].step > step
     assert "hb-step-number'>1<" not in a3.position_html.value
+    (columns,) = browser.body.children[0].children[1:]
+    for column, viewer in zip(columns.children, (a1, a3), strict=True):
+        shown_viewer, graph = column.children
+        assert shown_viewer is viewer and isinstance(graph, GraphViewer)
+        assert graph.actor == viewer.current.actor  # each graph follows its own trace
     browser.compare.value = False
     assert browser.compare_viewers == [] and isinstance(browser.viewer, TraceViewer)
 
