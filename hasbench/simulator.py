@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict
 import hasbench
 from hasbench.agency import Setting
 from hasbench.channels import (
+    CHANNEL_TOOLS,
     TOOL_CHANNEL,
     ActionRef,
     Budget,
@@ -41,6 +42,7 @@ from hasbench.channels import (
 from hasbench.envs import make_environment
 from hasbench.envs.base import ToolResult, ToolSpec
 from hasbench.graph import HASGraph
+from hasbench.participants.agents import make_agents
 from hasbench.participants.base import (
     Action,
     ActionFacts,
@@ -55,6 +57,7 @@ from hasbench.participants.base import (
     SendMessage,
     UserPolicy,
 )
+from hasbench.participants.users import make_user
 from hasbench.personas import get_persona
 from hasbench.prompts import prompt_hashes
 from hasbench.scenario import Scenario, TriggerRule
@@ -162,9 +165,6 @@ class Episode:
         self.finished: set[str] = set()
         self.vetoed: set[str] = set()
         self.client = client
-        from hasbench.participants.agents import make_agents
-        from hasbench.participants.users import make_user
-
         self.user_policy: UserPolicy = make_user(self.backends.user, self)
         policies = make_agents(self.backends.agent, self)
         shared: list[str] = []
@@ -176,8 +176,6 @@ class Episode:
                 for spec in self.environment.tools("agent")
                 if self.graph.may_call(agent_id, spec.name)
             ]
-            from hasbench.channels import CHANNEL_TOOLS
-
             tools += [CHANNEL_TOOLS[ch] for ch in sorted(channels)]
             memory = shared if scenario.memory.type == "shared" else []
             shown = [
@@ -189,7 +187,6 @@ class Episode:
             self.agents[agent_id] = _Agent(
                 policies[agent_id], tools, channels, memory, shown, peers
             )
-        self.trace.termination = None
 
     # -- setup helpers ---------------------------------------------------------------
 

@@ -140,14 +140,18 @@ class LLMAgent:
         """Feed back the last result and new input; call the model when needed."""
         if obs.last_result is not None:
             self._feed(obs.last_result)
+        if self.queue and not obs.inbox:
+            return self.queue.pop(0)
+        for skipped in self.queue:  # new input arrived first: the rest of the batch is dropped
+            self.messages.append(
+                {"role": "tool", "tool_call_id": skipped.call_id, "content": "Not run."}
+            )
+        self.queue = []
         if not self.messages:
             self.messages.append({"role": "user", "content": "Start working on your task."})
         if obs.inbox:
             lines = [f"[{i.kind} from {i.sender}] {i.text}" for i in obs.inbox]
             self.messages.append({"role": "user", "content": "\n".join(lines)})
-        if self.queue and not obs.inbox:
-            return self.queue.pop(0)
-        self.queue = []
         tools = [spec.to_openai() for spec in [*obs.tools, SEND_MESSAGE, FINISH]]
         system = {
             "role": "system",

@@ -98,3 +98,27 @@ def test_channel_tools_are_offered_only_when_registered():
     run(model, setting=Setting(agency="A3", channels="clar-only"))
     names = offered["You are agent_0"]
     assert "ask_clarification" in names and "request_control" not in names
+
+
+def test_every_tool_call_of_a_batch_gets_a_result_message():
+    requests = []
+
+    def respond(messages, tools):
+        requests.append(messages)
+        if len(requests) == 1:
+            return {
+                "tool_calls": [
+                    {"name": "find_record_by_email", "arguments": {"email": "x@example.org"}},
+                    {"name": "send_message", "arguments": {"target": "agent_1", "text": "go"}},
+                    {"name": "get_record", "arguments": {"account_id": "A100"}},
+                ]
+            }
+        return call("finish", {"deliverable": "done"})
+
+    model = register_test_provider("batch", respond)
+    run(model)
+    # agent_0's second request (after agent_1 reported back) answers all three call ids
+    later = next(m for m in requests[1:] if m[0]["content"].startswith("You are agent_0"))
+    asked = [c["id"] for m in later if m.get("tool_calls") for c in m["tool_calls"]]
+    answered = [m["tool_call_id"] for m in later if m["role"] == "tool"]
+    assert asked and sorted(asked) == sorted(answered)
