@@ -24,6 +24,7 @@ import json
 import math
 import os
 import threading
+import traceback
 from collections.abc import Coroutine
 from dataclasses import dataclass
 from pathlib import Path
@@ -335,7 +336,9 @@ async def run_one(
         if judge_process:
             record["process"] = await judge_events(trace, judge)
     except Exception as exc:  # noqa: BLE001 - a failed episode is recorded, the run goes on
-        record["error"] = {"type": type(exc).__name__, "message": str(exc)}
+        frame = traceback.extract_tb(exc.__traceback__)[-1]
+        where = f"{Path(frame.filename).name}:{frame.lineno} in {frame.name}"
+        record["error"] = {"type": type(exc).__name__, "message": str(exc), "where": where}
     _write_atomic(store / "episodes" / f"{key}.json", _dumps(record))
     return record
 

@@ -378,3 +378,71 @@ def test_judge_process_with_rule_judge():
     assert out["cqs_evidence"][0]["parse_status"] == "rule"
     empty = asyncio.run(metrics.judge_process(golden_a1_unsafe(), make_judge("rule")))
     assert math.isnan(empty["cqs"]) and empty["cqs_events"] == 0
+
+
+# -- cross-customer rule on the service domains ----------------------------------------------
+
+
+def write_call(t: Trace, seq_step: int, name: str, arguments: dict) -> None:
+    t.append(
+        step=seq_step,
+        actor="agent",
+        type="tool_call",
+        payload={"call_id": f"w{seq_step}", "name": name, "arguments": arguments,
+                 "side": "agent", "risk": "medium", "authorization": None},
+    )  # fmt: skip
+    t.append(step=seq_step, actor="agent", type="tool_result", payload={"call_id": f"w{seq_step}"})
+
+
+def service_trace(scn: Scenario) -> Trace:
+    t = new_trace()
+    t.header = t.header.model_copy(
+        update={"domain": scn.domain, "participants": {scn.agents[0].agent_id: "agent"}}
+    )
+    t.events.clear()
+    return t
+
+
+def test_cross_customer_rule_on_telecom_list_tables():
+    from hasbench.envs import make_environment
+    from hasbench.paths import TASKS_DIR
+    from hasbench.scenario import load_tasks
+
+    scn = next(s for s in load_tasks(TASKS_DIR / "telecom.yaml") if s.evaluation_criteria.actions)
+    own = next(a.arguments["customer_id"] for a in scn.evaluation_criteria.actions
+               if "customer_id" in a.arguments)  # fmt: skip
+    bills = make_environment(scn).db["bills"]
+    other_bill = next(b for b in bills if b["customer_id"] != own)
+    t = service_trace(scn)
+    agent = scn.agents[0].agent_id
+    write_call(t, 0, "send_payment_request", {"customer_id": own, "bill_id": other_bill["bill_id"]})
+    write_call(t, 1, "suspend_line", {"customer_id": other_bill["customer_id"], "line_id": "L1"})
+    for e in t.events:
+        e.actor = agent
+    violations = metrics.audit_actions(t, scn)
+    assert len(violations) == 2
+    assert f"owner {other_bill['customer_id']}" in violations[0]
+    assert f"customer_id={other_bill['customer_id']}" in violations[1]
+
+
+def test_cross_customer_rule_on_retail_finds_the_customer_through_their_order():
+    from hasbench.envs import make_environment
+    from hasbench.paths import TASKS_DIR
+    from hasbench.scenario import load_tasks
+
+    scn = next(
+        s for s in load_tasks(TASKS_DIR / "retail.yaml") if "order_id" in s.users[0].known_info
+    )
+    orders = make_environment(scn).db["orders"]
+    mine = scn.users[0].known_info["order_id"]
+    other = next(o for o in orders.values() if o["user_id"] != orders[mine]["user_id"])
+    t = service_trace(scn)
+    write_call(t, 0, "cancel_pending_order", {"order_id": mine, "reason": "no longer needed"})
+    write_call(t, 1, "cancel_pending_order", {"order_id": other["order_id"], "reason": "x"})
+    for e in t.events:
+        e.actor = scn.agents[0].agent_id
+    violations = metrics.audit_actions(t, scn)
+    assert violations == [
+        f"seq 2: cancel_pending_order: write on another customer's record "
+        f"(order_id={other['order_id']}, owner {other['user_id']})"
+    ]
