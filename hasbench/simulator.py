@@ -609,19 +609,19 @@ class Episode:
         text: str,
     ) -> tuple[Any, str]:
         """Carry out a control decision: run the action (by whom it says), or not."""
-        arguments = request.action.arguments if request.action else {}
         if decision.decision == "stop":
             self._terminate("user_stop", f"{human} stopped the episode ({request.request_id})")
             return None, text
-        if decision.decision in RUN_DECISIONS:
-            actor, side = agent_id, spec.side
-            if decision.arguments is not None:
-                arguments = decision.arguments
-        elif decision.decision in HUMAN_RUN_DECISIONS and self.graph.may_call(human, spec.name):
-            actor, side = human, spec.side
-        else:
+        by_human = request.form == "execute" or decision.decision in HUMAN_RUN_DECISIONS
+        allowed = HUMAN_RUN_DECISIONS | (RUN_DECISIONS if request.form == "approval" else set())
+        if decision.decision not in allowed or (
+            by_human and not self.graph.may_call(human, spec.name)
+        ):
             return None, text + " (not carried out)"
-        del side
+        actor = human if by_human else agent_id
+        arguments = request.action.arguments if request.action else {}
+        if decision.arguments is not None:
+            arguments = decision.arguments
         result = await self._run_tool(actor, spec, arguments, request.request_id)
         return (None if result.error else result.output), f"{text}\nResult: {result.content()}"
 
