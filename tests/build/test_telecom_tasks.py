@@ -83,3 +83,12 @@ def test_latent_network_mode_criterion_changes_the_outcome():
     assert all(holds(env, scenario))
     env.call("set_network_mode_preference", {"mode": "4g_5g_preferred"}, "user")
     assert not all(holds(env, scenario))  # the manual's default fix breaks the user's criterion
+
+
+@pytest.mark.parametrize("pattern", ["A", "B", "C"])
+def test_automatic_checks_pass_on_a_task_of_each_pattern(pattern):
+    from hasbench.build.checks import check_task
+
+    scenario = next(t for t in TASKS if t.adaptation_pattern == pattern)
+    row = check_task(scenario)
+    assert row.passed, row.results
