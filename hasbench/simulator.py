@@ -686,7 +686,8 @@ class Episode:
             return
         controller.dispatch(request)
         state = self.agents[agent_id]
-        state.inbox.append(Incoming(user_id, channel, content, form, request.request_id))
+        facts = {k: v for k, v in view.known_info.items() if str(v).lower() in content.lower()}
+        state.inbox.append(Incoming(user_id, channel, content, form, request.request_id, facts))
         state.memory.append(f"{user_id} ({request.request_id}, unprompted {channel}): {content}")
         if channel == "control" and form == "stop":
             self._terminate("user_stop", f"{user_id} stopped the episode ({request.request_id})")

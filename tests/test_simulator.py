@@ -326,3 +326,37 @@ def test_cli_prints_one_json_object_and_writes_the_trace(tmp_path, capsys):
     code = main(["episode", str(TASKS_DIR / "examples.yaml"), "nope"])
     captured = capsys.readouterr()
     assert code == 2 and "no task 'nope'" in captured.err and "Traceback" not in captured.err
+
+
+def test_keyword_trigger_in_hybrid_mode_vetoes_the_next_write():
+    rules = {
+        "mode": "hybrid",
+        "trigger_rules": [
+            {
+                "rule_id": "veto",
+                "condition": {"type": "on_keyword", "keyword": "suspend"},
+                "action_type": "control",
+                "predefined_message": "Do not suspend anything.",
+                "decision": "deny",
+            },
+            {
+                "rule_id": "nudge",
+                "condition": {"type": "on_keyword", "keyword": "finally"},
+                "action_type": "feedback",
+            },
+        ],
+    }
+    say = ("send_message", {"target": "user_0", "text": "I will suspend A101, finally."})
+    model = script("announce-then-suspend", [say, SUSPEND, FINISH])
+    episode, trace = run_solo(model, solo(spontaneous_config=rules), agency="A4")
+    requests = [(e.channel, e.payload["form"], e.payload["content"]) for e in trace.of_type(
+        "channel_request"
+    )]  # fmt: skip
+    assert requests == [
+        ("control", "deny", "Do not suspend anything."),
+        ("feedback", "comment", "Please check your work against what I want: "
+         "My account A101 is suspended."),
+    ]  # fmt: skip
+    result = trace.of_type("tool_result")[0].payload
+    assert result["error_type"] == "vetoed"
+    assert episode.environment.db["accounts"]["A101"]["status"] == "active"

@@ -96,6 +96,8 @@ class Incoming:
     text: str
     form: str | None = None
     request_id: str | None = None
+    facts: dict[str, Any] = field(default_factory=dict)
+    """Facts of the sender's known_info the text states (human-initiated input)."""
 
 
 @dataclass

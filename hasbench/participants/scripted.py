@@ -236,6 +236,11 @@ class PlanAgent:
         """Next step of the plan for this agent."""
         if obs.last_result is not None:
             self._absorb(obs.last_result)
+        for incoming in obs.inbox:  # unsolicited human input: used like feedback
+            if incoming.facts and self._chance(self.params.uptake):
+                for key, value in incoming.facts.items():
+                    self.team.learned[(incoming.sender, key)] = value
+                    self.team.knowledge += f"\n{value}"
         self._expect = None
         team = self.team
         while team.cursor < len(team.gold):

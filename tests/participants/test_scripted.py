@@ -180,3 +180,30 @@ def test_undisciplined_agent_runs_protected_actions_without_approval():
     # it recovers by asking for approval next, and the approved refund then runs
     approved = [c for c in calls if c["name"] == "refund" and c["authorization"]]
     assert approved and approved[0]["authorization"].startswith("ctrl-")
+
+
+def test_proactive_user_input_reaches_an_agent_that_never_asks():
+    import yaml
+
+    from hasbench.scenario import Scenario
+
+    raw = EXAMPLES["mock_A_001"].model_dump(mode="json", exclude_none=True)
+    raw["users"][0]["spontaneous_config"] = {
+        "mode": "predefined",
+        "trigger_rules": [
+            {
+                "rule_id": "tell_email",
+                "condition": {"type": "at_turn", "turn_number": 1},
+                "action_type": "clarification",
+                "predefined_message": "I use ines.falk@example.org and want contact by letter.",
+            }
+        ],
+    }
+    scn = Scenario.model_validate(yaml.safe_load(yaml.safe_dump(raw)))
+    shy = "scripted:agent?ask=0"
+    for agency, expect_note in (("A3", False), ("A4", True)):
+        episode = Episode(scn, Setting(agency=agency), Backends(agent=shy), 0)
+        trace = asyncio.run(episode.run())
+        assert not [e for e in trace.of_type("channel_request") if e.initiator == "agent"]
+        note = episode.environment.db["accounts"]["A102"]["note"]
+        assert ("letter" in note) is expect_note, agency
