@@ -17,7 +17,6 @@ describes plan changes but has no tool for them). The clock is fixed at 2025-02-
 from __future__ import annotations
 
 import hashlib
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from hasbench.envs.base import (
@@ -28,17 +27,16 @@ from hasbench.envs.base import (
     assertion,
     tool,
 )
+from hasbench.envs.service import fast_copy, load_policy, resolve_data_path
 from hasbench.envs.telecom_db import (
     CYCLE_END,
     TODAY,
     APNSettings,
-    copy_json,
     default_user_db,
     generate_db,
     load_db,
     load_user_db,
 )
-from hasbench.paths import POLICIES_DIR, REPO_ROOT
 
 if TYPE_CHECKING:
     from hasbench.scenario import Scenario
@@ -50,14 +48,6 @@ SPEED_RANGES = {"2G": (0.1, 0.4), "3G": (1.0, 5.0), "4G": (10.0, 100.0), "5G": (
 SIGNAL_FACTOR = {"none": 0.0, "poor": 0.2, "fair": 0.5, "good": 0.8, "excellent": 1.0}
 MAX_REFUEL_GB = 2.0
 """The policy cap on one data refuel (not enforced by the tool, as in τ²-bench)."""
-
-
-def resolve_data_path(path: str) -> Path:
-    """A data path from a task: absolute, relative to the working directory, or to the repo."""
-    candidate = Path(path)
-    if candidate.is_absolute() or candidate.exists():
-        return candidate
-    return REPO_ROOT / candidate
 
 
 def _speed_label(mbps: float) -> str:
@@ -84,7 +74,7 @@ class TelecomEnvironment(Environment):
         policy: str | None = None,
     ) -> None:
         super().__init__(db, user_db if user_db is not None else default_user_db())
-        self.policy = policy if policy is not None else _default_policy()
+        self.policy = policy if policy is not None else load_policy("telecom.md")
 
     @classmethod
     def from_scenario(cls, scenario: Scenario) -> TelecomEnvironment:
@@ -97,17 +87,9 @@ class TelecomEnvironment(Environment):
                 if cfg.user_db_path
                 else default_user_db()
             )
-            policy = (
-                resolve_data_path(cfg.policy_path).read_text(encoding="utf-8")
-                if cfg.policy_path
-                else None
-            )
+            policy = load_policy(cfg.policy_path) if cfg.policy_path else None
         except EnvironmentDataError as exc:
             raise EnvironmentDataError(f"{scenario.task_id}: environment: {exc}") from None
-        except OSError as exc:
-            raise EnvironmentDataError(
-                f"{scenario.task_id}: environment.policy_path: cannot read: {exc}"
-            ) from None
         env = cls(db, user_db, policy)
         env.initialize(scenario)
         env.after_call(None)
@@ -115,7 +97,7 @@ class TelecomEnvironment(Environment):
 
     def snapshot(self) -> dict[str, Any]:
         """A copy of the full state (plain JSON data, so a structural copy is enough)."""
-        return copy_json({"db": self.db, "user_db": self.user_db})
+        return fast_copy({"db": self.db, "user_db": self.user_db})
 
     # -- lookups ---------------------------------------------------------------------
 
@@ -1088,11 +1070,3 @@ class TelecomEnvironment(Environment):
     def assert_mobile_data_usage_exceeded(self, expected_status: bool) -> bool:
         """The line's data allowance is used up (True) or not (False)."""
         return self._world["mobile_data_usage_exceeded"] == expected_status
-
-
-def _default_policy() -> str:
-    path = POLICIES_DIR / "telecom.md"
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise EnvironmentDataError(f"{path}: cannot read the telecom policy: {exc}") from None

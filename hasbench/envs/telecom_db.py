@@ -21,6 +21,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from hasbench.envs.base import EnvironmentDataError
+from hasbench.envs.service import fast_copy
 
 TODAY = "2025-02-25"
 NOW = "2025-02-25T12:08:00"
@@ -380,19 +381,9 @@ _OTHER_MODELS = [
 N_CUSTOMERS = 150
 
 
-def copy_json(value: Any) -> Any:
-    """A deep copy of JSON-like data (dicts, lists, scalars); faster than copy.deepcopy."""
-    kind = type(value)
-    if kind is dict:
-        return {k: copy_json(v) if type(v) in (dict, list) else v for k, v in value.items()}
-    if kind is list:
-        return [copy_json(v) if type(v) in (dict, list) else v for v in value]
-    return value
-
-
 def generate_db(seed: int = 0) -> dict[str, Any]:
     """A fresh copy of the generated agent-side database for ``seed``."""
-    return copy_json(_generated(seed))
+    return fast_copy(_generated(seed))
 
 
 @functools.lru_cache(maxsize=4)
