@@ -25,7 +25,7 @@ import networkx as nx
 from pydantic import BaseModel, ConfigDict, Field
 
 from hasbench.scenario import MODE_LABELS, Scenario
-from hasbench.scenario import _structure_problems as mode_shape_problems
+from hasbench.scenario import structure_problems as mode_structure_problems
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -411,7 +411,7 @@ class HASGraph:
         if len(self.agents()) < 2:
             return []
         edges = list(self._agent_subgraph().edges())
-        return mode_shape_problems(self.mode, self.agents(), edges)
+        return mode_structure_problems(self.mode, self.agents(), edges)
 
     def _tool_problems(self, domain_tools: Mapping[str, str]) -> list[str]:
         problems = []

@@ -648,7 +648,7 @@ def _check_relationships(scn: Scenario) -> list[tuple[str, str]]:
         if user.user_id not in linked:
             problems.append((f"users[{i}]", f"{user.user_id!r} is in no relationship"))
     if len(agents) > 1:
-        shape = _structure_problems(scn.coordination_mode, agents, agent_edges)
+        shape = structure_problems(scn.coordination_mode, agents, agent_edges)
         problems += [("relationships", message) for message in shape]
     return problems
 
@@ -672,7 +672,7 @@ def _edge_problem(rel: Relationship, humans: set[str], mode: str) -> tuple[str, 
     return None
 
 
-def _structure_problems(mode: str, agents: list[str], edges: list[tuple[str, str]]) -> list[str]:
+def structure_problems(mode: str, agents: list[str], edges: list[tuple[str, str]]) -> list[str]:
     """Violations of the agent-agent structure that a coordination mode requires."""
     graph = nx.DiGraph()
     graph.add_nodes_from(agents)
@@ -755,16 +755,16 @@ def _check_requestors(scn: Scenario) -> list[tuple[str, str]]:
     return problems
 
 
-def _scalars(value: Any, path: str) -> list[tuple[str, Any]]:
+def scalar_leaves(value: Any, path: str) -> list[tuple[str, Any]]:
     """(path, leaf) for every scalar inside a nested mapping/list value."""
     if isinstance(value, dict):
-        return [leaf for k, v in value.items() for leaf in _scalars(v, f"{path}.{k}")]
+        return [leaf for k, v in value.items() for leaf in scalar_leaves(v, f"{path}.{k}")]
     if isinstance(value, list):
-        return [leaf for i, v in enumerate(value) for leaf in _scalars(v, f"{path}[{i}]")]
+        return [leaf for i, v in enumerate(value) for leaf in scalar_leaves(v, f"{path}[{i}]")]
     return [(path, value)]
 
 
-def _leak_pattern(value: Any) -> re.Pattern[str] | None:
+def leak_pattern(value: Any) -> re.Pattern[str] | None:
     """A whole-token regex for a meaningful known_info value, or None if too generic.
 
     Strings count from 3 characters (case-insensitive); numbers from 3 characters of
@@ -798,11 +798,11 @@ def _check_info(scn: Scenario) -> list[tuple[str, str]]:
     problems = []
     for i, user in enumerate(scn.users):
         where = f"users[{i}]"
-        private = _scalars(user.known_info, f"{where}.known_info")
+        private = scalar_leaves(user.known_info, f"{where}.known_info")
         for j, revision in enumerate(user.goal_revisions):
-            private += _scalars(revision.known_info, f"{where}.goal_revisions[{j}].known_info")
+            private += scalar_leaves(revision.known_info, f"{where}.goal_revisions[{j}].known_info")
         for path, value in private:
-            pattern = _leak_pattern(value)
+            pattern = leak_pattern(value)
             if pattern is None:
                 continue
             for field, text in public:

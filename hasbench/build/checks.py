@@ -18,7 +18,7 @@ from hasbench.envs import make_environment
 from hasbench.envs.base import RISK_ORDER
 from hasbench.evaluate import PROTECTED_RISK, evaluate
 from hasbench.participants.judges import make_judge
-from hasbench.scenario import Scenario, _leak_pattern, _scalars, load_tasks, validate_file
+from hasbench.scenario import Scenario, leak_pattern, load_tasks, scalar_leaves, validate_file
 from hasbench.simulator import Backends, run_episode
 from hasbench.trace import Trace
 
@@ -126,12 +126,12 @@ def _score(scenario: Scenario, agent: str, agency: str, judge) -> tuple[bool, fl
 def _user_facts(scenario: Scenario) -> list[tuple[str, object]]:
     facts = []
     for i, user in enumerate(scenario.users):
-        facts += _scalars(user.known_info, f"users[{i}].known_info")
+        facts += scalar_leaves(user.known_info, f"users[{i}].known_info")
     return facts
 
 
 def _found(value: object, text: str) -> bool:
-    pattern = _leak_pattern(value)
+    pattern = leak_pattern(value)
     return pattern is not None and pattern.search(text) is not None
 
 
