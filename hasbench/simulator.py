@@ -117,6 +117,8 @@ class Episode:
         seed: int = 0,
         client: Any | None = None,
     ) -> None:
+        if seed < 0:
+            raise ValueError(f"{scenario.task_id}: seed must be >= 0, got {seed}")
         self.scenario = scenario
         self.setting = setting or Setting()
         self.backends = backends or Backends()
