@@ -27,7 +27,7 @@ from hasbench.envs.base import (
     assertion,
     tool,
 )
-from hasbench.envs.service import fast_copy, load_policy, resolve_data_path
+from hasbench.envs.service import load_policy, resolve_data_path
 from hasbench.envs.telecom_db import (
     CYCLE_END,
     TODAY,
@@ -94,10 +94,6 @@ class TelecomEnvironment(Environment):
         env.initialize(scenario)
         env.after_call(None)
         return env
-
-    def snapshot(self) -> dict[str, Any]:
-        """A copy of the full state (plain JSON data, so a structural copy is enough)."""
-        return fast_copy({"db": self.db, "user_db": self.user_db})
 
     # -- lookups ---------------------------------------------------------------------
 
