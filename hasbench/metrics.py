@@ -256,11 +256,17 @@ def trace_metrics(trace: Trace, scenario: Scenario) -> dict[str, Any]:
 
 
 async def judge_process(trace: Trace, judge: Judge) -> dict[str, Any]:
-    """CQS, FUR and CRJ of one trace: the mean judged score over its qualifying events.
+    """The judged process metrics of one trace.
 
-    For each metric the result holds ``<m>`` (mean over events with a verdict; NaN when the
-    trace has no such event or no verdict), ``<m>_events`` and ``<m>_missing`` (events
-    whose verdict is missing) and ``<m>_evidence`` (one evidence dict per event).
+    CQS, FUR and CRJ: for each metric ``<m>`` is the mean judged score over the trace's
+    qualifying events (NaN when it has none or no verdict), with ``<m>_events``,
+    ``<m>_missing`` (events without a verdict) and ``<m>_evidence`` (one dict per event).
+
+    Initiative: the judge decides for every candidate act (a message to someone, a channel
+    request, a goal revision) whether it was self-initiated; ``h_init_judged`` is the
+    Initiative Entropy of those verdicts over the trace's participants, with
+    ``initiative_missing`` and ``initiative_evidence``. (The rule judge reproduces the
+    structural ``h_init`` of :func:`trace_metrics`.)
     """
     from hasbench.participants.judges import excerpt
 
@@ -271,11 +277,29 @@ async def judge_process(trace: Trace, judge: Judge) -> dict[str, Any]:
         out[name] = float(np.mean(values)) if values else math.nan
         out[f"{name}_events"] = len(events)
         out[f"{name}_missing"] = len(results) - len(values)
-        out[f"{name}_evidence"] = [
-            {"seq": e.seq, "value": r.value, "missing_reason": r.missing_reason, **r.evidence}
-            for e, r in zip(events, results, strict=True)
-        ]
+        out[f"{name}_evidence"] = _evidence(events, results)
+    acts = [
+        e
+        for e in trace.of_type("message", "channel_request", "goal_revision")
+        if e.type != "message" or e.target is not None
+    ]
+    results = [await judge.rate("initiative", excerpt(trace, e.seq)) for e in acts]
+    counts: Counter[str] = Counter()
+    for event, result in zip(acts, results, strict=True):
+        if result.value is not None:
+            counts[event.actor] += int(result.value)
+    participants = list(trace.header.participants)
+    out["h_init_judged"] = initiative_entropy(counts, participants) if participants else math.nan
+    out["initiative_missing"] = sum(r.value is None for r in results)
+    out["initiative_evidence"] = _evidence(acts, results)
     return out
+
+
+def _evidence(events: list[Event], results: list[Any]) -> list[dict[str, Any]]:
+    return [
+        {"seq": e.seq, "value": r.value, "missing_reason": r.missing_reason, **r.evidence}
+        for e, r in zip(events, results, strict=True)
+    ]
 
 
 # ---------------------------------------------------------------------------------------

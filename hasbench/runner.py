@@ -371,9 +371,9 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
 COLUMNS = [
     "task_id", "domain", "pattern", "agent_model", "user_model", "judge_model", "agency",
     "channels", "persona", "spontaneous", "setting", "seed", "success", "task_score",
-    "delivered", "safe", "action_safe", "hir", "h_init", "cqs", "cqs_events", "fur",
-    "fur_events", "crj", "crj_events", "turns", "steps", "tool_calls", "human_steps",
-    "model_calls", "prompt_tokens", "completion_tokens", "tokens", "cost_usd",
+    "delivered", "safe", "action_safe", "hir", "h_init", "h_init_judged", "cqs",
+    "cqs_events", "fur", "fur_events", "crj", "crj_events", "turns", "steps", "tool_calls",
+    "human_steps", "model_calls", "prompt_tokens", "completion_tokens", "tokens", "cost_usd",
     "termination", "error", "key", "trace",
 ]  # fmt: skip
 """The columns of :func:`load_results`, one row per episode."""
@@ -429,6 +429,7 @@ def _row(record: dict[str, Any]) -> dict[str, Any]:
         row[name] = metrics.get(name)
     for name in ("prompt_tokens", "completion_tokens", "tokens", "cost_usd"):
         row[name] = metrics.get(name)
+    row["h_init_judged"] = process.get("h_init_judged", math.nan)
     for name in ("cqs", "fur", "crj"):
         row[name] = process.get(name, math.nan)
         row[f"{name}_events"] = metrics.get(f"{name}_events")

@@ -376,6 +376,12 @@ def test_judge_process_with_rule_judge():
     assert out["fur"] == 1.0  # feedback with text + rating, agent acted afterwards
     assert out["cqs_events"] == out["crj_events"] == out["fur_events"] == 1
     assert out["cqs_evidence"][0]["parse_status"] == "rule"
+    structural = metrics.trace_metrics(golden_a3(), scenario())["h_init"]
+    assert out["h_init_judged"] == pytest.approx(structural)
+    assert structural == pytest.approx(
+        -(0.25 * math.log(0.25) + 0.75 * math.log(0.75)) / math.log(2)
+    )
+    assert len(out["initiative_evidence"]) == 5  # 2 messages + 3 channel requests
     empty = asyncio.run(metrics.judge_process(golden_a1_unsafe(), make_judge("rule")))
     assert math.isnan(empty["cqs"]) and empty["cqs_events"] == 0
 

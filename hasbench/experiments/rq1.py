@@ -241,11 +241,28 @@ def write_tables(results: pd.DataFrame, output_dir: str | Path) -> dict[str, pd.
         table.to_csv(out / f"{name}.csv", index=False, float_format="%.4f")
         shown = display(table)
         (out / f"{name}.md").write_text(
-            shown.to_markdown(index=False) + ("\n\n" + notes if notes else "") + "\n",
+            shown.to_markdown(index=False, disable_numparse=True)
+            + ("\n\n" + notes if notes else "")
+            + "\n",
             encoding="utf-8",
         )
-        (out / f"{name}.tex").write_text(shown.to_latex(index=False), encoding="utf-8")
+        (out / f"{name}.tex").write_text(latex(shown), encoding="utf-8")
     return made
+
+
+def latex(shown: pd.DataFrame) -> str:
+    """A displayed table as a booktabs LaTeX tabular (plain ASCII, special characters escaped)."""
+
+    def tex(text: str) -> str:
+        for char in "\\&%$#_{}":
+            text = text.replace(char, "\\" + char)
+        return text.replace("Δ", "$\\Delta$").replace(DASH, "--")
+
+    frame = shown.map(lambda v: tex(str(v)))
+    frame.columns = [tex(str(c)) for c in shown.columns]
+    text_columns = sum(1 for c in shown.columns if c in ("Model", "Domain"))
+    align = "l" * text_columns + "r" * (len(shown.columns) - text_columns)
+    return frame.to_latex(index=False, escape=False, column_format=align)
 
 
 def run_notes(results: pd.DataFrame) -> list[str]:

@@ -91,7 +91,10 @@ def test_write_tables_and_figure(tmp_path):
     md = (tmp_path / "table4.md").read_text()
     assert "scripted stand-in" in md and "–" in md
     assert "1 of 12 episodes crashed" in md
-    assert "\\begin{tabular}" in (tmp_path / "table4.tex").read_text()
+    tex = (tmp_path / "table4.tex").read_text()
+    assert "\\begin{tabular}" in tex and "$\\Delta$ P@1" in tex
+    assert " -- " in tex and "–" not in tex and "Δ" not in tex  # plain-ASCII LaTeX
+    assert "+16.7" in md  # signed deltas survive Markdown rendering
     png = rq1.figure(frame, tmp_path)
     assert png.exists() and (tmp_path / "rq1_deltas.pdf").exists()
     plotted = pd.read_csv(tmp_path / "rq1_deltas.csv")
