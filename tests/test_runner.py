@@ -1,3 +1,4 @@
+import asyncio
 import json
 import os
 import signal
@@ -191,3 +192,36 @@ def test_killed_run_resumes_with_nothing_lost_or_duplicated(tmp_path):
     assert len(names) == total == len(set(names))
     assert not list(resumed.rglob("*.tmp"))
     pd.testing.assert_frame_equal(runner.load_results(resumed), runner.load_results(reference))
+
+
+@pytest.mark.parametrize("path", sorted((REPO_ROOT / "experiments").glob("*.yaml")), ids=str)
+def test_shipped_experiment_files_are_valid(path):
+    experiment = runner.load_experiment(path)
+    assert runner.grid(experiment)
+
+
+def test_concurrency_is_limited_per_agent_provider(tmp_path, monkeypatch):
+    in_flight: dict[str, int] = {}
+    peak: dict[str, int] = {}
+
+    async def fake_run_one(spec, identity, key, store, client, judge_process=True):
+        group = runner.provider(spec.backends.agent)
+        in_flight[group] = in_flight.get(group, 0) + 1
+        peak[group] = max(peak.get(group, 0), in_flight[group])
+        await asyncio.sleep(0.01)
+        in_flight[group] -= 1
+        return {"error": None}
+
+    monkeypatch.setattr(runner, "run_one", fake_run_one)
+    exp = runner.Experiment.model_validate(
+        {
+            "name": "limits",
+            "tasks": {"files": [EXAMPLES]},
+            "backends": [{"agent": "scripted:strong"}, {"agent": "test/anything"}],
+            "seeds": [0, 1, 2],
+            "concurrency": {"scripted": 2, "test": 5},
+        }
+    )
+    done = asyncio.run(runner.run_experiment(exp, tmp_path, progress=False))
+    assert done.ran == 60
+    assert peak == {"scripted": 2, "test": 5}
