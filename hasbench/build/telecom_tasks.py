@@ -53,7 +53,7 @@ class Fault:
 
     name: str
     intent: str
-    """The lowest symptom level it breaks: service, mobile_data or mms."""
+    """What it breaks: service, mobile_data, speed (data works but slowly) or mms."""
     group: str
     """Faults of the same group never appear together."""
     setup: tuple[Call, ...]
@@ -120,11 +120,12 @@ def _faults(customer_id: str, line_id: str, bill_id: str) -> dict[str, Fault]:
     return {f.name: f for f in table}
 
 
-FAULT_NAMES = list(_faults("C0", "L0", "B0"))
-SERVICE_FAULTS = [n for n in FAULT_NAMES if _faults("C0", "L0", "B0")[n].intent == "service"]
-DATA_FAULTS = [n for n in FAULT_NAMES if _faults("C0", "L0", "B0")[n].intent == "mobile_data"]
-SPEED_FAULTS = ["data_saver_mode_on", "bad_vpn"]
-MMS_FAULTS = [n for n in FAULT_NAMES if _faults("C0", "L0", "B0")[n].intent == "mms"]
+CATALOGUE = _faults("C0", "L0", "B0")
+"""The fault families (their arguments are filled in per task)."""
+SERVICE_FAULTS = [n for n, f in CATALOGUE.items() if f.intent == "service"]
+DATA_FAULTS = [n for n, f in CATALOGUE.items() if f.intent == "mobile_data"]
+SPEED_FAULTS = [n for n, f in CATALOGUE.items() if f.intent == "speed"]
+MMS_FAULTS = [n for n, f in CATALOGUE.items() if f.intent == "mms"]
 INTENT_FAULTS = {
     "service": (SERVICE_FAULTS, []),
     "mobile_data": (DATA_FAULTS + SPEED_FAULTS, SERVICE_FAULTS),
@@ -168,7 +169,6 @@ class _Customer:
     line_id: str
     phone_number: str
     plan_id: str
-    data_used_gb: float
     n_lines: int
 
 
@@ -190,7 +190,7 @@ def _eligible_customers(db: dict[str, Any]) -> list[_Customer]:
                 found.append(
                     _Customer(
                         customer["customer_id"], customer["full_name"], line_id,
-                        line["phone_number"], line["plan_id"], line["data_used_gb"],
+                        line["phone_number"], line["plan_id"],
                         len(customer["line_ids"]),
                     )
                 )  # fmt: skip
@@ -229,12 +229,11 @@ class _Generator:
 
     def fault_set(self, intent: str, n: int) -> list[str]:
         main, others = INTENT_FAULTS[intent]
-        table = _faults("C0", "L0", "B0")
         chosen = [self.builder.pick(main)]
         pool = main + others
         while len(chosen) < n:
             name = self.builder.pick(pool)
-            if all(table[name].group != table[c].group for c in chosen):
+            if all(CATALOGUE[name].group != CATALOGUE[c].group for c in chosen):
                 chosen.append(name)
         return chosen
 
@@ -438,7 +437,7 @@ def _verify(scenario: Scenario, faults: list[str], fixes: dict[str, list[Call]])
     shared = {c for f in faults for c in map(_key, fixes[f]) if _count(c, fixes) > 1}
     for name in faults:
         own = [c for c in fixes[name] if _key(c) not in shared]
-        if own and all(_holds(_replay(scenario, skip=[_side(c) for c in own]), scenario)):
+        if own and all(_holds(_replay(scenario, skip=own), scenario)):
             raise BuildError(f"{scenario.task_id}: fault {name} is not needed for success")
 
 
@@ -448,10 +447,6 @@ def _key(call: Call) -> str:
 
 def _count(key: str, fixes: dict[str, list[Call]]) -> int:
     return sum(key in {_key(c) for c in calls} for calls in fixes.values())
-
-
-def _side(call: Call) -> tuple[str, str, dict[str, Any]]:
-    return ("agent" if call[0] == "agent" else "user", call[1], call[2])
 
 
 # -- the patterns ------------------------------------------------------------------------
