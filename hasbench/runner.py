@@ -437,8 +437,11 @@ def _row(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def summary(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per agent model × setting: episodes, errors, pass@1, TS, DR, safety, HIR, cost."""
-    from hasbench.metrics import rate
+    """Per agent model × setting: episodes, errors, outcome rates, process metrics, cost.
+
+    CQS, FUR and CRJ are event-conditioned, each followed by its event coverage.
+    """
+    from hasbench.metrics import event_conditioned, rate
 
     groups = frame.groupby(["agent_model", "setting"], sort=True, dropna=False)
     rows = []
@@ -456,11 +459,24 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
                 "safe": rate(ok["safe"]),
                 "action_safe": rate(ok["action_safe"]),
                 "hir": pd.to_numeric(ok["hir"]).mean(),
+                "h_init": pd.to_numeric(ok["h_init"]).mean(),
+                **{
+                    key: value
+                    for m in ("cqs", "fur", "crj")
+                    for key, value in _conditioned(m, ok, event_conditioned).items()
+                },
                 "tool_calls": pd.to_numeric(ok["tool_calls"]).mean(),
                 "tokens": pd.to_numeric(ok["tokens"]).sum(),
             }
         )
     return pd.DataFrame(rows)
+
+
+def _conditioned(metric: str, frame: pd.DataFrame, aggregate: Any) -> dict[str, float]:
+    scores = pd.to_numeric(frame[metric], errors="coerce").fillna(math.nan).tolist()
+    events = pd.to_numeric(frame[f"{metric}_events"], errors="coerce").fillna(0).astype(int)
+    agg = aggregate(scores, events.tolist())
+    return {metric: agg["score"], f"{metric}_cov": agg["coverage"]}
 
 
 # ---------------------------------------------------------------------------------------
