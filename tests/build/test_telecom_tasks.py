@@ -92,3 +92,22 @@ def test_automatic_checks_pass_on_a_task_of_each_pattern(pattern):
     scenario = next(t for t in TASKS if t.adaptation_pattern == pattern)
     row = check_task(scenario)
     assert row.passed, row.results
+
+
+def test_dual_control_episode_routes_device_steps_to_the_user():
+    from hasbench.agency import Setting
+    from hasbench.simulator import Backends, run_episode
+
+    scenario = next(t for t in TASKS if t.metadata["family"] == "troubleshoot_service")
+    backends = Backends(agent="scripted:oracle")
+    trace = run_episode(scenario, Setting(agency="A3"), backends)
+    requests = [
+        e.payload["action"]["name"]
+        for e in trace.of_type("channel_request")
+        if e.channel == "control" and e.payload["form"] == "execute"
+    ]
+    device_calls = [e for e in trace.of_type("tool_call") if e.payload["side"] == "user"]
+    assert requests == [e.payload["name"] for e in device_calls]
+    assert all(e.actor == "user_0" and e.payload["authorization"] for e in device_calls)
+    autonomous = run_episode(scenario, Setting(agency="A1"), backends)
+    assert not [e for e in autonomous.of_type("tool_call") if e.payload["side"] == "user"]
