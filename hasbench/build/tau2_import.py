@@ -58,6 +58,7 @@ TASK = (
     "following the policy."
 )
 MAX_ITERATIONS = 60
+"""At least this many iterations; tasks with long gold paths get 20 + 5 per gold action."""
 
 
 class Tau2ImportError(ValueError):
@@ -131,6 +132,8 @@ class _Task(_Loose):
     user_scenario: _UserScenario
     initial_state: _InitialState | None = None
     evaluation_criteria: _Criteria | None = None
+    user_tools: list[str] | None = None
+    """Later τ²-bench versions may restrict the user's (telecom) tools to these."""
 
 
 # -- facts the customer holds ------------------------------------------------------------
@@ -228,7 +231,11 @@ def convert_task(
     criteria, dropped = _criteria(task, user)
     if not criteria["reward_basis"]:
         return None, f"task {task.id}: no criterion left to score (dropped {dropped})"
-    environment: dict[str, Any] = {"max_iterations": MAX_ITERATIONS, "db_path": db_path}
+    n_actions = len(criteria["actions"])
+    environment: dict[str, Any] = {
+        "max_iterations": max(MAX_ITERATIONS, 20 + 5 * n_actions),
+        "db_path": db_path,
+    }
     if user_db_path:
         environment["user_db_path"] = user_db_path
     if state.initialization_data is not None:
@@ -278,10 +285,12 @@ def _user(task: _Task, domain: str) -> dict[str, Any]:
         parts.append(f"What you know: {known_text}")
     if scenario.persona:
         parts.append(f"How you come across: {scenario.persona}")
-    user_tools = []
+    user_tools: list[str] = []
     if domain == "telecom":
         env_class = environment_class(domain)
         user_tools = sorted(n for n, s in env_class._specs.items() if s.side == "user")
+        if task.user_tools is not None:
+            user_tools = sorted(task.user_tools)
     return {
         "user_id": "user_0",
         "role": "customer",

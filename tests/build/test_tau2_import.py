@@ -84,17 +84,19 @@ def test_criteria_are_mapped():
     ]
 
 
-def test_compare_args_and_initialization_data_are_kept(tmp_path):
+def test_compare_args_initialization_data_and_user_tools_are_kept(tmp_path):
     tasks = json.loads((FIXTURES / "telecom_tasks.json").read_text())
     task = tasks[0]
     task["evaluation_criteria"]["actions"][0]["compare_args"] = []
     task["evaluation_criteria"]["reward_basis"] = ["ENV_ASSERTION", "ACTION"]
     task["initial_state"]["initialization_data"] = {"agent_data": {"plans": []}}
+    task["user_tools"] = ["toggle_data", "check_status_bar"]
     path = tmp_path / "tasks.json"
     path.write_text(json.dumps([task]))
     [scenario], _ = import_tau2(path, domain="telecom", **FILES["telecom"])
     assert scenario.evaluation_criteria.actions[0].compare_args == []
     assert scenario.environment.initialization_data.agent_data == {"plans": []}
+    assert scenario.users[0].tools == ["check_status_bar", "toggle_data"]
 
 
 def test_replaying_gold_actions_reproduces_the_expected_end_state():
