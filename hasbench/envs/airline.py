@@ -5,7 +5,8 @@ Tool names, parameters, checks, effects, id schemes and the fixed "now"
 cancelling or changing an already cancelled reservation is refused, and baggage counts
 must be consistent (0 <= nonfree <= total). Policy rules the API does not enforce in
 τ²-bench (basic-economy changes, cancellation eligibility, compensation) are left to
-the agent and checked by the task criteria. Every check runs before any write.
+the agent and checked by the task criteria. Every check runs before any write, and
+writes change private copies of the records they touch (copy-on-write).
 """
 
 from __future__ import annotations
@@ -298,6 +299,7 @@ class AirlineEnvironment(ServiceEnvironment):
                 f"Payment amount does not add up, total price is {total}, "
                 f"but paid {_number(sum(p['amount'] for p in payment_methods))}",
             )
+        user = self.writable("users", user_id)
         for payment in payment_methods:
             method = user["payment_methods"][payment["payment_id"]]
             if method["source"] == "gift_card":
@@ -305,8 +307,8 @@ class AirlineEnvironment(ServiceEnvironment):
             elif method["source"] == "certificate":
                 del user["payment_methods"][payment["payment_id"]]
         for segment in segments:
-            status = self.db["flights"][segment["flight_number"]]["dates"][segment["date"]]
-            status["available_seats"][cabin] -= len(passengers)
+            flight = self.writable("flights", segment["flight_number"])
+            flight["dates"][segment["date"]]["available_seats"][cabin] -= len(passengers)
         reservation = {
             "reservation_id": rid,
             "user_id": user_id,
@@ -337,7 +339,8 @@ class AirlineEnvironment(ServiceEnvironment):
         Args:
             reservation_id: The reservation id, e.g. "ZFA04Y".
         """
-        reservation = self._active_reservation(reservation_id)
+        self._active_reservation(reservation_id)
+        reservation = self.writable("reservations", reservation_id)
         refunds = [
             {"payment_id": p["payment_id"], "amount": -p["amount"]}
             for p in reservation["payment_history"]
@@ -363,9 +366,11 @@ class AirlineEnvironment(ServiceEnvironment):
         user = self._user(reservation["user_id"])
         price = BAG_FEE * max(0, nonfree_baggages - reservation["nonfree_baggages"])
         method = self._update_method(user, payment_id, price)
+        reservation = self.writable("reservations", reservation_id)
         if price:
             reservation["payment_history"].append({"payment_id": payment_id, "amount": price})
             if method["source"] == "gift_card":
+                method = self.writable("users", user["user_id"])["payment_methods"][payment_id]
                 method["amount"] = round(method["amount"] - price, 2)
         reservation["total_baggages"] = total_baggages
         reservation["nonfree_baggages"] = nonfree_baggages
@@ -411,9 +416,11 @@ class AirlineEnvironment(ServiceEnvironment):
             sum(s["price"] for s in segments) - sum(s["price"] for s in reservation["flights"])
         ) * count
         method = self._update_method(user, payment_id, delta)
+        reservation = self.writable("reservations", reservation_id)
         if delta:
             reservation["payment_history"].append({"payment_id": payment_id, "amount": delta})
             if method["source"] == "gift_card":
+                method = self.writable("users", user["user_id"])["payment_methods"][payment_id]
                 method["amount"] = round(method["amount"] - delta, 2)
         reservation["flights"] = segments
         reservation["cabin"] = cabin
@@ -432,6 +439,7 @@ class AirlineEnvironment(ServiceEnvironment):
         reservation = self._active_reservation(reservation_id)
         if len(passengers) != len(reservation["passengers"]):
             raise ToolError("precondition_failed", "Number of passengers does not match")
+        reservation = self.writable("reservations", reservation_id)
         reservation["passengers"] = [dict(p) for p in passengers]
         return reservation
 
@@ -449,6 +457,7 @@ class AirlineEnvironment(ServiceEnvironment):
         cid = next((c for c in NEW_CERTIFICATE_IDS if c not in user["payment_methods"]), None)
         if cid is None:
             raise ToolError("precondition_failed", "Too many certificates")
+        user = self.writable("users", user_id)
         user["payment_methods"][cid] = {"source": "certificate", "id": cid, "amount": float(amount)}
         return f"Certificate {cid} added to user {user_id} with amount {_number(amount)}."
 

@@ -3,7 +3,8 @@
 Tool names, parameters, checks and effects follow τ²-bench's retail toolkit, with one
 deliberate difference: ``modify_pending_order_items`` gives each modified item the price
 and options of its own new variant (τ²-bench copies the last variant's onto all of them).
-Every check runs before any write, so a refused call leaves the database untouched.
+Every check runs before any write, so a refused call leaves the database untouched;
+writes change private copies of the records they touch (copy-on-write).
 """
 
 from __future__ import annotations
@@ -86,16 +87,17 @@ class RetailEnvironment(ServiceEnvironment):
 
     def _new_variants(
         self, order: dict[str, Any], item_ids: list[str], new_item_ids: list[str], allow_same: bool
-    ) -> list[tuple[dict[str, Any], dict[str, Any]]]:
-        """Pair each old order item with its available replacement variant (checks only)."""
+    ) -> list[tuple[int, dict[str, Any]]]:
+        """Pair the position of each old order item with its replacement variant (checks only)."""
         self._check_items(order, item_ids)
         if len(item_ids) != len(new_item_ids):
             raise ToolError("invalid_arguments", "The number of items to be exchanged should match")
-        free = list(order["items"])
+        free = list(range(len(order["items"])))
         pairs = []
         for old_id, new_id in zip(item_ids, new_item_ids, strict=True):
-            item = next(i for i in free if i["item_id"] == old_id)
-            free.remove(item)
+            index = next(i for i in free if order["items"][i]["item_id"] == old_id)
+            free.remove(index)
+            item = order["items"][index]
             if not allow_same and new_id == old_id:
                 raise ToolError("precondition_failed", "The new item id should be different")
             variant = self._product(item["product_id"])["variants"].get(new_id)
@@ -103,7 +105,7 @@ class RetailEnvironment(ServiceEnvironment):
                 raise not_found(f"New item {new_id} not found or available")
             if not variant["available"]:
                 raise ToolError("precondition_failed", f"New item {new_id} not found or available")
-            pairs.append((item, variant))
+            pairs.append((index, variant))
         return pairs
 
     # -- read tools ---------------------------------------------------------------------
@@ -189,11 +191,12 @@ class RetailEnvironment(ServiceEnvironment):
             raise ToolError("precondition_failed", "Non-pending order cannot be cancelled")
         if reason not in CANCEL_REASONS:
             raise ToolError("invalid_arguments", "Invalid reason")
-        payments = [
-            (payment, self._payment_method(order, payment["payment_method_id"]))
-            for payment in order["payment_history"]
-        ]
-        for payment, method in payments:
+        for payment in order["payment_history"]:
+            self._payment_method(order, payment["payment_method_id"])
+        order = self.writable("orders", order_id)
+        methods = self.writable("users", order["user_id"])["payment_methods"]
+        for payment in list(order["payment_history"]):
+            method = methods[payment["payment_method_id"]]
             order["payment_history"].append(
                 {
                     "transaction_type": "refund",
@@ -229,9 +232,9 @@ class RetailEnvironment(ServiceEnvironment):
             country: Country, e.g. "USA".
             zip: Zip code.
         """
-        order = self._order(order_id)
-        if "pending" not in order["status"]:
+        if "pending" not in self._order(order_id)["status"]:
             raise ToolError("precondition_failed", "Non-pending order cannot be modified")
+        order = self.writable("orders", order_id)
         order["address"] = _address(address1, address2, city, state, country, zip)
         return order
 
@@ -255,9 +258,11 @@ class RetailEnvironment(ServiceEnvironment):
             raise ToolError("precondition_failed", "Non-pending order cannot be modified")
         pairs = self._new_variants(order, item_ids, new_item_ids, allow_same=False)
         method = self._payment_method(order, payment_method_id)
-        diff = round(sum(v["price"] - item["price"] for item, v in pairs), 2)
+        diff = round(sum(v["price"] - order["items"][i]["price"] for i, v in pairs), 2)
         if method["source"] == "gift_card" and method["balance"] < diff:
             raise ToolError("precondition_failed", "Insufficient gift card balance to pay")
+        order = self.writable("orders", order_id)
+        method = self.writable("users", order["user_id"])["payment_methods"][payment_method_id]
         order["payment_history"].append(
             {
                 "transaction_type": "payment" if diff > 0 else "refund",
@@ -267,7 +272,8 @@ class RetailEnvironment(ServiceEnvironment):
         )
         if method["source"] == "gift_card":
             method["balance"] = round(method["balance"] - diff, 2)
-        for item, variant in pairs:
+        for index, variant in pairs:
+            item = order["items"][index]
             item["item_id"] = variant["item_id"]
             item["price"] = variant["price"]
             item["options"] = dict(variant["options"])
@@ -301,7 +307,10 @@ class RetailEnvironment(ServiceEnvironment):
             raise ToolError(
                 "precondition_failed", "Insufficient gift card balance to pay for the order"
             )
-        old = self._payment_method(order, old_id)
+        self._payment_method(order, old_id)
+        order = self.writable("orders", order_id)
+        methods = self.writable("users", order["user_id"])["payment_methods"]
+        method, old, history = methods[payment_method_id], methods[old_id], order["payment_history"]
         history.append(
             {
                 "transaction_type": "payment",
@@ -340,7 +349,8 @@ class RetailEnvironment(ServiceEnvironment):
             country: Country.
             zip: Zip code.
         """
-        user = self._user(user_id)
+        self._user(user_id)
+        user = self.writable("users", user_id)
         user["address"] = _address(address1, address2, city, state, country, zip)
         return user
 
@@ -368,6 +378,7 @@ class RetailEnvironment(ServiceEnvironment):
                 "Payment method should be either the original payment method or a gift card",
             )
         self._check_items(order, item_ids)
+        order = self.writable("orders", order_id)
         order["status"] = "return requested"
         order["return_items"] = sorted(item_ids)
         order["return_payment_method_id"] = payment_method_id
@@ -392,12 +403,13 @@ class RetailEnvironment(ServiceEnvironment):
             raise ToolError("precondition_failed", "Non-delivered order cannot be exchanged")
         pairs = self._new_variants(order, item_ids, new_item_ids, allow_same=True)
         method = self._payment_method(order, payment_method_id)
-        diff = round(sum(v["price"] - item["price"] for item, v in pairs), 2)
+        diff = round(sum(v["price"] - order["items"][i]["price"] for i, v in pairs), 2)
         if method["source"] == "gift_card" and method["balance"] < diff:
             raise ToolError(
                 "precondition_failed",
                 "Insufficient gift card balance to pay for the price difference",
             )
+        order = self.writable("orders", order_id)
         order["status"] = "exchange requested"
         order["exchange_items"] = sorted(item_ids)
         order["exchange_new_items"] = sorted(new_item_ids)

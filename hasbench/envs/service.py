@@ -6,6 +6,9 @@ by default, from the domain's seeded generator. Both are validated by the domain
 pydantic schema and cached per process, so each episode only pays for a copy.
 Relative ``db_path`` values are looked up in the working directory, then in
 :data:`hasbench.paths.DATA_DIR`.
+
+Write tools change records copy-on-write (:meth:`ServiceEnvironment.writable`), so a
+snapshot for rollback and diffs costs a shallow copy of the tables, not of the database.
 """
 
 from __future__ import annotations
@@ -63,7 +66,7 @@ class ServiceEnvironment(Environment):
     @classmethod
     def default_db(cls, seed: int = DEFAULT_DB_SEED) -> dict[str, Any]:
         """A private copy of the generated database for ``seed``."""
-        return fast_copy(_generated(cls, seed))
+        return marshal.loads(_generated(cls, seed))
 
     @classmethod
     def load_db(cls, path: Path) -> dict[str, Any]:
@@ -74,7 +77,7 @@ class ServiceEnvironment(Environment):
         """
         if not path.is_file():
             raise EnvironmentDataError(f"{path}: database file not found")
-        return fast_copy(_loaded(cls, path, path.stat().st_mtime_ns))
+        return marshal.loads(_loaded(cls, path, path.stat().st_mtime_ns))
 
     @classmethod
     def normalize(cls, raw: Any, source: str) -> dict[str, Any]:
@@ -94,9 +97,26 @@ class ServiceEnvironment(Environment):
             raise EnvironmentDataError(f"{source}: invalid {cls.domain} database: {problems[0]}")
         return db
 
+    # -- copy-on-write state ------------------------------------------------------------
+
     def snapshot(self) -> dict[str, Any]:
-        """A deep copy of the state (plain JSON data, copied with marshal for speed)."""
-        return fast_copy({"db": self.db, "user_db": self.user_db})
+        """A copy of the state that later tool calls leave untouched.
+
+        Tables are copied shallowly; records are shared. This is safe because a write tool
+        never changes a record in place: it takes its own copy first with
+        :meth:`writable`. Code outside the tools must not mutate ``db`` records either.
+        """
+        return {"db": {name: dict(table) for name, table in self.db.items()}, "user_db": None}
+
+    def restore(self, snapshot: dict[str, Any]) -> None:
+        """Put back a state taken by :meth:`snapshot` (the snapshot stays reusable)."""
+        self.db = {name: dict(table) for name, table in snapshot["db"].items()}
+
+    def writable(self, table: str, key: str) -> dict[str, Any]:
+        """The record ``db[table][key]`` as a private copy that a tool may change."""
+        record = fast_copy(self.db[table][key])
+        self.db[table][key] = record
+        return record
 
     # -- generic tools shared by the service domains ----------------------------------
 
@@ -155,17 +175,19 @@ def not_found(what: str) -> ToolError:
 
 
 @lru_cache(maxsize=8)
-def _generated(cls: type[ServiceEnvironment], seed: int) -> dict[str, Any]:
-    return cls.normalize(cls.generate_db(seed), f"generated {cls.domain} database (seed {seed})")
+def _generated(cls: type[ServiceEnvironment], seed: int) -> bytes:
+    """The validated generated database, serialized (each caller loads its own copy)."""
+    source = f"generated {cls.domain} database (seed {seed})"
+    return marshal.dumps(cls.normalize(cls.generate_db(seed), source))
 
 
 @lru_cache(maxsize=8)
-def _loaded(cls: type[ServiceEnvironment], path: Path, mtime_ns: int) -> dict[str, Any]:
+def _loaded(cls: type[ServiceEnvironment], path: Path, mtime_ns: int) -> bytes:
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise EnvironmentDataError(f"{path}: not valid JSON: {exc}") from None
-    return cls.normalize(raw, str(path))
+    return marshal.dumps(cls.normalize(raw, str(path)))
 
 
 @lru_cache(maxsize=16)

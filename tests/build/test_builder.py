@@ -22,7 +22,7 @@ def _add(
         users=[human(goal="Cancel an order.", known_info={"email": email}, persona="mock_patient")],
         relationships=star("agent_0", ["user_0"]),
         criteria=criteria(
-            [action(1, "agent_0", "find_user_id_by_email", {"email": email})],
+            [action(1, "agent_0", "find_record_by_email", {"email": email})],
             reward_basis=["ACTION"],
         ),
         max_iterations=20,

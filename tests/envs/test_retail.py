@@ -431,3 +431,28 @@ def test_corrupted_database_files_name_the_file_and_the_problem(tmp_path):
 
     with pytest.raises(EnvironmentDataError, match="database file not found"):
         make_environment(scenario(db_path=str(tmp_path / "nope.json")))
+
+
+def test_snapshots_survive_later_writes_and_restore(env):
+    from hasbench.envs.base import canonical_json
+
+    before_hash = env.state_hash()
+    snap = env.snapshot()
+    frozen = canonical_json(snap)
+    order = first(env, "pending", source="gift_card")
+    env.call("cancel_pending_order", {"order_id": order["order_id"], "reason": "no longer needed"})
+    user = next(iter(env.db["users"]))
+    address = {
+        "address1": "9 Oak Way",
+        "address2": "",
+        "city": "Reno",
+        "state": "NV",
+        "country": "USA",
+        "zip": "89501",
+    }
+    env.call("modify_user_address", {"user_id": user, **address})
+    assert env.state_hash() != before_hash
+    assert canonical_json(snap) == frozen
+    env.restore(snap)
+    assert env.state_hash() == before_hash
+    assert make_environment(scenario()).state_hash() == before_hash
