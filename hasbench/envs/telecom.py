@@ -11,7 +11,10 @@ requests), as in τ²-bench; the sync never runs a network search.
 
 Beyond τ²-bench the agent has ``get_available_plans`` and ``change_plan`` (its policy
 describes plan changes but has no tool for them). The clock is fixed at 2025-02-25
-12:08; new bill ids are derived from the state, never random.
+12:08; new bill ids are derived from the state, never random. Where τ²-bench answers a
+refused device action with a sentence (paying without a payment request, an unknown
+network mode or permission, Wi-Fi in airplane mode), the call here is a typed error with
+the state unchanged; names, parameters and effects are the same.
 """
 
 from __future__ import annotations
