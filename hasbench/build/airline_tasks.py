@@ -698,6 +698,6 @@ def build(seed: int = SEED) -> TaskBuilder:
     return gen.builder
 
 
-def write(path: Path = OUTPUT, seed: int = SEED) -> Path:
-    """Generate the tasks and write them to ``path``."""
-    return build(seed).write(path)
+def write(path: Path | None = None, seed: int = SEED) -> Path:
+    """Generate the tasks and write them to ``path`` (default: :data:`OUTPUT`)."""
+    return build(seed).write(path or OUTPUT)

@@ -7,6 +7,7 @@ import pytest
 from hasbench.build import airline_tasks, retail_tasks
 from hasbench.build.builder import replay_gold
 from hasbench.envs import make_environment
+from hasbench.paths import TASKS_DIR
 from hasbench.personas import domain_personas
 from hasbench.scenario import load_tasks, validate_file
 
@@ -95,3 +96,14 @@ def _leaves(value):
     if isinstance(value, list):
         return [leaf for v in value for leaf in _leaves(v)]
     return [value]
+
+
+@pytest.mark.slow
+def test_build_tasks_command_rewrites_the_airline_file(tmp_path, monkeypatch, capsys):
+    from hasbench.cli import main
+
+    target = tmp_path / "airline.yaml"
+    monkeypatch.setattr(airline_tasks, "OUTPUT", target)
+    assert main(["build", "tasks", "--domain", "airline"]) == 0
+    assert f"wrote {target}" in capsys.readouterr().out
+    assert target.read_bytes() == (TASKS_DIR / "airline.yaml").read_bytes()
