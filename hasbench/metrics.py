@@ -28,6 +28,7 @@ Definitions used here:
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -272,7 +273,7 @@ async def judge_process(trace: Trace, judge: Judge) -> dict[str, Any]:
 
     out: dict[str, Any] = {}
     for name, events in channel_events(trace).items():
-        results = [await judge.rate(name, excerpt(trace, e.seq)) for e in events]
+        results = await asyncio.gather(*(judge.rate(name, excerpt(trace, e.seq)) for e in events))
         values = [float(r.value) for r in results if r.value is not None]
         out[name] = float(np.mean(values)) if values else math.nan
         out[f"{name}_events"] = len(events)
@@ -283,7 +284,7 @@ async def judge_process(trace: Trace, judge: Judge) -> dict[str, Any]:
         for e in trace.of_type("message", "channel_request", "goal_revision")
         if e.type != "message" or e.target is not None
     ]
-    results = [await judge.rate("initiative", excerpt(trace, e.seq)) for e in acts]
+    results = await asyncio.gather(*(judge.rate("initiative", excerpt(trace, e.seq)) for e in acts))
     counts: Counter[str] = Counter()
     for event, result in zip(acts, results, strict=True):
         if result.value is not None:

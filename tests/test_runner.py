@@ -77,6 +77,10 @@ def test_run_writes_one_record_and_trace_per_episode_and_rerun_skips(tmp_path, c
     assert main(["run", str(exp), "--out", str(out), "--quiet"]) == 0
     assert f"0 run, {n} already done" in capsys.readouterr().out
     pd.testing.assert_frame_equal(runner.load_results(out), frame)
+    twin = tmp_path / "twin"  # same grid, fresh store: byte-identical traces and records
+    assert main(["run", str(exp), "--out", str(twin), "--quiet"]) == 0
+    for path in sorted(out.glob("*/*.json*")):
+        assert (twin / path.relative_to(out)).read_bytes() == path.read_bytes()
     assert main(["results", str(out)]) == 0
     table = capsys.readouterr().out
     assert "scripted:strong" in table and "A3/full" in table and "pass@1" in table

@@ -110,3 +110,26 @@ def test_experiment_grid_is_a1_vs_a3_per_model():
     assert [b.agent for b in grid.backends] == ["scripted:strong", "scripted:weak"]
     assert grid.seeds == [3]
     assert grid.tasks.files[0].endswith("retail.yaml")
+
+
+def test_run_with_a_language_model_agent_is_labelled_as_the_model(tmp_path, monkeypatch):
+    from hasbench import llm
+
+    def finish_at_once(messages, tools):
+        return {
+            "content": None,
+            "tool_calls": [{"name": "finish", "arguments": {"deliverable": "ok"}}],
+        }
+
+    model = llm.register_test_provider("rq1_finisher", finish_at_once)
+    monkeypatch.setattr(llm, "CACHE_DIR", tmp_path / "cache")
+    out = rq1.run(
+        [model], domains=["mock"], max_tasks_per_domain=2, output_dir=tmp_path / "fig",
+        results_dir=tmp_path / "res", progress=False,
+    )  # fmt: skip
+    results = out["results"]
+    assert len(results) == 4 and results["error"].isna().all()
+    assert (results["model_calls"] > 0).all() and (results["tokens"] > 0).all()
+    assert out["notes"] == []  # no stand-in note for a real model string
+    table4 = pd.read_csv(tmp_path / "fig" / "table4.csv")
+    assert table4["model"].tolist() == [model]
