@@ -524,8 +524,8 @@ class Episode:
                 )
         controller.dispatch(request)
         view = state.view
+        view.asks += 1
         if channel == "clarification":
-            view.asks += 1
             response = await self.user_policy.clarify(view, request)
         elif channel == "feedback":
             response = await self.user_policy.review(view, request)

@@ -140,7 +140,7 @@ class HumanView:
         goal: the current goal (after revisions that happened).
         known_info: what the human knows now (revisions merged in).
         untold_revision: a goal revision not yet told to any agent.
-        asks: how many questions this human has been asked so far (including this one).
+        asks: how many requests this human has received so far (including this one).
         history: a short text digest of the episode so far (for spontaneous input).
     """
 

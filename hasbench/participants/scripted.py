@@ -539,9 +539,10 @@ def _next_hop(graph: HASGraph, start: str, goal: str, allowed: list[str]) -> str
 class ScriptedUser:
     """A human that answers from known_info according to its persona.
 
-    Patience sets how many questions it answers before refusing; cooperativeness how
-    likely it withholds an asked-for fact; risk tolerance and assertiveness drive control
-    decisions. It reveals only what is asked and tells a goal revision when next asked.
+    Patience sets how many requests it answers before refusing more questions and
+    reviews; cooperativeness how likely it withholds an asked-for fact; risk tolerance
+    and assertiveness drive control decisions. It reveals only what is asked and tells a
+    goal revision when next asked.
 
     Args:
         rng: the seeded generator of the humans.
@@ -553,7 +554,7 @@ class ScriptedUser:
     async def clarify(self, view: HumanView, request: ChannelRequest) -> ClarificationResponse:
         """Answer the asked-for facts from known_info."""
         persona = view.persona
-        if view.asks > 1 + round(persona.patience * 4):
+        if _out_of_patience(view):
             return ClarificationResponse(
                 content="I have answered enough questions already.", refused=True
             )
@@ -589,6 +590,8 @@ class ScriptedUser:
         ``<case_number?>`` gap); an assertive one names every missing fact.
         """
         persona = view.persona
+        if _out_of_patience(view) and view.untold_revision is None:
+            return FeedbackResponse(content="I have no time for another review.", labels=["skip"])
         edits: dict[str, Any] = {}
         notes: list[str] = []
         if view.untold_revision is not None:
@@ -651,6 +654,11 @@ class ScriptedUser:
         if rule.action_type == "feedback":
             return f"Please check your work against what I want: {view.goal}"
         return "Please hold on before changing anything important."
+
+
+def _out_of_patience(view: HumanView) -> bool:
+    """Patience sets how many requests a human answers: 1 at patience 0, 5 at patience 1."""
+    return view.asks > 1 + round(view.persona.patience * 4)
 
 
 def _asked_keys(view: HumanView, request: ChannelRequest) -> list[str]:

@@ -207,3 +207,16 @@ def test_proactive_user_input_reaches_an_agent_that_never_asks():
         assert not [e for e in trace.of_type("channel_request") if e.initiator == "agent"]
         note = episode.environment.db["accounts"]["A102"]["note"]
         assert ("letter" in note) is expect_note, agency
+
+
+def test_impatient_reviewer_stops_reviewing_but_still_tells_a_goal_change():
+    user = ScriptedUser(np.random.default_rng(0))
+    tired = answer(user.review(view("mock_impatient", asks=2), ask("plan", form="review")))
+    assert tired.labels == ["skip"] and tired.edits is None
+    revision = GoalRevision(at_turn=2, goal="Keep the money.", known_info={"keep": "all"})
+    told = answer(
+        user.review(
+            view("mock_impatient", asks=2, untold_revision=revision), ask("plan", form="review")
+        )
+    )
+    assert told.edits["keep"] == "all"
