@@ -87,3 +87,9 @@ def test_prompt_differs_per_level_as_the_paper_says():
 def test_agent_without_a_human_edge_gets_no_protocol():
     text = prompt("A3", agent_id="agent_1")
     assert load("cfc_protocol") not in text and "People you can turn to" not in text
+
+
+def test_users_section_lists_what_a_human_can_execute():
+    text = prompt("A3", task_id="mock_C_002")
+    assert "- user_0 (customer) [channels: clarification, control]" in text
+    assert "can carry out for you: restart_device" in text

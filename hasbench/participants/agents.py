@@ -113,6 +113,8 @@ def _describe(graph: Any, pid: str, channels: list[str] | None = None) -> str:
         parts.append(": " + "; ".join(p.responsibilities))
     if channels:
         parts.append(f" [channels: {', '.join(channels)}]")
+    if p.kind == "human" and p.tools and channels and "control" in channels:
+        parts.append(f"; can carry out for you: {', '.join(p.tools)}")
     return " ".join(parts[:2]) + "".join(parts[2:])
 
 
