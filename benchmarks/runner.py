@@ -68,7 +68,9 @@ def warm_cache(root: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--max-tasks", type=int, default=None, help="tasks per domain")
+    parser.add_argument(
+        "--max-tasks", type=int, default=10, help="tasks per domain (the notebook default)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         offline_grid(args.max_tasks, Path(tmp))

@@ -229,3 +229,10 @@ def test_concurrency_is_limited_per_agent_provider(tmp_path, monkeypatch):
     done = asyncio.run(runner.run_experiment(exp, tmp_path, progress=False))
     assert done.ran == 60
     assert peak == {"scripted": 2, "test": 5}
+
+
+def test_notebook_command_names_the_available_notebooks(capsys):
+    assert main(["notebook", "no_such_notebook"]) == 2
+    err = capsys.readouterr().err
+    assert "no notebook named no_such_notebook*" in err
+    assert "rq1_value_of_participation" in err
