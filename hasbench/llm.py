@@ -123,6 +123,7 @@ def request_key(
     temperature: float,
     response_format: dict[str, Any] | None,
     seed: int | None,
+    tool_choice: str | dict[str, Any] | None = None,
 ) -> str:
     """SHA-256 hex digest of the canonical request; the response cache key."""
     request = {
@@ -134,6 +135,8 @@ def request_key(
         "response_format": response_format,
         "seed": seed,
     }
+    if tool_choice is not None:
+        request["tool_choice"] = tool_choice
     return hashlib.sha256(canonical_json(request).encode("utf-8")).hexdigest()
 
 
@@ -252,6 +255,7 @@ class LLMClient:
         temperature: float = 0.0,
         response_format: dict[str, Any] | None = None,
         seed: int | None = None,
+        tool_choice: str | dict[str, Any] | None = None,
     ) -> ModelResponse:
         """Answer a chat request, from the cache when possible.
 
@@ -262,6 +266,9 @@ class LLMClient:
             temperature: Sampling temperature.
             response_format: Passed to the provider (e.g. ``{"type": "json_object"}``).
             seed: Sampling seed, for providers that support one.
+            tool_choice: With tools: "auto" (the provider's default), "required" (a tool
+                call, never prose), "none", or ``{"type": "function", "function": {"name":
+                ...}}`` for one given tool.
 
         Returns:
             The response with usage, cost, cache flag and number of attempts.
@@ -269,7 +276,7 @@ class LLMClient:
         Raises:
             ModelError: On a permanent error, or a transient one after all retries.
         """
-        key = request_key(model, messages, tools, temperature, response_format, seed)
+        key = request_key(model, messages, tools, temperature, response_format, seed, tool_choice)
         if self.cache is not None:
             record = self.cache.get(key)
             if record is not None:
@@ -278,6 +285,8 @@ class LLMClient:
         kwargs: dict[str, Any] = {"model": model, "messages": messages, "timeout": self.timeout}
         if tools:
             kwargs["tools"] = tools
+            if tool_choice is not None:
+                kwargs["tool_choice"] = tool_choice
         kwargs["temperature"] = temperature
         if response_format is not None:
             kwargs["response_format"] = response_format
@@ -631,9 +640,9 @@ class _LocalModel:
 
         formatted = self.formatter(messages=chat)
         grammar = None
-        if grammar_schema is not None:
+        if grammar_schema is not None:  # unsorted JSON: properties are emitted in this order
             grammar = (
-                LlamaGrammar.from_json_schema(canonical_json(grammar_schema), verbose=False)
+                LlamaGrammar.from_json_schema(json.dumps(grammar_schema), verbose=False)
                 if grammar_schema
                 else LlamaGrammar.from_string(JSON_GBNF, verbose=False)
             )
@@ -748,15 +757,27 @@ def _local_generate(
     """Run one chat completion on a local model; returns (reply dict, usage).
 
     With tools, the output is constrained to ``{"tool": <name>, "arguments": {...}}`` or
-    ``{"message": <text>}`` and turned into a tool call or content; output that still does
-    not parse (e.g. cut off at the token limit) is returned verbatim as content.
+    (unless ``tool_choice`` requires a tool) ``{"message": <text>}`` and turned into a tool
+    call or content; output that still does not parse (e.g. cut off at the token limit) is
+    returned verbatim as content.
     """
+    from litellm.llms.custom_llm import CustomLLMError
+
     model = _local_model(name)
     tools = [t["function"] for t in params.get("tools") or [] if t.get("type") == "function"]
+    choice = params.get("tool_choice") or "auto"
+    may_write = choice == "auto"
+    if choice == "none":
+        tools = []
+    elif isinstance(choice, dict):
+        wanted = (choice.get("function") or {}).get("name")
+        tools = [tool for tool in tools if tool["name"] == wanted]
+        if not tools:
+            raise CustomLLMError(400, f"tool_choice names {wanted!r}, which is not among the tools")
     seed = params.get("seed")
     text, usage = model.generate(
-        _local_messages(messages, tools),
-        _local_grammar(tools, params.get("response_format")),
+        _local_messages(messages, tools, may_write),
+        _local_grammar(tools, params.get("response_format"), may_write),
         temperature=float(params.get("temperature") or 0.0),
         seed=LOCAL_SEED if seed is None else int(seed),
     )
@@ -773,7 +794,7 @@ def _text(content: Any) -> str:
 
 
 def _local_messages(
-    messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+    messages: list[dict[str, Any]], tools: list[dict[str, Any]], may_write: bool = True
 ) -> list[dict[str, str]]:
     """Rewrite OpenAI chat messages into plain role/content turns for a small chat model.
 
@@ -803,7 +824,7 @@ def _local_messages(
             role = "user"
         chat.append({"role": role, "content": content})
     if tools:
-        instructions = _tool_instructions(tools)
+        instructions = _tool_instructions(tools, may_write)
         if chat and chat[0]["role"] == "system":
             chat[0] = {"role": "system", "content": chat[0]["content"] + "\n\n" + instructions}
         else:
@@ -820,7 +841,7 @@ def _loads(call: dict[str, Any]) -> Any:
         return arguments
 
 
-def _tool_instructions(tools: list[dict[str, Any]]) -> str:
+def _tool_instructions(tools: list[dict[str, Any]], may_write: bool) -> str:
     """Compact tool signatures for the system prompt (the grammar enforces the details)."""
     lines = ["Tools you can call:"]
     for tool in tools:
@@ -836,11 +857,10 @@ def _tool_instructions(tools: list[dict[str, Any]]) -> str:
         )
         description = " ".join((tool.get("description") or "").split())
         lines.append(f"- {tool['name']}({signature}): {description}")
-    lines.append(
-        "Reply with exactly one JSON object: "
-        '{"tool": "<tool name>", "arguments": {...}} to call a tool, '
-        'or {"message": "<text>"} to write a message.'
-    )
+    reply = '{"tool": "<tool name>", "arguments": {...}} to call a tool'
+    if may_write:
+        reply += ', or {"message": "<text>"} to write a message'
+    lines.append(f"Reply with exactly one JSON object: {reply}.")
     return "\n".join(lines)
 
 
@@ -862,12 +882,12 @@ def _type_name(spec: Any) -> str:
 
 
 def _local_grammar(
-    tools: list[dict[str, Any]], requested: dict[str, Any] | None
+    tools: list[dict[str, Any]], requested: dict[str, Any] | None, may_write: bool = True
 ) -> dict[str, Any] | None:
     """The JSON schema the reply is constrained to; ``{}`` means any JSON, None free text.
 
-    With tools it is the tool-call-or-message schema; otherwise it follows a requested
-    ``json_object`` / ``json_schema`` response format.
+    With tools it is the tool-call schema, or-message when ``may_write``; otherwise it
+    follows a requested ``json_object`` / ``json_schema`` response format.
     """
     if tools:
         branches = [
@@ -881,13 +901,14 @@ def _local_grammar(
             }
             for tool in tools
         ]
-        branches.append(
-            {
-                "type": "object",
-                "properties": {"message": {"type": "string"}},
-                "required": ["message"],
-            }
-        )
+        if may_write:
+            branches.append(
+                {
+                    "type": "object",
+                    "properties": {"message": {"type": "string"}},
+                    "required": ["message"],
+                }
+            )
         return {"anyOf": branches}
     kind = (requested or {}).get("type")
     if kind == "json_schema":
@@ -906,7 +927,7 @@ def _grammar_safe(schema: dict[str, Any] | None) -> dict[str, Any]:
         return {"type": "object"}
     try:
         schema = _inline_refs(schema, schema.get("$defs", {}), depth=0)
-        json_schema_to_gbnf(canonical_json(schema))
+        json_schema_to_gbnf(json.dumps(schema))
     except Exception:  # the converter raises assorted types for schemas it cannot handle
         return {"type": "object"}
     return schema

@@ -113,6 +113,8 @@ def test_cache_key_covers_every_request_field():
     ]
     keys = {request_key(**{**base, **change}) for change in variants}
     assert key not in keys and len(keys) == len(variants)
+    assert request_key(**base, tool_choice=None) == key
+    assert request_key(**base, tool_choice="required") not in keys | {key}
 
 
 def test_rate_limits_are_retried_with_exponential_backoff():

@@ -162,3 +162,11 @@ def test_nested_tool_schemas_are_inlined_for_the_grammar():
     schema = _grammar_safe(parameters)
     assert "$ref" not in json.dumps(schema) and "$defs" not in schema
     assert schema["properties"]["flights"]["items"]["required"] == ["flight_number", "date"]
+
+
+def test_required_tool_choice_never_gives_prose():
+    auto = asyncio.run(LLMClient().complete(MODEL, MESSAGES, TOOLS, tool_choice="auto"))
+    required = asyncio.run(LLMClient().complete(MODEL, MESSAGES, TOOLS, tool_choice="required"))
+    assert_well_formed(auto)
+    assert required.content is None and len(required.tool_calls) == 1
+    assert_well_formed(required)
