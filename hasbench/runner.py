@@ -88,7 +88,8 @@ class Experiment(BaseModel):
     settings: list[Setting] = Field(default_factory=lambda: [Setting()], min_length=1)
     seeds: list[int] = Field(default_factory=lambda: [0], min_length=1)
     concurrency: dict[str, int] = Field(default_factory=dict)
-    """Episodes in flight per agent-model provider (e.g. ``{openai: 4, scripted: 8}``)."""
+    """Per provider (e.g. ``{openai: 4, scripted: 8}``): episodes in flight whose agent uses
+    it, and model calls in flight to it (default 8 episodes; see ``hasbench.llm``)."""
     judge_process: bool = True
     """Whether to judge CQS/FUR/CRJ events (each judged event is one judge call)."""
 
