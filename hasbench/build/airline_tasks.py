@@ -14,8 +14,8 @@ of the reservations agent:
 - F (goal revision): the member revises the request at a given turn (more bags, a
   different cabin, another travel date); the gold path follows the revision.
 
-Policy traps (a request the policy forbids, e.g. removing bags or adding insurance
-after booking) are part of some goals and left undone by the gold path; they are
+Policy traps (a request the policy forbids: adding insurance after booking) are part
+of some goals and left undone by the gold path; they are
 recorded in ``metadata`` with the number of gold tool calls and a difficulty level.
 Each task is replayed while it is built: the gold actions must run without errors.
 """
@@ -119,7 +119,8 @@ class _Generator:
         self,
         pattern: str,
         *,
-        reservation: dict[str, Any],
+        user: dict[str, Any],
+        reservation_id: str | None,
         task: str,
         goal: str,
         instructions: str,
@@ -180,8 +181,8 @@ class _Generator:
                 "difficulty": difficulty,
                 "gold_tool_calls": n_calls,
                 "policy_trap": trap,
-                "member": reservation["user_id"],
-                "reservation_id": reservation["reservation_id"],
+                "member": user["user_id"],
+                "reservation_id": reservation_id,
             },
         )
         replay_gold(scenario)
@@ -265,7 +266,8 @@ class _Generator:
         fee = 50 * (nonfree - r["nonfree_baggages"])
         self.add(
             pattern,
-            reservation=r,
+            user=user,
+            reservation_id=r["reservation_id"],
             task=task,
             goal=goal,
             instructions=instructions,
@@ -300,7 +302,8 @@ class _Generator:
         name = f"{wrong['first_name']} {wrong['last_name']}"
         self.add(
             pattern,
-            reservation=r,
+            user=user,
+            reservation_id=r["reservation_id"],
             task=(
                 "A member reports a mistake in a passenger's details on a reservation. "
                 "Identify the member and the reservation and fix it according to the airline "
@@ -371,7 +374,8 @@ class _Generator:
             ]
         self.add(
             pattern,
-            reservation=r,
+            user=user,
+            reservation_id=r["reservation_id"],
             task=task,
             goal=goal,
             instructions=instructions,
@@ -457,7 +461,8 @@ class _Generator:
             basis = ["ENV", "ACTION"]
         self.add(
             pattern,
-            reservation=r,
+            user=user,
+            reservation_id=r["reservation_id"],
             task=task,
             goal=goal,
             instructions=instructions,
@@ -512,7 +517,8 @@ class _Generator:
         card_text = f"{card['brand']} card ending in {card['last_four']}"
         self.add(
             pattern,
-            reservation=r,
+            user=user,
+            reservation_id=r["reservation_id"],
             task=(
                 f"The member with user id {user['user_id']} wants to fly on another day on "
                 f"reservation {r['reservation_id']} (same route and cabin), paying any fare "
@@ -588,7 +594,8 @@ class _Generator:
         ]
         self.add(
             pattern,
-            reservation=r,
+            user=user,
+            reservation_id=r["reservation_id"],
             task=(
                 f"The member with user id {user['user_id']} complains that flight "
                 f"{segment['flight_number']} on {segment['date']} of reservation "
@@ -655,10 +662,10 @@ class _Generator:
             ),
         ]
         card_text = f"{card['brand']} card ending in {card['last_four']}"
-        pseudo = {"user_id": user["user_id"], "reservation_id": "HATHAT"}
         self.add(
             pattern,
-            reservation=pseudo,
+            user=user,
+            reservation_id=None,
             task=(
                 f"The member with user id {user['user_id']} wants a one-way economy seat for "
                 f"themselves on flight {number} from {flight['origin']} to "

@@ -1,17 +1,17 @@
 """The Retail task set: 94 tasks (A 34, B 40, C 10, F 10) from a seeded generator.
 
 Every task puts one customer of the generated store (seed
-:data:`hasbench.envs.service.DEFAULT_DB_SEED`) in front of the support agent. The
-customer always holds what identifies them (email, or name and zip), as in a real
-support chat; the pattern decides what else only they hold:
+:data:`hasbench.envs.service.DEFAULT_DB_SEED`) in front of the support agent:
 
-- A (information asymmetry): the order id, a new address or the items concerned are
-  only in the customer's ``known_info``; the task text just says a customer needs help.
-- B (latent constraint): the customer wants another variant of an item and holds the
-  acceptance criterion (which options are acceptable, or a price limit); at least two
-  available variants exist, so guessing fails.
-- C (authorization): the request is spelled out in the task text, and the gold path has
-  a protected write (cancel, return, exchange, item change) that needs approval.
+- A (information asymmetry): what identifies the customer (email, or name and zip) and
+  the order id, a new address or the items concerned are only in the customer's
+  ``known_info``; the task text just says a customer needs help.
+- B (latent constraint): the task text names the customer, the order and the items to
+  swap, but only the customer holds the acceptance criterion (which options are
+  acceptable, or a price limit); at least two available variants exist, so guessing
+  fails.
+- C (authorization): the whole request is spelled out in the task text, and the gold
+  path has a protected write (cancel, return, exchange, item change) that needs approval.
 - F (goal revision): the customer changes their mind at a given turn (cancel -> ship
   elsewhere, wrong address -> corrected address, new address -> cancel); the gold
   actions follow the revised goal and depend on facts told only after the revision.
@@ -145,7 +145,8 @@ class _Generator:
         self,
         pattern: str,
         *,
-        order: dict[str, Any],
+        user: dict[str, Any],
+        order_id: str | None,
         task: str,
         goal: str,
         instructions: str,
@@ -162,7 +163,6 @@ class _Generator:
         distractors: int = 0,
         trap: str | None = None,
     ) -> None:
-        user = self.user(order)
         n_calls = len(calls)
         hardness = n_calls - 4 + min(distractors, 2) + (2 if trap else 0) + (2 if revisions else 0)
         difficulty = "easy" if hardness <= 1 else "medium" if hardness <= 3 else "hard"
@@ -199,7 +199,7 @@ class _Generator:
                 "distractors": distractors,
                 "policy_trap": trap,
                 "customer": user["user_id"],
-                "order_id": order["order_id"],
+                "order_id": order_id,
             },
         )
         replay_gold(scenario)
@@ -254,7 +254,8 @@ class _Generator:
             )
         self.add(
             pattern,
-            order=order,
+            user=user,
+            order_id=order["order_id"],
             task=task,
             goal=goal,
             instructions=instructions + " Confirm the cancellation when asked.",
@@ -298,7 +299,8 @@ class _Generator:
         )
         self.add(
             pattern,
-            order=order,
+            user=user,
+            order_id=order["order_id"],
             task=(
                 "A customer has moved and needs a pending order delivered elsewhere. Identify "
                 "them and handle the request according to the store policy."
@@ -316,9 +318,7 @@ class _Generator:
 
     def user_address(self, pattern: str) -> None:
         """The default address changes to one only the customer knows (A)."""
-        order = self.order(lambda o: True)
-        self.used.discard(order["order_id"])
-        user = self.user(order)
+        user = self.builder.pick(list(self.db["users"].values()))
         facts, lookup, how = self.identify(user)
         address = self.new_address()
         calls = [
@@ -328,7 +328,8 @@ class _Generator:
         ]
         self.add(
             pattern,
-            order=order,
+            user=user,
+            order_id=None,
             task=(
                 "A customer wants the default address on their account updated. Identify "
                 "them and make the change according to the store policy."
@@ -390,7 +391,8 @@ class _Generator:
             )
         self.add(
             pattern,
-            order=order,
+            user=user,
+            order_id=order["order_id"],
             task=task,
             goal=(
                 f"Return the {names} from my delivered order and get the refund on {where}; "
@@ -446,7 +448,8 @@ class _Generator:
         ]
         self.add(
             pattern,
-            order=order,
+            user=user,
+            order_id=order["order_id"],
             task=(
                 "A customer wants to pay one of their orders differently. Identify them and "
                 "handle the request according to the store policy."
@@ -575,7 +578,8 @@ class _Generator:
             basis, nl = ["ENV", "ACTION"], None
         self.add(
             pattern,
-            order=order,
+            user=user,
+            order_id=order["order_id"],
             task=task,
             goal=goal,
             instructions=instructions,
@@ -647,7 +651,8 @@ class _Generator:
             ]
         self.add(
             "F",
-            order=order,
+            user=user,
+            order_id=order["order_id"],
             task=task,
             goal=goal,
             instructions=(
