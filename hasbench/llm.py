@@ -95,9 +95,12 @@ class ModelError(Exception):
     """
 
     def __init__(self, kind: str, message: str) -> None:
-        super().__init__(f"{kind}: {message}")
+        super().__init__(kind, message)  # both in args, so the error pickles across processes
         self.kind = kind
         self.message = message
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.message}"
 
 
 # --------------------------------------------------------------------------- cache

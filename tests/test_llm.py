@@ -359,3 +359,14 @@ def test_local_reply_parsing(text, expected):
     from hasbench.llm import _parse_local_reply
 
     assert _parse_local_reply(text, [t["function"] for t in TOOLS]) == expected
+
+
+def test_model_error_reads_well_and_survives_pickling():
+    import pickle
+
+    error = pickle.loads(pickle.dumps(ModelError("rate_limit", "slow down")))
+    assert (error.kind, error.message, str(error)) == (
+        "rate_limit",
+        "slow down",
+        "rate_limit: slow down",
+    )
