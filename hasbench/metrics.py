@@ -6,7 +6,8 @@ Three layers:
   scenario — steps, human steps, Human Intervention Rate, initiative counts and Initiative
   Entropy, the action-safety audit, channel event counts and cost.
 - **Per episode, judged** (:func:`judge_process`): CQS, FUR and CRJ for one trace, each the
-  mean of the judge's scores over that trace's qualifying events (NaN when it has none).
+  mean of the judge's scores over that trace's qualifying events (NaN when it has none),
+  and the Initiative Entropy of the judge's initiative verdicts.
 - **Across episodes** (pass@k, rates, rescue rate, event-conditioned aggregation): plain
   functions of numbers or of the tidy results table (one row per episode).
 
