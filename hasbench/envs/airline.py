@@ -134,7 +134,7 @@ class AirlineEnvironment(ServiceEnvironment):
         return method
 
     @staticmethod
-    def _direct(flight: dict[str, Any], status: dict[str, Any], date: str | None):
+    def _direct(flight: dict[str, Any], status: dict[str, Any], date: str | None) -> dict:
         return {
             "flight_number": flight["flight_number"],
             "origin": flight["origin"],

@@ -485,7 +485,9 @@ class RetailEnvironment(ServiceEnvironment):
         return all(method_id in own for method_id in used)
 
 
-def _address(address1: str, address2: str, city: str, state: str, country: str, zip: str):
+def _address(
+    address1: str, address2: str, city: str, state: str, country: str, zip: str
+) -> dict[str, str]:
     return {
         "address1": address1,
         "address2": address2,

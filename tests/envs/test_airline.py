@@ -289,8 +289,8 @@ def test_refused_calls_are_typed_and_leave_state_unchanged(env, name, make_args,
     assert env.state_hash() == before
 
 
-def test_risk_levels():
-    specs = {s.name: s for s in AirlineEnvironment.tools(AirlineEnvironment)}
+def test_risk_levels(env):
+    specs = {s.name: s for s in env.tools()}
     assert len(specs) == 14
     assert specs["update_reservation_passengers"].risk == "low"
     assert specs["update_reservation_flights"].risk == "medium"
@@ -315,3 +315,8 @@ def test_database_files(tmp_path, env):
     bad.write_text("[1, 2")
     with pytest.raises(EnvironmentDataError, match=r"bad\.json: not valid JSON"):
         make_environment(scenario(db_path=str(bad)))
+
+
+def test_policy_is_loaded_with_the_fixed_clock(env):
+    assert env.policy.startswith("# Airline support policy")
+    assert "2024-05-15 15:00:00" in env.policy

@@ -378,8 +378,8 @@ def test_refused_calls_are_typed_and_leave_state_unchanged(env, name, make_args,
     assert env.state_hash() == before
 
 
-def test_risk_levels():
-    specs = {s.name: s for s in RetailEnvironment.tools(RetailEnvironment)}
+def test_risk_levels(env):
+    specs = {s.name: s for s in env.tools()}
     assert specs["get_order_details"].kind == "read"
     assert specs["modify_user_address"].risk == "low"
     assert specs["modify_pending_order_items"].risk == "medium"
@@ -456,3 +456,8 @@ def test_snapshots_survive_later_writes_and_restore(env):
     env.restore(snap)
     assert env.state_hash() == before_hash
     assert make_environment(scenario()).state_hash() == before_hash
+
+
+def test_policy_is_loaded_for_the_agent(env):
+    assert env.policy.startswith("# Retail support policy")
+    assert "no longer needed" in env.policy and "ordered by mistake" in env.policy
