@@ -6,6 +6,10 @@
    of the ideal call throughput (concurrent episodes / 0.2 s) achieved at 64 concurrent
    episodes (target >= 0.9).
 
+Each figure is the best of a few repetitions, since the machine may be shared. The
+model-bound part is also measured with the litellm door bypassed (the simulator alone),
+and the door's own CPU cost per call is printed, to show where time goes.
+
 Run: ``.venv/bin/python benchmarks/simulator.py [--episodes N] [--concurrency C]``.
 """
 
@@ -73,9 +77,12 @@ def scripted_rate(n: int) -> tuple[float, int]:
         return steps
 
     asyncio.run(many())  # warm-up (imports, caches)
-    start = time.perf_counter()
-    steps = asyncio.run(many())
-    return n / (time.perf_counter() - start), steps
+    best = float("inf")
+    for _ in range(3):  # best of three: the machine may be shared
+        start = time.perf_counter()
+        steps = asyncio.run(many())
+        best = min(best, time.perf_counter() - start)
+    return n / best, steps
 
 
 def _respond(calls_per_episode: int):
@@ -108,13 +115,16 @@ class DirectClient:
         return ModelResponse(model=model, content=reply.get("content"), tool_calls=calls)
 
 
-def model_share(concurrency: int, calls_per_episode: int, direct: bool) -> tuple[float, int]:
+def model_share(
+    concurrency: int, calls_per_episode: int, direct: bool, repeats: int = 3
+) -> tuple[float, int]:
     """Achieved / ideal call throughput when every call sleeps DELAY seconds.
 
     Args:
         concurrency: episodes run at once (the ideal is concurrency / DELAY calls/s).
         calls_per_episode: model calls each episode makes.
         direct: bypass the litellm door (measures the simulator alone).
+        repeats: waves run; the best one counts.
     """
     from hasbench.llm import LLMClient, register_test_provider
 
@@ -133,10 +143,12 @@ def model_share(concurrency: int, calls_per_episode: int, direct: bool) -> tuple
         return sum(await asyncio.gather(*(one(s) for s in range(concurrency))))
 
     asyncio.run(one(10_000))  # warm-up: litellm import and handler registration
-    start = time.perf_counter()
-    calls = asyncio.run(wave())
-    achieved = calls / (time.perf_counter() - start)
-    return achieved / (concurrency / DELAY), calls
+    best = 0.0
+    for _ in range(repeats):  # best of a few waves: the machine may be shared
+        start = time.perf_counter()
+        calls = asyncio.run(wave())
+        best = max(best, calls / (time.perf_counter() - start))
+    return best / (concurrency / DELAY), calls
 
 
 def door_cpu_ms(n: int = 100) -> float:
