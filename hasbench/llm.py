@@ -340,6 +340,8 @@ class LLMClient:
 
 def _convert(model: str, raw: Any, attempts: int) -> ModelResponse:
     """Turn a litellm ModelResponse into ours."""
+    if not getattr(raw, "choices", None):
+        raise ModelError("other", f"{model}: the provider returned no choices")
     message = raw.choices[0].message
     tool_calls = [
         ToolCallRequest(
