@@ -15,6 +15,11 @@ for rate limits, time-outs and transient server errors, a concurrency limit per 
 and token/cost accounting. API keys are read by litellm from the environment only; they are
 never part of a cache key, a cached record, a response or an error message.
 
+Real models need only the provider's key in the environment, as litellm reads it
+(``OPENAI_API_KEY`` for ``openai/...``, ``ANTHROPIC_API_KEY`` for ``anthropic/...``, and so
+on); the shared cache lives in ``CACHE_DIR`` (``HASBENCH_CACHE``), see
+:meth:`ResponseCache.default`.
+
 litellm is imported lazily, on the first model call, because importing it is slow.
 """
 
@@ -588,6 +593,7 @@ LOCAL_CONTEXT = 8192
 LOCAL_MAX_TOKENS = 256
 """Most tokens a local model may generate in one reply."""
 LOCAL_SEED = 0
+"""Sampling seed of local models when a request gives none."""
 
 LOCAL_BATCH = 128
 """Tokens evaluated per llama.cpp batch; also the granularity of prompt-prefix reuse."""
