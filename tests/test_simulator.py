@@ -360,3 +360,30 @@ def test_keyword_trigger_in_hybrid_mode_vetoes_the_next_write():
     result = trace.of_type("tool_result")[0].payload
     assert result["error_type"] == "vetoed"
     assert episode.environment.db["accounts"]["A101"]["status"] == "active"
+
+
+def test_traces_are_identical_across_processes_and_hash_seeds(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from hasbench.agency import Setting\n"
+        "from hasbench.paths import TASKS_DIR\n"
+        "from hasbench.scenario import load_tasks\n"
+        "from hasbench.simulator import Backends, run_episode\n"
+        "for t in load_tasks(TASKS_DIR / 'examples.yaml'):\n"
+        "    for agency in ('A3', 'A4'):\n"
+        "        weak = Backends(agent='scripted:weak')\n"
+        "        trace = run_episode(t, Setting(agency=agency), weak, 5)\n"
+        "        sys.stdout.write(trace.to_jsonl())\n"
+    )
+    outputs = []
+    for hash_seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        result = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+        )
+        outputs.append(result.stdout)
+    assert outputs[0] == outputs[1] and outputs[0].count('"kind":"header"') == 20
