@@ -17,17 +17,22 @@ Payload conventions (every producer writes them, every reader relies on them):
   "agent" (agent-requested) or "human" (human-initiated); ``{request_id, form, content}``
   plus ``action: {name, arguments}`` for control. Forms: clarification "question";
   feedback "review"; control "approval" or "execute" (agent-requested), and for
-  human-initiated input the form of the act itself (e.g. "comment", "stop").
+  human-initiated input the form of the act itself (e.g. "inform", "comment", "stop"),
+  and optional ``topics`` (what a question is about). A human-initiated event expects
+  no answer: its lifecycle ends at dispatched (delivered to the agent).
 - ``channel_status``: ``{request_id, status, reason}`` with status one of validated,
   pending, dispatched, expired, terminated, refused.
 - ``channel_response``: the human ``actor`` answers ``target``; ``{request_id, form,
   content}`` plus for feedback ``rating``/``labels``/``edits``/``demonstration`` when
   given, and for control ``decision`` (approve, deny, stop, modify, override, take_over,
-  execute) and ``arguments`` when the human modified the action.
+  execute) and ``arguments`` when the human modified the action; for clarification
+  ``info`` (the known facts the answer revealed) and ``refused`` when declined.
 - ``model_call``: ``{model, role, cached, cost, attempts}`` with ``usage`` set.
 - ``error``: malformed participant output fed back to it; ``{error_type, message}`` with
   error_type one of invalid_json, unknown_tool, tool_not_permitted, no_tool_call,
-  routing_error, channel_refused, model_failure.
+  routing_error, channel_refused, model_failure, invalid_arguments (a channel tool
+  called with unusable arguments). An error whose actor is a human records a user
+  simulator reply that could not be used (it does not count against the agents).
 - ``goal_revision``: a human's goal changed; ``{goal}``.
 - ``finish``: a participant delivered its result; ``{deliverable}``.
 
