@@ -38,6 +38,7 @@ from hasbench import __version__
 from hasbench.agency import Setting
 from hasbench.paths import REPO_ROOT, RUNS_DIR
 from hasbench.scenario import Scenario, load_tasks
+from hasbench.simulator import Backends
 
 if TYPE_CHECKING:
     from hasbench.llm import LLMClient
@@ -67,16 +68,6 @@ class TaskSelection(BaseModel):
     """Keep N tasks per domain after the other filters, round-robin over patterns."""
 
 
-class BackendSpec(BaseModel):
-    """Model strings for each role (``scripted:<name>``, ``rule``, or any litellm model)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    agent: str = "scripted:oracle"
-    user: str = "scripted:user"
-    judge: str = "rule"
-
-
 class Experiment(BaseModel):
     """A grid of tasks × backends × settings × seeds."""
 
@@ -84,7 +75,7 @@ class Experiment(BaseModel):
 
     name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
     tasks: TaskSelection
-    backends: list[BackendSpec] = Field(default_factory=lambda: [BackendSpec()], min_length=1)
+    backends: list[Backends] = Field(default_factory=lambda: [Backends()], min_length=1)
     settings: list[Setting] = Field(default_factory=lambda: [Setting()], min_length=1)
     seeds: list[int] = Field(default_factory=lambda: [0], min_length=1)
     concurrency: dict[str, int] = Field(default_factory=dict)
@@ -170,7 +161,7 @@ class EpisodeSpec:
 
     scenario: Scenario
     setting: Setting
-    backends: BackendSpec
+    backends: Backends
     seed: int
 
     def identity(self, prompts: dict[str, str]) -> dict[str, Any]:
@@ -305,7 +296,7 @@ async def run_one(
     from hasbench.metrics import judge_process as judge_events
     from hasbench.metrics import trace_metrics
     from hasbench.participants.judges import make_judge
-    from hasbench.simulator import Backends, Episode
+    from hasbench.simulator import Episode
 
     scn = spec.scenario
     record: dict[str, Any] = {
@@ -321,8 +312,7 @@ async def run_one(
         "trace": None,
     }
     try:
-        backends = Backends(**spec.backends.model_dump())
-        episode = Episode(scn, spec.setting, backends, seed=spec.seed, client=client)
+        episode = Episode(scn, spec.setting, spec.backends, seed=spec.seed, client=client)
         trace = await episode.run()
         trace_path = store / "traces" / f"{key}.jsonl"
         _write_atomic(trace_path, trace.to_jsonl())

@@ -30,7 +30,8 @@ import pandas as pd
 from hasbench.agency import Setting
 from hasbench.metrics import rate, rescue_rate
 from hasbench.paths import FIGURES_DIR, TASKS_DIR
-from hasbench.runner import BackendSpec, Experiment, TaskSelection
+from hasbench.runner import Experiment, TaskSelection
+from hasbench.simulator import Backends
 
 DEFAULT_DOMAINS = ("retail", "airline", "telecom")
 TASK_FILES = {"mock": "examples.yaml"}
@@ -58,7 +59,7 @@ def experiment(
             files=[str(TASKS_DIR / TASK_FILES.get(d, f"{d}.yaml")) for d in domains],
             max_per_domain=max_tasks_per_domain,
         ),
-        backends=[BackendSpec(agent=m, user=user_model, judge=judge_model) for m in agent_models],
+        backends=[Backends(agent=m, user=user_model, judge=judge_model) for m in agent_models],
         settings=[Setting(agency="A1"), Setting(agency="A3")],
         seeds=[seed],
         judge_process=False,  # RQ1 reports outcomes, DR and HIR only
