@@ -214,10 +214,12 @@ class _Generator:
 
     # -- drawing -----------------------------------------------------------------------
 
-    def customer(self, multi_line: bool) -> _Customer:
+    def customer(self, multi_line: bool, metered: bool = False) -> _Customer:
+        """An unused customer; ``metered`` excludes the unlimited plan (for data tasks)."""
         pool = [
             c for c in self.customers
             if c.customer_id not in self.used and (c.n_lines > 1) == multi_line
+            and not (metered and c.plan_id == "P1003")
         ]  # fmt: skip
         chosen = self.builder.pick(pool)
         self.used.add(chosen.customer_id)
@@ -563,7 +565,7 @@ def _b_network_mode(gen: _Generator, index: int) -> None:
 
 
 def _b_refuel_budget(gen: _Generator, index: int) -> None:
-    customer = gen.customer(multi_line=index % 5 == 4)
+    customer = gen.customer(multi_line=index % 5 == 4, metered=True)
     plan = PLAN_BY_ID[customer.plan_id]
     price = plan["data_refueling_price_per_gb"]
     gb = float(gen.builder.pick([0.5, 1.0, 1.5]))
@@ -603,7 +605,7 @@ def _b_refuel_budget(gen: _Generator, index: int) -> None:
 
 
 def _pattern_c(gen: _Generator, index: int) -> None:
-    customer = gen.customer(multi_line=index % 3 == 2)
+    customer = gen.customer(multi_line=index % 3 == 2, metered=True)
     plan = PLAN_BY_ID[customer.plan_id]
     args = {"customer_id": customer.customer_id, "line_id": customer.line_id}
     if index % 2 == 0:

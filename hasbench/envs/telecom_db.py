@@ -378,7 +378,7 @@ _OTHER_MODELS = [
     ("router", "Nighthawk M6", False),
 ]  # fmt: skip
 
-N_CUSTOMERS = 150
+N_CUSTOMERS = 200
 
 
 def generate_db(seed: int = 0) -> dict[str, Any]:

@@ -111,3 +111,15 @@ def test_dual_control_episode_routes_device_steps_to_the_user():
     assert all(e.actor == "user_0" and e.payload["authorization"] for e in device_calls)
     autonomous = run_episode(scenario, Setting(agency="A1"), backends)
     assert not [e for e in autonomous.of_type("tool_call") if e.payload["side"] == "user"]
+
+
+def test_data_allowance_tasks_use_metered_plans_and_policy_limits():
+    families = {"latent_budget_refuel", "paid_refuel", "plan_change"}
+    for scenario in (t for t in TASKS if t.metadata["family"] in families):
+        env = make_environment(scenario)
+        write = scenario.evaluation_criteria.actions[-1]
+        line = next(ln for ln in env.db["lines"] if ln["line_id"] == write.arguments["line_id"])
+        assert line["plan_id"] != "P1003"  # never "refuel" an unlimited plan
+        if write.name == "refuel_data":
+            assert 0 < write.arguments["gb_amount"] <= 2.0
+        assert env.run_assertion("assert_mobile_data_usage_exceeded", {"expected_status": True})
