@@ -311,7 +311,8 @@ class _Generator:
             compare = ["phone_number"] if name == "get_customer_by_phone" else None
             gold.append(action(number, requestor, name, args, protected=name in protect,
                                compare_args=compare))  # fmt: skip
-        difficulty = _difficulty(len(faults), customer.n_lines, len(gold_calls))
+        distractors = len(metadata.get("distractors", [])) + (customer.n_lines > 1)
+        difficulty = _difficulty(len(faults), distractors, len(gold_calls))
         scenario = self.builder.add(
             pattern,
             task=task_text
@@ -378,8 +379,9 @@ def _order_gold(first: list[Call], calls: list[Call]) -> list[Call]:
     return first + account + device + reboot
 
 
-def _difficulty(n_faults: int, n_lines: int, n_gold: int) -> str:
-    score = n_faults + (1 if n_lines > 1 else 0) + (1 if n_gold >= 6 else 0)
+def _difficulty(n_faults: int, n_distractors: int, n_gold: int) -> str:
+    """Easy, medium or hard from the faults, distractors (other lines, decoys) and steps."""
+    score = n_faults + n_distractors + (1 if n_gold >= 6 else 0)
     return "easy" if score <= 1 else "medium" if score <= 3 else "hard"
 
 
@@ -460,21 +462,26 @@ def _pattern_a(gen: _Generator, index: int) -> None:
     customer = gen.customer(multi_line=index % 4 == 3)
     faults = gen.fault_set(intent, n_faults)
     bill_id = gen.new_bill_id()
-    status_bar = gen.initial_env(gen.setup_calls(customer, faults, bill_id, [])).check_status_bar()
+    # A red herring on some phones: a healthy VPN, visible in the status bar, needs no fix.
+    decoy: list[Call] = [("user", "connect_vpn", {})] if index % 5 == 2 else []
+    status_bar = gen.initial_env(
+        gen.setup_calls(customer, faults, bill_id, decoy)
+    ).check_status_bar()
     gen.add(
         "A",
         customer=customer,
         bill_id=bill_id,
         intent=intent,
         faults=faults,
-        extra_setup=[],
+        extra_setup=decoy,
         agent_calls=[],
         assertions=_intent_assertions(intent, faults, bill_id),
         known_info={"phone_number": customer.phone_number, "phone_status_bar": status_bar},
         goal=GOALS[intent],
         instructions=INSTRUCTIONS,
         unknown_info=["customer_id", "line_id", "cause_of_the_problem"],
-        metadata={"family": f"troubleshoot_{intent}"},
+        metadata={"family": f"troubleshoot_{intent}"}
+        | ({"distractors": ["healthy VPN connected"]} if decoy else {}),
         reward_basis=["ENV_ASSERTION", "ACTION"],
     )
 
