@@ -218,8 +218,13 @@ class Episode:
         return frozenset(enabled & reachable)
 
     def rng(self, stream: int) -> np.random.Generator:
-        """A generator for one stream of randomness (0 agents, 1 humans) of this episode."""
-        return np.random.default_rng([self.seed, stream])
+        """A generator for one stream of randomness (0 agents, 1 humans) of this episode.
+
+        Seeded by the seed, the stream and the task, so tasks run with the same seed still
+        draw independently.
+        """
+        task_entropy = int(self.scenario.content_hash(), 16)
+        return np.random.default_rng([self.seed, stream, task_entropy])
 
     def human_steps(self) -> int:
         """Events by humans that count as human steps (trace convention)."""
