@@ -203,6 +203,10 @@ class GoldAction(StrictModel):
     compare_args: list[str] | None = None
     protected: bool = False
     """True when the action needs human authorization (pattern C)."""
+    depends_on: list[str] = Field(default_factory=list)
+    """Human-held facts (``user_id.key`` of a known_info or goal-revision entry) that decide
+    this action's arguments even where no argument quotes them, e.g. the variant a customer
+    will accept (pattern B)."""
 
 
 class EnvAssertion(StrictModel):
@@ -721,6 +725,14 @@ def structure_problems(mode: str, agents: list[str], edges: list[tuple[str, str]
     return [f"chain mode needs the {label!r} edges to form one path through all agents: {reason}"]
 
 
+def held_facts(user: UserSpec) -> dict[str, Any]:
+    """Every fact a user holds: known_info, then what goal revisions add."""
+    facts = dict(user.known_info)
+    for revision in user.goal_revisions:
+        facts.update(revision.known_info)
+    return facts
+
+
 def _check_requestors(scn: Scenario) -> list[tuple[str, str]]:
     problems = []
     agents = {a.agent_id: (i, a) for i, a in enumerate(scn.agents)}
@@ -752,6 +764,14 @@ def _check_requestors(scn: Scenario) -> list[tuple[str, str]]:
             if name not in action.arguments:
                 message = f"{name!r} is not among the action's arguments"
                 problems.append((f"{where}.compare_args[{j}]", message))
+        for j, fact in enumerate(action.depends_on):
+            user_id, _, key = fact.partition(".")
+            if user_id not in users:
+                message = f"{fact!r} does not start with a defined user id"
+                problems.append((f"{where}.depends_on[{j}]", message))
+            elif key not in held_facts(users[user_id][1]):
+                message = f"{user_id!r} holds no fact named {key!r}"
+                problems.append((f"{where}.depends_on[{j}]", message))
     return problems
 
 

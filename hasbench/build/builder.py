@@ -26,7 +26,7 @@ Example::
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -114,9 +114,14 @@ def action(
     protected: bool = False,
     compare_args: Sequence[str] | None = None,
     info: str | None = None,
+    depends_on: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """One gold action; ``protected=True`` marks an action that needs human approval."""
-    return {
+    """One gold action; ``protected=True`` marks an action that needs human approval.
+
+    ``depends_on`` names human-held facts (``user_id.key``) that decide the arguments
+    without being quoted in them.
+    """
+    entry = {
         "action_id": str(number),
         "requestor": requestor,
         "name": name,
@@ -125,10 +130,16 @@ def action(
         "compare_args": None if compare_args is None else list(compare_args),
         "protected": protected,
     }
+    if depends_on:
+        entry["depends_on"] = list(depends_on)
+    return entry
 
 
 def actions(
-    requestor: str, calls: Sequence[tuple[str, dict[str, Any]]], protect: Iterable[str] = ()
+    requestor: str,
+    calls: Sequence[tuple[str, dict[str, Any]]],
+    protect: Iterable[str] = (),
+    depends: Mapping[str, Sequence[str]] | None = None,
 ) -> list[dict[str, Any]]:
     """Number a sequence of ``(tool, arguments)`` calls into gold actions.
 
@@ -136,10 +147,13 @@ def actions(
         requestor: Who performs them.
         calls: The calls in order.
         protect: Tool names whose calls are protected (need approval).
+        depends: Tool name -> the human-held facts (``user_id.key``) its calls depend on.
     """
-    protected = set(protect)
+    protected, depends = set(protect), depends or {}
     return [
-        action(i, requestor, name, args, protected=name in protected)
+        action(
+            i, requestor, name, args, protected=name in protected, depends_on=depends.get(name, ())
+        )
         for i, (name, args) in enumerate(calls, start=1)
     ]
 
