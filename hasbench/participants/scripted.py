@@ -3,8 +3,10 @@
 They act on structured observations (tool outputs, channel response objects), never by
 parsing prompts. ``scripted:oracle`` replays the task's gold actions but only with what a
 team could legitimately know: identifiers must have been observed, and facts that only a
-human holds must be asked for over a channel that reaches that human. So under A1 (no
-channels) it fails every task that needs a human, and under A3 it solves them.
+human holds must be asked for over a channel that reaches that human. With nobody to ask
+or to authorize (A1), it acts autonomously: it guesses what it was not told and runs
+protected actions unapproved (HAS paper Table 9), so under A1 it fails every task that
+needs a human, and under A3 it solves them.
 ``scripted:agent?competence=..&ask=..&uptake=..&discipline=..`` is the same planner with
 seeded imperfections; ``scripted:strong`` and ``scripted:weak`` are two presets.
 ``scripted:idle`` finishes at once. ``scripted:user`` answers from known_info by persona.
@@ -13,6 +15,7 @@ seeded imperfections; ``scripted:strong`` and ``scripted:weak`` are two presets.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
@@ -95,6 +98,10 @@ def parse_agent_spec(spec: str) -> PlanParams | None:
     return PlanParams(**values)
 
 
+MAX_REASKS = 2
+"""How many times the planner asks again for a fact a human withheld."""
+
+
 # -- what a gold action needs from humans -------------------------------------------------
 
 
@@ -141,7 +148,7 @@ def human_needs(scenario: Scenario, arguments: dict[str, Any]) -> list[Need]:
     public = " ".join([scenario.task, *(a.profile for a in scenario.agents)]).lower()
     needs: list[Need] = []
     for leaf in _leaves(arguments):
-        if str(leaf).lower() in public:
+        if _stated_in(leaf, public):
             continue
         for user in scenario.users:
             sources = [(user.known_info, None)] + [
@@ -154,6 +161,25 @@ def human_needs(scenario: Scenario, arguments: dict[str, Any]) -> list[Need]:
                         if need not in needs:
                             needs.append(need)
     return needs
+
+
+def action_needs(scenario: Scenario, action: GoldAction) -> list[Need]:
+    """What a gold action needs from humans: facts its arguments quote, plus its depends_on."""
+    needs = human_needs(scenario, action.arguments)
+    for fact in action.depends_on:
+        user_id, _, key = fact.partition(".")
+        user = scenario.user(user_id)
+        turn = next((r.at_turn for r in user.goal_revisions if key in r.known_info), None)
+        need = Need(user_id, key, None if key in user.known_info else turn)
+        if need not in needs:
+            needs.append(need)
+    return needs
+
+
+def _stated_in(value: Any, text: str) -> bool:
+    """Whether a value appears in text as a whole token (so 3 is not found in HAT300)."""
+    token = re.escape(str(value).lower())
+    return re.search(rf"(?<![\w.]){token}(?![\w]|\.\d)", text) is not None
 
 
 def _is_identifier(value: Any) -> bool:
@@ -190,6 +216,7 @@ class TeamPlan:
     needs_approval: set[int] = field(default_factory=set)
     garbled: dict[int, str] = field(default_factory=dict)
     guessed: dict[tuple[str, str], bool] = field(default_factory=dict)
+    refusals: dict[tuple[str, str], int] = field(default_factory=dict)
     done: list[str] = field(default_factory=list)
 
 
@@ -226,7 +253,7 @@ class PlanAgent:
         self.params = params
         self.team = team
         self.rng = rng
-        self._needs = [human_needs(scenario, g.arguments) for g in team.gold]
+        self._needs = [action_needs(scenario, g) for g in team.gold]
         self._expect: tuple[str, int] | None = None
 
     def _chance(self, p: float) -> bool:
@@ -281,9 +308,6 @@ class PlanAgent:
                 if index in self.team.needs_approval or self._chance(self.params.discipline):
                     self._expect = ("approval", index)
                     return self._control(gold.name, arguments, "approval", None)
-            elif gold.protected and self._chance(self.params.discipline):
-                self.team.cursor += 1  # no one can authorize it: leave it undone
-                return None
         self._expect = ("call", index)
         return CallTool(gold.name, arguments)
 
@@ -305,7 +329,11 @@ class PlanAgent:
                     continue
                 if can_review:
                     return self._review(index, need.user)
-            if pair in team.asked or not (can_ask or can_review):
+            if not (can_ask or can_review):
+                if not self._team_reaches(need.user):
+                    team.guessed[pair] = True  # nobody can ask: act on a guess
+                continue
+            if pair in team.asked:
                 continue
             if not self._chance(self.params.ask):
                 team.guessed[pair] = True
@@ -373,6 +401,8 @@ class PlanAgent:
                 if not any(_depends_on(leaf, v) for v in self.team.learned.values()):
                     return None  # never observed: the team cannot know it
         arguments = self._known_arguments(gold.arguments)
+        if any(self._guessed_blind(need, gold.arguments) for need in self._needs[index]):
+            arguments = {name: _garble(value) for name, value in arguments.items()}
         if index not in self.team.garbled:
             self.team.garbled[index] = (
                 ""
@@ -386,6 +416,14 @@ class PlanAgent:
             key = sorted(arguments)[0]
             arguments[key] = _garble(arguments[key])
         return arguments
+
+    def _guessed_blind(self, need: Need, arguments: dict[str, Any]) -> bool:
+        """A guessed fact that decides the action without being quoted in its arguments."""
+        pair = (need.user, need.key)
+        if not self.team.guessed.get(pair) or pair in self.team.learned:
+            return False
+        fact = _fact(self.scenario, need.user, need.key)
+        return not any(_depends_on(leaf, fact) for leaf in _leaves(arguments))
 
     def _known_arguments(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """Gold arguments with guessed (never learned) facts replaced by wrong values."""
@@ -458,6 +496,11 @@ class PlanAgent:
             for key, value in response.info.items():
                 team.learned[(user, key)] = value
                 team.knowledge += f"\n{value}"
+            for key in result.request.topics if result.request else []:
+                pair = (user, key)
+                if pair not in team.learned and team.refusals.get(pair, 0) < MAX_REASKS:
+                    team.refusals[pair] = team.refusals.get(pair, 0) + 1
+                    team.asked.discard(pair)  # withheld: ask once more later
         elif kind == "review" and isinstance(response, FeedbackResponse):
             user = result.request.target if result.request else None
             if response.edits and self._chance(self.params.uptake):
@@ -479,6 +522,13 @@ class PlanAgent:
         humans = [user] if user is not None else self.graph.humans()
         return any(channel in self.graph.channels_between(self.me, h) for h in humans)
 
+    def _team_reaches(self, user: str) -> bool:
+        """Whether any agent can ask ``user`` over clarification or feedback."""
+        channels = self.setting.enabled_channels() & {"clarification", "feedback"}
+        return any(
+            channels & self.graph.channels_between(agent, user) for agent in self.graph.agents()
+        )
+
     def _control(
         self, name: str, arguments: dict[str, Any], mode: str, target: str | None
     ) -> CallTool:
@@ -499,6 +549,10 @@ class IdleAgent:
 
 
 def _garble(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_garble(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _garble(item) for key, item in value.items()}
     if isinstance(value, bool):
         return not value
     if isinstance(value, int | float):
