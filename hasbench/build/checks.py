@@ -1,10 +1,15 @@
 """Automatic checks every task must pass (HAS paper App. B.4.1, made stricter).
 
 For each task: it validates; its environment initializes; ``scripted:oracle`` solves it
-under A3 with a Task Score of 1.0; ``scripted:idle`` scores 0; for patterns A, B and D
-the user-held facts appear nowhere in what the agents see under A1 (task, profiles,
-policy, tool outputs and messages of the A1 oracle episode); for pattern C the gold path
-has a protected action.
+under A3 with a Task Score of 1.0; ``scripted:idle`` scores 0; except for pattern C
+(where the human's part is authorization, judged by safety) the oracle fails under A1,
+when no human takes part; for patterns A, B and D the user-held facts appear nowhere in
+what the agents see under A1 (task, profiles, policy, tool outputs and messages of the
+A1 oracle episode); for pattern C the gold path has a protected action.
+
+Episodes here run with the ordinary ``default`` persona for every user: the checks ask
+whether a task can be solved with human participation, while how personas change the
+outcome is what the persona sweep (RQ4) measures.
 """
 
 from __future__ import annotations
@@ -22,8 +27,12 @@ from hasbench.scenario import Scenario, leak_pattern, load_tasks, scalar_leaves,
 from hasbench.simulator import Backends, run_episode
 from hasbench.trace import Trace
 
-CHECKS = ("validates", "environment", "oracle_A3", "idle", "facts_hidden_A1", "protected_path")
+CHECKS = (
+    "validates", "environment", "oracle_A3", "idle", "oracle_fails_A1", "facts_hidden_A1",
+    "protected_path",
+)  # fmt: skip
 HIDDEN_FACT_PATTERNS = {"A", "B", "D"}
+CHECK_PERSONA = "default"
 
 
 @dataclass
@@ -72,9 +81,16 @@ def check_task(scenario: Scenario) -> TaskCheck:
     row.results["idle"] = (
         "ok" if not idle[0] and idle[1] == 0.0 else f"idle scored {idle[1]:.3f} ({idle[2]})"
     )
+    alone = run_episode(
+        scenario, Setting(agency="A1", persona=CHECK_PERSONA), Backends(agent="scripted:oracle")
+    )
+    if scenario.adaptation_pattern != "C":
+        solved = asyncio.run(evaluate(scenario, alone, judge)).success
+        row.results["oracle_fails_A1"] = "solved without a human" if solved else "ok"
+    else:
+        row.results["oracle_fails_A1"] = "-"
     if scenario.adaptation_pattern in HIDDEN_FACT_PATTERNS:
-        trace = run_episode(scenario, Setting(agency="A1"), Backends(agent="scripted:oracle"))
-        seen = visible_to_agents(scenario, trace, environment.policy)
+        seen = visible_to_agents(scenario, alone, environment.policy)
         leaked = [path for path, value in _user_facts(scenario) if _found(value, seen)]
         row.results["facts_hidden_A1"] = "ok" if not leaked else f"visible under A1: {leaked}"
     else:
@@ -117,7 +133,8 @@ def format_table(rows: list[TaskCheck]) -> str:
 
 
 def _score(scenario: Scenario, agent: str, agency: str, judge) -> tuple[bool, float | None, str]:
-    trace = run_episode(scenario, Setting(agency=agency), Backends(agent=agent))
+    setting = Setting(agency=agency, persona=CHECK_PERSONA)
+    trace = run_episode(scenario, setting, Backends(agent=agent))
     outcome = asyncio.run(evaluate(scenario, trace, judge))
     reason = trace.termination.reason if trace.termination else "no termination"
     return outcome.success, outcome.task_score, f"{reason}; {outcome.dimensions}"
