@@ -6,15 +6,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from hasbench.agency import Setting
-from hasbench.runner import (
-    BackendSpec,
-    Experiment,
-    TaskSelection,
-    run_experiment,
-    run_sync,
-    select_tasks,
-)
+from hasbench.runner import Experiment, TaskSelection, run_experiment, run_sync, select_tasks
 from hasbench.scenario import Scenario
+from hasbench.simulator import Backends
 
 EXAMPLES = "data/tasks/examples.yaml"
 
@@ -43,7 +37,7 @@ def small_run(
     experiment = Experiment(
         name="explore_traces",
         tasks=TaskSelection(files=[tasks_file], ids=list(task_ids)),
-        backends=[BackendSpec(agent=agent) for agent in agents],
+        backends=[Backends(agent=agent) for agent in agents],
         settings=[Setting(agency=level) for level in agency_levels],
         seeds=[seed],
     )
