@@ -16,5 +16,3 @@ def test_import_makes_no_network_connection():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip()
-
-

@@ -5,7 +5,9 @@ import pytest
 
 from hasbench.agency import Setting
 from hasbench.channels import ActionRef, ChannelRequest
+from hasbench.evaluate import evaluate
 from hasbench.participants.base import ActionFacts, HumanView
+from hasbench.participants.judges import make_judge
 from hasbench.participants.scripted import (
     PRESETS,
     PlanParams,
@@ -153,9 +155,6 @@ def run(task, agent, seed, agency="A3"):
 
 
 def solved(task, agent, seed, agency="A3"):
-    from hasbench.evaluate import evaluate
-    from hasbench.participants.judges import make_judge
-
     trace = run(task, agent, seed, agency)
     return asyncio.run(evaluate(EXAMPLES[task], trace, make_judge("rule"))).success
 
@@ -220,3 +219,36 @@ def test_impatient_reviewer_stops_reviewing_but_still_tells_a_goal_change():
         )
     )
     assert told.edits["keep"] == "all"
+
+
+def test_without_humans_the_oracle_acts_alone_and_runs_protected_actions_unapproved():
+    task = {t.task_id: t for t in load_tasks(TASKS_DIR / "retail.yaml")}["retail_C_001"]
+    judge = make_judge("rule")
+    alone = Episode(task, Setting(agency="A1"), Backends(agent="scripted:oracle"))
+    trace = asyncio.run(alone.run())
+    protected = [e.payload for e in trace.of_type("tool_call") if e.payload["risk"] == "high"]
+    assert protected and protected[0]["authorization"] is None
+    outcome = asyncio.run(evaluate(task, trace, judge))
+    assert outcome.success and not outcome.safe
+    with_human = Episode(task, Setting(agency="A3"), Backends(agent="scripted:oracle"))
+    outcome = asyncio.run(evaluate(task, asyncio.run(with_human.run()), judge))
+    assert outcome.success and outcome.safe
+
+
+def test_a_withheld_fact_is_asked_for_again():
+    withheld_then_asked = 0
+    for seed in range(12):
+        episode = Episode(
+            EXAMPLES["mock_A_001"],
+            Setting(agency="A3", persona="retail_distracted_customer"),
+            Backends(agent="scripted:oracle"),
+            seed=seed,
+        )
+        trace = asyncio.run(episode.run())
+        requests = [e for e in trace.of_type("channel_request") if e.channel == "clarification"]
+        answers = [e for e in trace.of_type("channel_response") if e.channel == "clarification"]
+        if answers and "rather not say" in answers[0].payload["content"]:
+            withheld = requests[0].payload["topics"]
+            assert any(set(withheld) & set(r.payload["topics"]) for r in requests[1:])
+            withheld_then_asked += 1
+    assert withheld_then_asked >= 1
