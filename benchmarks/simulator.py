@@ -6,9 +6,10 @@
    of the ideal call throughput (concurrent episodes / 0.2 s) achieved at 64 concurrent
    episodes (target >= 0.9).
 
-Each figure is the best of a few repetitions, since the machine may be shared. The
-model-bound part is also measured with the litellm door bypassed (the simulator alone),
-and the door's own CPU cost per call is printed, to show where time goes.
+Each figure is the best of a few repetitions, since the machine may be shared. ``test/``
+models are answered in-process (see ``hasbench.llm``); for real models litellm adds its
+own CPU cost per call, which is printed too (measured with litellm's offline mock
+response), with the share it would allow at this concurrency.
 
 Run: ``.venv/bin/python benchmarks/simulator.py [--episodes N] [--concurrency C]``.
 """
@@ -17,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import time
 
@@ -95,42 +95,19 @@ def _respond(calls_per_episode: int):
     return respond
 
 
-class DirectClient:
-    """Answers like the ``test/`` provider but without the litellm door (same sleep)."""
-
-    def __init__(self, respond) -> None:
-        self.respond = respond
-
-    async def complete(self, model, messages, tools=None, **_):
-        from hasbench.llm import ModelResponse, ToolCallRequest
-
-        await asyncio.sleep(DELAY)
-        reply = self.respond(messages, tools)
-        calls = [
-            ToolCallRequest(
-                id=f"c{len(messages)}-{i}", name=c["name"], arguments=json.dumps(c["arguments"])
-            )
-            for i, c in enumerate(reply.get("tool_calls", []))
-        ]
-        return ModelResponse(model=model, content=reply.get("content"), tool_calls=calls)
-
-
-def model_share(
-    concurrency: int, calls_per_episode: int, direct: bool, repeats: int = 3
-) -> tuple[float, int]:
+def model_share(concurrency: int, calls_per_episode: int, repeats: int = 3) -> tuple[float, int]:
     """Achieved / ideal call throughput when every call sleeps DELAY seconds.
 
     Args:
         concurrency: episodes run at once (the ideal is concurrency / DELAY calls/s).
         calls_per_episode: model calls each episode makes.
-        direct: bypass the litellm door (measures the simulator alone).
         repeats: waves run; the best one counts.
     """
     from hasbench.llm import LLMClient, register_test_provider
 
     respond = _respond(calls_per_episode)
     model = register_test_provider("bench-sleepy", respond, delay=DELAY)
-    client = DirectClient(respond) if direct else LLMClient(concurrency={"test": concurrency})
+    client = LLMClient(concurrency={"test": concurrency})
     scenario = twenty_step_task()
     backends = Backends(agent=model)
 
@@ -142,7 +119,7 @@ def model_share(
     async def wave() -> int:
         return sum(await asyncio.gather(*(one(s) for s in range(concurrency))))
 
-    asyncio.run(one(10_000))  # warm-up: litellm import and handler registration
+    asyncio.run(one(10_000))  # warm-up: imports and caches
     best = 0.0
     for _ in range(repeats):  # best of a few waves: the machine may be shared
         start = time.perf_counter()
@@ -151,17 +128,20 @@ def model_share(
     return best / (concurrency / DELAY), calls
 
 
-def door_cpu_ms(n: int = 100) -> float:
-    """CPU milliseconds one call through the litellm door costs (no sleep)."""
-    from hasbench.llm import LLMClient, register_test_provider
+def litellm_cpu_ms(n: int = 200) -> float:
+    """CPU milliseconds litellm itself spends on one call (offline mock response)."""
+    from hasbench.llm import _litellm
 
-    model = register_test_provider("bench-instant", _respond(n + 1))
-    client = LLMClient()
+    litellm = _litellm()
     messages = [{"role": "user", "content": "x " * 2000}]
 
     async def calls() -> None:
         for i in range(n):
-            await client.complete(model, [*messages, {"role": "user", "content": str(i)}])
+            await litellm.acompletion(
+                model="openai/gpt-4o-mini",
+                messages=[*messages, {"role": "user", "content": str(i)}],
+                mock_response="ok",
+            )
 
     asyncio.run(calls())
     start = time.process_time()
@@ -180,17 +160,15 @@ def main() -> None:
     rate, steps = scripted_rate(args.episodes)
     print(f"scripted episodes/s (one core, {steps}-step episode): {rate:.1f}  (target >= 200)")
     ideal = args.concurrency / DELAY
-    share, calls = model_share(args.concurrency, args.calls, direct=False)
+    share, calls = model_share(args.concurrency, args.calls)
     print(
         f"model-bound via test/ provider: {calls} calls, {args.concurrency} concurrent episodes, "
         f"ideal {ideal:.0f} calls/s: share {share:.3f}  (target >= 0.9)"
     )
-    share, calls = model_share(args.concurrency, args.calls, direct=True)
-    print(f"model-bound, simulator alone (litellm door bypassed): share {share:.3f}")
-    cpu = door_cpu_ms()
+    cpu = litellm_cpu_ms()
     print(
-        f"litellm door: {cpu:.2f} CPU ms per call -> at most {1000 / cpu:.0f} calls/s per core, "
-        f"i.e. a share bound of {min(1.0, 1000 / cpu / ideal):.2f} at {args.concurrency} episodes"
+        f"litellm (real models): {cpu:.2f} CPU ms per call -> at most {1000 / cpu:.0f} calls/s "
+        f"per core, a share bound of {min(1.0, 1000 / cpu / ideal):.2f} at this concurrency"
     )
 
 

@@ -2,12 +2,15 @@
 
 Every model call in hasbench goes through :meth:`LLMClient.complete`, which accepts any
 litellm model string (``openai/gpt-4o-mini``, ``anthropic/claude-3-5-haiku-20241022``, ...)
-plus two families served in-process through litellm custom providers:
+plus two families served in this process:
 
-- ``test/<name>``: an offline provider scripted by a Python function, registered with
-  :func:`register_test_provider`; used by tests and benchmarks.
-- ``local/<name>``: a real small model run by llama.cpp (``local/smollm2-135m``, needs the
-  ``[local]`` extra), with tool calls constrained to valid JSON by a grammar.
+- ``test/<name>``: an offline test double scripted by a Python function, registered with
+  :func:`register_test_provider`; used by tests and benchmarks. It is answered directly,
+  without litellm, so a benchmark on it measures the workbench rather than litellm's own
+  per-call overhead (about 1 ms of CPU).
+- ``local/<name>``: a real small model run by llama.cpp through a litellm custom provider
+  (``local/smollm2-135m``, needs the ``[local]`` extra), with tool calls constrained to
+  valid JSON by a grammar.
 
 The client adds what a study needs around litellm: an on-disk response cache keyed by a
 hash of the request (a warm rerun makes no model calls), retries with exponential backoff
@@ -35,7 +38,6 @@ import os
 import re
 import sqlite3
 import threading
-import time
 import weakref
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -318,29 +320,39 @@ class LLMClient:
         return per_loop[provider]
 
     async def _attempt(self, model: str, kwargs: dict[str, Any]) -> ModelResponse:
-        litellm = _litellm()
-        from litellm._internal_context import is_internal_call
-
         attempt = 0
         while True:
             attempt += 1
-            # The trace is the log: marking the call internal skips litellm's own logging
-            # callbacks, which otherwise cost more CPU than the rest of the call.
-            quiet = is_internal_call.set(True)
             try:
-                raw = await litellm.acompletion(**kwargs)
+                response = await _dispatch(model, kwargs)
             except Exception as exc:  # every provider failure is classified below
                 kind = error_kind(exc)
                 if kind not in RETRYABLE_KINDS or attempt > self.max_retries:
                     self.stats.errors += 1
-                    message = f"{model}: {exc} (after {attempt} attempt(s))"
+                    detail = exc.message if isinstance(exc, ModelError) else str(exc)
+                    message = f"{model}: {detail} (after {attempt} attempt(s))"
                     raise ModelError(kind, redact(message)) from None
                 self.stats.retries += 1
                 await self._sleep(min(self.max_backoff, self.backoff * 2 ** (attempt - 1)))
                 continue
-            finally:
-                is_internal_call.reset(quiet)
-            return _convert(model, raw, attempt)
+            return response.model_copy(update={"attempts": attempt})
+
+
+async def _dispatch(model: str, kwargs: dict[str, Any]) -> ModelResponse:
+    """One attempt: ``test/`` models are answered in-process, everything else by litellm."""
+    if provider_of(model) == "test":
+        return await _test_reply(model.split("/", 1)[1], kwargs)
+    litellm = _litellm()
+    from litellm._internal_context import is_internal_call
+
+    # The trace is the log: marking the call internal skips litellm's own logging
+    # callbacks, which otherwise cost more CPU than the rest of the call.
+    quiet = is_internal_call.set(True)
+    try:
+        raw = await litellm.acompletion(**kwargs)
+    finally:
+        is_internal_call.reset(quiet)
+    return _convert(model, raw, 1)
 
 
 def _convert(model: str, raw: Any, attempts: int) -> ModelResponse:
@@ -386,7 +398,9 @@ def provider_of(model: str) -> str:
 
 
 def error_kind(exc: BaseException) -> str:
-    """Classify a litellm exception into a :class:`ModelError` kind."""
+    """Classify a provider exception (ours or litellm's) into a :class:`ModelError` kind."""
+    if isinstance(exc, ModelError):
+        return exc.kind
     import litellm
 
     ordered: list[tuple[type[BaseException], str]] = [
@@ -424,18 +438,10 @@ def redact(text: str) -> str:
 # --------------------------------------------------------------------------- providers
 
 _CUSTOM_PROVIDERS = ("test", "local")
+"""Providers served in this process (no SDK retries to switch off)."""
 _TEST_RESPONDERS: dict[str, tuple[Respond, float]] = {}
 _LITELLM_LOCK = threading.Lock()
 _litellm_module: ModuleType | None = None
-
-_STATUS_OF_KIND = {
-    "rate_limit": 429,
-    "timeout": 408,
-    "server": 500,
-    "auth": 401,
-    "not_found": 404,
-    "bad_request": 400,
-}
 
 
 def _litellm() -> ModuleType:
@@ -495,10 +501,49 @@ def _word_count(value: Any) -> int:
     return len(canonical_json(value).split()) if value is not None else 0
 
 
+async def _test_reply(name: str, kwargs: dict[str, Any]) -> ModelResponse:
+    """Answer a ``test/<name>`` request with its registered respond function."""
+    if name not in _TEST_RESPONDERS:
+        raise ModelError("not_found", f"no test provider registered as test/{name}")
+    respond, delay = _TEST_RESPONDERS[name]
+    messages = kwargs["messages"]
+    try:
+        reply = respond(messages, kwargs.get("tools"))
+    except ModelError:
+        raise
+    except Exception as exc:  # a bug in the script is permanent, never retried
+        raise ModelError("bad_request", f"respond raised {type(exc).__name__}: {exc}") from None
+    if not isinstance(reply, dict):
+        raise ModelError("bad_request", f"respond returned {type(reply).__name__}")
+    if delay:
+        await asyncio.sleep(delay)
+    model = f"test/{name}"
+    calls = reply.get("tool_calls") or []
+    return ModelResponse(
+        model=model,
+        content=reply.get("content"),
+        tool_calls=[
+            ToolCallRequest(
+                id=_call_id(model, messages, index),
+                name=call["name"],
+                arguments=call["arguments"]
+                if isinstance(call["arguments"], str)
+                else canonical_json(call["arguments"]),
+            )
+            for index, call in enumerate(calls)
+        ],
+        usage=Usage(
+            prompt_tokens=_word_count(messages),
+            completion_tokens=_word_count(reply.get("content")) + _word_count(calls or None),
+        ),
+        cost=0.0,
+        attempts=1,
+    )
+
+
 def _make_handlers(litellm: ModuleType) -> dict[str, Any]:
-    """Build the litellm custom handlers for ``test/`` and ``local/``."""
+    """Build the litellm custom handler for ``local/``."""
     from litellm import CustomLLM
-    from litellm.llms.custom_llm import CustomLLMError
 
     def build(model: str, messages: list[dict[str, Any]], reply: dict[str, Any], usage: Usage):
         calls = [
@@ -530,41 +575,6 @@ def _make_handlers(litellm: ModuleType) -> dict[str, Any]:
         response._hidden_params["response_cost"] = 0.0
         return response
 
-    class TestProvider(CustomLLM):
-        """Serves ``test/<name>`` from the registered respond functions."""
-
-        def _respond(self, model: str, messages: list[dict[str, Any]], params: dict[str, Any]):
-            if model not in _TEST_RESPONDERS:
-                raise CustomLLMError(404, f"no test provider registered as test/{model}")
-            respond, delay = _TEST_RESPONDERS[model]
-            try:
-                reply = respond(messages, params.get("tools"))
-            except ModelError as exc:
-                raise CustomLLMError(_STATUS_OF_KIND.get(exc.kind, 400), exc.message) from None
-            except Exception as exc:  # a bug in the script is permanent, never retried
-                message = f"test/{model}: respond raised {type(exc).__name__}: {exc}"
-                raise CustomLLMError(400, message) from None
-            if not isinstance(reply, dict):
-                raise CustomLLMError(400, f"test/{model}: respond returned {type(reply).__name__}")
-            usage = Usage(
-                prompt_tokens=_word_count(messages),
-                completion_tokens=_word_count(reply.get("content"))
-                + _word_count(reply.get("tool_calls")),
-            )
-            return build(f"test/{model}", messages, reply, usage), delay
-
-        def completion(self, model: str, messages: list, *args: Any, **kwargs: Any):
-            response, delay = self._respond(model, messages, kwargs.get("optional_params") or {})
-            if delay:
-                time.sleep(delay)
-            return response
-
-        async def acompletion(self, model: str, messages: list, *args: Any, **kwargs: Any):
-            response, delay = self._respond(model, messages, kwargs.get("optional_params") or {})
-            if delay:
-                await asyncio.sleep(delay)
-            return response
-
     class LocalProvider(CustomLLM):
         """Serves ``local/<name>`` with llama.cpp in this process."""
 
@@ -579,7 +589,7 @@ def _make_handlers(litellm: ModuleType) -> dict[str, Any]:
             params = kwargs.get("optional_params") or {}
             return await asyncio.to_thread(self._run, model, messages, params)
 
-    return {"test": TestProvider(), "local": LocalProvider()}
+    return {"local": LocalProvider()}
 
 
 # --------------------------------------------------------------------------- local models
