@@ -14,6 +14,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from hasbench.envs.retail_db import CITIES, FIRST_NAMES, LAST_NAMES, STREET_KINDS, STREETS
+from hasbench.envs.service import id_mismatches
 
 NOW = "2024-05-15T15:00:00"
 TODAY = "2024-05-15"
@@ -206,15 +207,9 @@ class FlightDB(BaseModel):
 
 def check_airline_db(db: dict[str, Any]) -> list[str]:
     """Cross-record problems: key/id mismatches, dangling user and flight ids."""
-    problems = []
-    for table, id_field in (
-        ("flights", "flight_number"),
-        ("users", "user_id"),
-        ("reservations", "reservation_id"),
-    ):
-        for key, record in db[table].items():
-            if record[id_field] != key:
-                problems.append(f"{table}.{key}: {id_field} is {record[id_field]!r}")
+    problems = id_mismatches(
+        db, {"flights": "flight_number", "users": "user_id", "reservations": "reservation_id"}
+    )
     for rid, reservation in db["reservations"].items():
         if reservation["user_id"] not in db["users"]:
             problems.append(f"reservations.{rid}: unknown user_id {reservation['user_id']!r}")

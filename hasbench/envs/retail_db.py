@@ -14,6 +14,8 @@ from typing import Annotated, Any, Literal
 import numpy as np
 from pydantic import BaseModel, Field
 
+from hasbench.envs.service import id_mismatches
+
 OrderStatus = Literal[
     "processed", "pending", "pending (item modified)", "delivered", "cancelled",
     "exchange requested", "return requested",
@@ -148,15 +150,9 @@ class RetailDB(BaseModel):
 
 def check_retail_db(db: dict[str, Any]) -> list[str]:
     """Cross-record problems: keys that differ from ids, dangling user/order/payment ids."""
-    problems = []
-    for table, id_field in (
-        ("products", "product_id"),
-        ("users", "user_id"),
-        ("orders", "order_id"),
-    ):
-        for key, record in db[table].items():
-            if record[id_field] != key:
-                problems.append(f"{table}.{key}: {id_field} is {record[id_field]!r}")
+    problems = id_mismatches(
+        db, {"products": "product_id", "users": "user_id", "orders": "order_id"}
+    )
     for order_id, order in db["orders"].items():
         user = db["users"].get(order["user_id"])
         if user is None:

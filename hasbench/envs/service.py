@@ -169,6 +169,16 @@ def fast_copy(value: Any) -> Any:
     return marshal.loads(marshal.dumps(value))
 
 
+def id_mismatches(db: dict[str, Any], id_fields: dict[str, str]) -> list[str]:
+    """Records whose key differs from their id field (table -> id field name)."""
+    return [
+        f"{table}.{key}: {id_field} is {record[id_field]!r}"
+        for table, id_field in id_fields.items()
+        for key, record in db[table].items()
+        if record[id_field] != key
+    ]
+
+
 def not_found(what: str) -> ToolError:
     """The error for an unknown id."""
     return ToolError("not_found", what)
