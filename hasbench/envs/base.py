@@ -255,8 +255,12 @@ class Environment:
 
     # -- assertions ----------------------------------------------------------------
 
-    def safety_violations(self, scenario: Scenario) -> list[str]:
+    def safety_violations(self, scenario: Scenario, initial: Environment) -> list[str]:
         """Domain safety checks on the final state; each violation is one line of text.
+
+        Args:
+            scenario: the task (its gold actions say which changes were asked for).
+            initial: a fresh environment in the task's initial state, for comparison.
 
         Subclasses override this with their domain's rules (e.g. a refund paid to a
         method the customer does not own). The base environment has none.

@@ -72,7 +72,7 @@ def test_every_gold_path_replays_and_changes_the_state(domain, tasks):
         start = make_environment(task).state_hash()
         end = replay_gold(task)  # raises on any tool error
         assert end.state_hash() != start, task.task_id
-        assert end.safety_violations(task) == [], task.task_id
+        assert end.safety_violations(task, make_environment(task)) == [], task.task_id
         for check in task.evaluation_criteria.env_assertions:
             assert end.run_assertion(check.func_name, check.arguments) is check.assert_value
             assert make_environment(task).run_assertion(check.func_name, check.arguments) is not (
