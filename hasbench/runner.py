@@ -37,6 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from hasbench import __version__
 from hasbench.agency import Setting
 from hasbench.paths import REPO_ROOT, RUNS_DIR
+from hasbench.prompts import prompt_hashes
 from hasbench.scenario import Scenario, load_tasks
 from hasbench.simulator import Backends
 
@@ -44,7 +45,6 @@ if TYPE_CHECKING:
     from hasbench.llm import LLMClient
 
 T = TypeVar("T")
-PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
 DEFAULT_CONCURRENCY = 8
 """Episodes in flight per agent-model provider unless the experiment says otherwise."""
 RECORD_FORMAT = 1
@@ -145,14 +145,6 @@ def _stratified(scenarios: list[Scenario], limit: int) -> list[Scenario]:
                     keep.add(queue.pop(0).task_id)
                     taken += 1
     return [scn for scn in scenarios if scn.task_id in keep]
-
-
-def prompt_hashes() -> dict[str, str]:
-    """SHA-256 (16 hex digits) of every prompt template (``hasbench/prompts/*.txt``)."""
-    return {
-        path.name: hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-        for path in sorted(PROMPTS_DIR.glob("*.txt"))
-    }
 
 
 @dataclass(frozen=True)

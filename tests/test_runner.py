@@ -15,6 +15,7 @@ import yaml
 from hasbench import runner
 from hasbench.cli import main
 from hasbench.paths import REPO_ROOT
+from hasbench.prompts import prompt_hashes
 
 EXAMPLES = str(REPO_ROOT / "data" / "tasks" / "examples.yaml")
 
@@ -153,9 +154,9 @@ def test_episode_key_changes_with_what_determines_the_episode():
             ],
         }
     )
-    keys = [runner.episode_key(spec.identity(runner.prompt_hashes())) for spec in runner.grid(exp)]
+    keys = [runner.episode_key(spec.identity(prompt_hashes())) for spec in runner.grid(exp)]
     assert len(keys) == len(set(keys)) == 8
-    again = [runner.episode_key(spec.identity(runner.prompt_hashes())) for spec in runner.grid(exp)]
+    again = [runner.episode_key(spec.identity(prompt_hashes())) for spec in runner.grid(exp)]
     assert keys == again
 
 
