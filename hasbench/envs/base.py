@@ -242,8 +242,8 @@ class Environment:
         return {"db": self.db, "user_db": self.user_db}
 
     def snapshot(self) -> dict[str, Any]:
-        """A deep copy of the full state (plain JSON data, copied with marshal for speed)."""
-        return marshal.loads(marshal.dumps(self.state()))
+        """A deep copy of the full state."""
+        return fast_copy(self.state())
 
     def restore(self, snapshot: dict[str, Any]) -> None:
         """Put back a state taken by :meth:`snapshot`."""
@@ -287,6 +287,11 @@ def deep_merge(base: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]:
         else:
             merged[key] = copy.deepcopy(value)
     return merged
+
+
+def fast_copy(value: Any) -> Any:
+    """A deep copy of plain JSON-like data (through marshal, much faster than deepcopy)."""
+    return marshal.loads(marshal.dumps(value))
 
 
 def canonical_json(value: Any) -> str:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ValidationError
 
-from hasbench.envs.base import Environment, EnvironmentDataError, ToolError, tool
+from hasbench.envs.base import Environment, EnvironmentDataError, ToolError, fast_copy, tool
 from hasbench.paths import DATA_DIR, POLICIES_DIR
 
 if TYPE_CHECKING:
@@ -162,11 +162,6 @@ def load_policy(name: str) -> str:
     if not path.is_file():
         raise EnvironmentDataError(f"{path}: policy file not found")
     return _policy_text(path)
-
-
-def fast_copy(value: Any) -> Any:
-    """A deep copy of plain JSON-like data."""
-    return marshal.loads(marshal.dumps(value))
 
 
 def id_mismatches(db: dict[str, Any], id_fields: dict[str, str]) -> list[str]:

@@ -20,8 +20,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from hasbench.envs.base import EnvironmentDataError
-from hasbench.envs.service import fast_copy
+from hasbench.envs.base import EnvironmentDataError, fast_copy
 
 TODAY = "2025-02-25"
 NOW = "2025-02-25T12:08:00"
