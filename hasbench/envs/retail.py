@@ -66,12 +66,6 @@ class RetailEnvironment(ServiceEnvironment):
             raise not_found("Product not found")
         return product
 
-    def _variant(self, product_id: str, item_id: str) -> dict[str, Any]:
-        variant = self._product(product_id)["variants"].get(item_id)
-        if variant is None:
-            raise not_found("Variant not found")
-        return variant
-
     def _payment_method(self, order: dict[str, Any], method_id: str) -> dict[str, Any]:
         method = self.db["users"][order["user_id"]]["payment_methods"].get(method_id)
         if method is None:
