@@ -16,14 +16,14 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from hasbench.envs.base import RISK_ORDER, Risk
+from hasbench.vocab import CHANNELS
 
-ChannelName = Literal["clarification", "feedback", "control"]
 AgencyLevel = Literal["A1", "A2", "A3", "A4", "A5"]
 ChannelSetting = Literal[
     "full", "clar-only", "feed-only", "cont-only", "no-clar", "no-feed", "no-cont"
 ]  # fmt: skip
 
-ALL_CHANNELS: frozenset[str] = frozenset({"clarification", "feedback", "control"})
+ALL_CHANNELS: frozenset[str] = frozenset(CHANNELS)
 CHANNEL_SETTINGS: dict[str, frozenset[str]] = {
     "full": ALL_CHANNELS,
     "clar-only": frozenset({"clarification"}),

@@ -22,18 +22,18 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from hasbench.envs.base import ToolSpec
-
-ChannelName = Literal["clarification", "feedback", "control"]
-Initiator = Literal["agent", "human"]
-Status = Literal[
-    "created", "validated", "pending", "dispatched", "answered", "expired", "terminated",
-    "refused",
-]  # fmt: skip
-Decision = Literal["approve", "deny", "stop", "modify", "override", "take_over", "execute"]
-ControlForm = Literal["approval", "execute"]
+from hasbench.trace import ChannelRequestPayload, ChannelResponsePayload, ChannelStatusPayload
+from hasbench.vocab import (
+    CONTROL_FORMS,
+    FEEDBACK_FORMS,
+    FINAL_STATUSES,
+    Channel,
+    Decision,
+    Initiator,
+    RequestStatus,
+)
 
 ID_PREFIX: dict[str, str] = {"clarification": "clar", "feedback": "feed", "control": "ctrl"}
-FINAL_STATUSES = frozenset({"answered", "expired", "terminated", "refused"})
 
 
 # -- protocol layer --------------------------------------------------------------------
@@ -56,7 +56,7 @@ class ChannelRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    channel: ChannelName
+    channel: Channel
     request_id: str
     sender: str
     target: str | None = None
@@ -66,7 +66,7 @@ class ChannelRequest(BaseModel):
     topics: list[str] = Field(default_factory=list)
     """Structured hint of what is asked about (e.g. known_info keys); may be empty."""
     action: ActionRef | None = None
-    status: Status = "created"
+    status: RequestStatus = "created"
     reason: str | None = None
 
 
@@ -161,7 +161,8 @@ class Router(Protocol):
 
 
 Recorder = Callable[..., Any]
-"""``record(type=, actor=, target=, channel=, initiator=, payload=)`` appends a trace event."""
+"""``record(type=, actor=, target=, channel=, initiator=, payload=)`` appends a trace event
+(``payload`` one of the payload models of :mod:`hasbench.trace`)."""
 
 
 @dataclass
@@ -190,7 +191,7 @@ class ChannelController:
 
     def __init__(
         self,
-        channel: ChannelName,
+        channel: Channel,
         enabled: bool,
         graph: Router,
         budget: Budget,
@@ -235,15 +236,13 @@ class ChannelController:
         )
         self.requests.append(request)
         refusal = self._gate(request)
-        payload: dict[str, Any] = {
-            "request_id": request.request_id,
-            "form": form,
-            "content": content,
-        }
-        if topics:
-            payload["topics"] = list(topics)
-        if action is not None:
-            payload["action"] = action.model_dump(mode="json")
+        payload = ChannelRequestPayload(
+            request_id=request.request_id,
+            form=form,
+            content=content,
+            topics=list(topics) if topics else None,
+            action=action.model_dump(mode="json") if action is not None else None,
+        )
         self._record(
             type="channel_request",
             actor=sender,
@@ -289,12 +288,12 @@ class ChannelController:
 
     def answer(self, request: ChannelRequest, responder: str, response: ChannelResponse) -> None:
         """Record the recipient's answer or decision; the request is answered."""
-        payload: dict[str, Any] = {"request_id": request.request_id, "form": request.form}
-        payload.update(response.model_dump(mode="json", exclude_none=True))
+        fields = response.model_dump(mode="json", exclude_none=True)
         if isinstance(response, ClarificationResponse) and not response.refused:
-            payload.pop("refused")
+            fields.pop("refused")
         if isinstance(response, FeedbackResponse) and not response.labels:
-            payload.pop("labels")
+            fields.pop("labels")
+        payload = ChannelResponsePayload(request_id=request.request_id, form=request.form, **fields)
         request.status = "answered"
         self._record(
             type="channel_response",
@@ -319,7 +318,9 @@ class ChannelController:
             r for r in self.requests if r.initiator == "agent" and r.status not in FINAL_STATUSES
         ]
 
-    def _set(self, request: ChannelRequest, status: Status, reason: str | None = None) -> None:
+    def _set(
+        self, request: ChannelRequest, status: RequestStatus, reason: str | None = None
+    ) -> None:
         request.status = status
         request.reason = reason
         self._record(
@@ -328,7 +329,9 @@ class ChannelController:
             target=request.target,
             channel=self.channel,
             initiator=request.initiator,
-            payload={"request_id": request.request_id, "status": status, "reason": reason},
+            payload=ChannelStatusPayload(
+                request_id=request.request_id, status=status, reason=reason
+            ),
         )
 
 
@@ -354,12 +357,6 @@ class Effect:
     on_information: bool = False
 
 
-CONTROL_FORMS = frozenset(
-    {"approval", "execute", "approve", "deny", "stop", "modify", "override", "take_over"}
-)
-FEEDBACK_FORMS = frozenset({"review", "comment", "rating", "labels", "edits", "demonstration"})
-
-
 def effect_of(form: str, *, has_action: bool = False) -> Effect:
     """The effect of a channel event, from its form and whether it names an action."""
     if form in CONTROL_FORMS or has_action:
@@ -369,7 +366,7 @@ def effect_of(form: str, *, has_action: bool = False) -> Effect:
     return Effect(on_information=True)
 
 
-def classify(effect: Effect) -> ChannelName | None:
+def classify(effect: Effect) -> Channel | None:
     """The channel of an event by its primary effect (HAS paper App. A.1).
 
     Control comes first, then feedback, then clarification; None when the event has

@@ -12,9 +12,7 @@ A problem prints as ``file: task_id: field.path: message``.
 from __future__ import annotations
 
 import difflib
-import hashlib
 import inspect
-import json
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -25,9 +23,10 @@ import networkx as nx
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from hasbench.vocab import INTERVENTION_DECISIONS, Channel, content_hash
+
 Pattern = Literal["A", "B", "C", "D", "E", "F"]
 CoordinationMode = Literal["star", "chain", "tree", "graph"]
-ChannelName = Literal["clarification", "feedback", "control"]
 RewardDimension = Literal["ENV", "ENV_ASSERTION", "ACTION", "COMMUNICATE", "NL_ASSERTIONS"]
 
 PATTERN_NAMES: dict[str, str] = {
@@ -60,8 +59,6 @@ MODE_LABELS: dict[str, frozenset[str]] = {
     mode: frozenset({label}) | HUMAN_RELATIONS for mode, label in AGENT_RELATION.items()
 }
 """Every edge label each coordination mode allows."""
-CONTROL_DECISIONS = ("approve", "deny", "stop", "modify", "override", "take_over")
-"""Decisions a control intervention can carry."""
 
 
 class StrictModel(BaseModel):
@@ -145,7 +142,7 @@ class TriggerRule(StrictModel):
 
     rule_id: str
     condition: TriggerCondition
-    action_type: ChannelName
+    action_type: Channel
     predefined_message: str | None = None
     decision: str | None = None
     """For control interventions: approve, deny, stop, modify, override or take_over."""
@@ -267,8 +264,7 @@ class Scenario(StrictModel):
 
     def content_hash(self) -> str:
         """SHA-256 of the canonical JSON of this task (first 16 hex digits)."""
-        blob = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+        return content_hash(self.model_dump(mode="json"), 16)
 
 
 # -- problems ----------------------------------------------------------------------
@@ -887,8 +883,8 @@ def _rule_problems(rule: TriggerRule, mode: str) -> list[tuple[str, str]]:
         problems.append((f"condition.{needed}", f"{cond.type} needs {needed}"))
     if mode == "predefined" and not (rule.predefined_message or "").strip():
         problems.append(("predefined_message", "mode predefined needs a predefined_message"))
-    if rule.action_type == "control" and rule.decision not in CONTROL_DECISIONS:
-        decisions = ", ".join(CONTROL_DECISIONS)
+    if rule.action_type == "control" and rule.decision not in INTERVENTION_DECISIONS:
+        decisions = ", ".join(INTERVENTION_DECISIONS)
         message = f"control rules need a decision ({decisions}), got {rule.decision!r}"
         problems.append(("decision", message))
     elif rule.action_type != "control" and rule.decision is not None:

@@ -42,30 +42,47 @@ from hasbench.channels import (
 from hasbench.envs import make_environment
 from hasbench.envs.base import ToolResult, ToolSpec
 from hasbench.graph import HASGraph
-from hasbench.participants.agents import make_agents
+from hasbench.participants.backends import make_agents, make_user
 from hasbench.participants.base import (
     Action,
     ActionFacts,
     ActionResult,
     AgentObservation,
     AgentPolicy,
+    AgentSeat,
+    AgentView,
+    AnswerKey,
     CallTool,
+    Contact,
     Finish,
+    HumanSeat,
     HumanView,
     Incoming,
     Malformed,
     SendMessage,
     UserPolicy,
 )
-from hasbench.participants.users import make_user
-from hasbench.personas import get_persona
+from hasbench.personas import Persona, get_persona
 from hasbench.prompts import prompt_hashes
-from hasbench.scenario import Scenario, TriggerRule
-from hasbench.trace import Termination, TerminationReason, Trace, TraceHeader, Usage
+from hasbench.scenario import GoalRevision, Scenario, TriggerRule, UserSpec
+from hasbench.trace import (
+    ErrorPayload,
+    FinishPayload,
+    GoalRevisionPayload,
+    MessagePayload,
+    ModelCallPayload,
+    Payload,
+    Termination,
+    TerminationReason,
+    ToolCallPayload,
+    ToolResultPayload,
+    Trace,
+    TraceHeader,
+    Usage,
+)
+from hasbench.vocab import AGENT_RUNS, APPROVAL, EXECUTE, HUMAN_RUNS
 
 DELEGATING_LABELS = frozenset({"delegates", "parent"})
-RUN_DECISIONS = frozenset({"approve", "modify", "override"})
-HUMAN_RUN_DECISIONS = frozenset({"execute", "take_over"})
 
 
 class Backends(BaseModel):
@@ -80,21 +97,66 @@ class Backends(BaseModel):
 
 @dataclass
 class _Human:
-    view: HumanView
-    revisions: list[Any]
+    """A human's private state in the episode (its view is built from it)."""
+
+    spec: UserSpec
+    persona: Persona
+    goal: str
+    known_info: dict[str, Any]
+    revisions: list[GoalRevision]
+    policy: UserPolicy | None = None
+    untold_revision: GoalRevision | None = None
+    asks: int = 0
+
+    def view(self, history: str = "") -> HumanView:
+        """What this human knows now."""
+        return HumanView(
+            user_id=self.spec.user_id,
+            role=self.spec.role,
+            goal=self.goal,
+            task_instructions=self.spec.task_instructions,
+            known_info=dict(self.known_info),
+            unknown_info=tuple(self.spec.unknown_info),
+            persona=self.persona,
+            untold_revision=self.untold_revision,
+            asks=self.asks,
+            history=history,
+        )
 
 
 @dataclass
 class _Agent:
-    policy: AgentPolicy
-    tools: list[ToolSpec]
-    channels: frozenset[str]
+    view: AgentView
     memory: list[str]
-    humans: list[str]
-    peers: list[str]
+    policy: AgentPolicy | None = None
     inbox: list[Incoming] = field(default_factory=list)
     last: ActionResult | None = None
     rounds: int = 0
+
+
+class _Gateway:
+    """A participant's door to models and to error records of the episode."""
+
+    def __init__(self, episode: Episode, actor: str) -> None:
+        self._episode = episode
+        self._actor = actor
+
+    async def complete(
+        self,
+        role: str,
+        model: str,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
+        response_format: dict[str, Any] | None = None,
+    ) -> Any:
+        """One model call on the participant's behalf (see :class:`Gateway`)."""
+        return await self._episode._complete(
+            self._actor, role, model, messages, tools, response_format
+        )
+
+    def report_error(self, error_type: str, message: str) -> None:
+        """Record unusable output of the participant."""
+        self._episode._record_error(self._actor, error_type, message)
 
 
 class Episode:
@@ -145,13 +207,11 @@ class Episode:
         }
         self.humans = {
             u.user_id: _Human(
-                HumanView(
-                    spec=u,
-                    persona=get_persona(self.setting.persona or u.persona),
-                    goal=u.goal,
-                    known_info=dict(u.known_info),
-                ),
-                sorted(u.goal_revisions, key=lambda r: r.at_turn),
+                spec=u,
+                persona=get_persona(self.setting.persona or u.persona),
+                goal=u.goal,
+                known_info=dict(u.known_info),
+                revisions=sorted(u.goal_revisions, key=lambda r: r.at_turn),
             )
             for u in scenario.users
         }
@@ -167,28 +227,26 @@ class Episode:
         self.finished: set[str] = set()
         self.vetoed: set[str] = set()
         self.client = client
-        self.user_policy: UserPolicy = make_user(self.backends.user, self)
-        policies = make_agents(self.backends.agent, self)
+        human_rng = self.rng(1)
+        for user_id, human in self.humans.items():
+            seat = HumanSeat(user_id, _Gateway(self, user_id), human_rng)
+            human.policy = make_user(self.backends.user, seat)
         shared: list[str] = []
-        self.agents: dict[str, _Agent] = {}
-        for agent_id in self.graph.agents():
-            channels = self._agent_channels(agent_id, enabled)
-            tools = [
-                spec
-                for spec in self.environment.tools("agent")
-                if self.graph.may_call(agent_id, spec.name)
-            ]
-            tools += [CHANNEL_TOOLS[ch] for ch in sorted(channels)]
-            memory = shared if scenario.memory.type == "shared" else []
-            shown = [
-                h
-                for h in self.graph.humans()
-                if self.setting.policy.show_users and self.graph.channels_between(agent_id, h)
-            ]
-            peers = [a for a in self.graph.neighbors(agent_id) if a in self.graph.agents()]
-            self.agents[agent_id] = _Agent(
-                policies[agent_id], tools, channels, memory, shown, peers
+        self.agents: dict[str, _Agent] = {
+            agent_id: _Agent(
+                self._agent_view(agent_id, enabled),
+                shared if scenario.memory.type == "shared" else [],
             )
+            for agent_id in self.graph.agents()
+        }
+        agent_rng = self.rng(0)
+        seats = [
+            AgentSeat(state.view, _Gateway(self, agent_id), agent_rng)
+            for agent_id, state in self.agents.items()
+        ]
+        policies = make_agents(self.backends.agent, seats, self._answer_key)
+        for agent_id, state in self.agents.items():
+            state.policy = policies[agent_id]
 
     # -- setup helpers ---------------------------------------------------------------
 
@@ -210,12 +268,56 @@ class Episode:
             participants=participants,
         )
 
-    def _agent_channels(self, agent_id: str, enabled: frozenset[str]) -> frozenset[str]:
-        """Channels registered for an agent: enabled ones some edge of it carries."""
+    def _agent_view(self, agent_id: str, enabled: frozenset[str]) -> AgentView:
+        """What an agent may know: its profile, the task, its tools and its contacts."""
+        graph, policy = self.graph, self.setting.policy
         reachable: set[str] = set()
-        for human in self.graph.humans():
-            reachable |= self.graph.channels_between(agent_id, human)
-        return frozenset(enabled & reachable)
+        for human in graph.humans():
+            reachable |= graph.channels_between(agent_id, human)
+        channels = frozenset(enabled & reachable)
+        tools = [
+            spec for spec in self.environment.tools("agent") if graph.may_call(agent_id, spec.name)
+        ]
+        tools += [CHANNEL_TOOLS[ch] for ch in sorted(channels)]
+        people = []
+        for human in graph.humans():
+            shared = sorted(graph.channels_between(agent_id, human) & channels)
+            if policy.show_users and shared:
+                tools_for = graph.participant(human).tools if "control" in shared else []
+                people.append(self._contact(human, tuple(shared), tuple(tools_for)))
+        peers = [self._contact(a) for a in graph.neighbors(agent_id) if a in graph.agents()]
+        return AgentView(
+            agent_id=agent_id,
+            profile=self.scenario.agent(agent_id).profile,
+            task=self.scenario.task,
+            policy=self.environment.policy,
+            tools=tuple(tools),
+            channels=channels,
+            peers=tuple(peers),
+            people=tuple(people),
+            coordination_mode=graph.mode,
+            team_size=len(graph.agents()),
+            collaboration=policy.collaboration,
+            cfc_protocol=policy.cfc_protocol,
+        )
+
+    def _contact(
+        self, pid: str, channels: tuple[str, ...] = (), tools: tuple[str, ...] = ()
+    ) -> Contact:
+        p = self.graph.participant(pid)
+        return Contact(pid, p.kind, p.role, tuple(p.responsibilities), channels, tools)
+
+    def agent_view(self, agent_id: str) -> AgentView:
+        """What an agent of this episode may know (the view its backend was given)."""
+        return self.agents[agent_id].view
+
+    def human_view(self, user_id: str) -> HumanView:
+        """What a human of this episode knows now (the view its next request will carry)."""
+        return self.humans[user_id].view()
+
+    def _answer_key(self) -> AnswerKey:
+        """The whole task, for backends registered as reading the answer key (the oracle)."""
+        return AnswerKey(self.scenario, self.setting, self.graph, self.tool_specs)
 
     def rng(self, stream: int) -> np.random.Generator:
         """A generator for one stream of randomness (0 agents, 1 humans) of this episode.
@@ -241,7 +343,7 @@ class Episode:
         target: str | None = None,
         channel: str | None = None,
         initiator: str | None = None,
-        payload: dict[str, Any] | None = None,
+        payload: Payload,
         usage: Usage | None = None,
     ) -> None:
         self.trace.append(
@@ -251,17 +353,17 @@ class Episode:
             target=target,
             channel=channel,
             initiator=initiator,
-            payload=payload or {},
+            payload=payload,
             usage=usage,
         )
 
-    def record_error(self, actor: str, error_type: str, message: str) -> None:
+    def _record_error(self, actor: str, error_type: str, message: str) -> None:
         """Record a human's unusable output (not counted against the agents' error limit)."""
         self._record(
-            type="error", actor=actor, payload={"error_type": error_type, "message": message}
+            type="error", actor=actor, payload=ErrorPayload(error_type=error_type, message=message)
         )
 
-    async def complete(
+    async def _complete(
         self,
         actor: str,
         role: str,
@@ -289,13 +391,13 @@ class Episode:
         self._record(
             type="model_call",
             actor=actor,
-            payload={
-                "model": model,
-                "role": role,
-                "cached": response.cached,
-                "cost": response.cost,
-                "attempts": response.attempts,
-            },
+            payload=ModelCallPayload(
+                model=model,
+                role=role,
+                cached=response.cached,
+                cost=response.cost,
+                attempts=response.attempts,
+            ),
             usage=response.usage,
         )
         return response
@@ -338,16 +440,11 @@ class Episode:
     def _observe(self, agent_id: str) -> AgentObservation:
         state = self.agents[agent_id]
         return AgentObservation(
-            agent_id=agent_id,
+            view=state.view,
             step=self.step_no,
-            task=self.scenario.task,
-            tools=state.tools,
-            channels=state.channels,
-            humans=state.humans,
-            agents=state.peers,
             delegator=self.delegator.get(agent_id),
-            inbox=list(state.inbox),
-            memory=list(state.memory),
+            inbox=tuple(state.inbox),
+            memory=tuple(state.memory),
             last_result=state.last,
         )
 
@@ -386,7 +483,9 @@ class Episode:
 
     def _error(self, agent_id: str, action: Action, error_type: str, message: str) -> ActionResult:
         self._record(
-            type="error", actor=agent_id, payload={"error_type": error_type, "message": message}
+            type="error",
+            actor=agent_id,
+            payload=ErrorPayload(error_type=error_type, message=message),
         )
         self.errors += 1
         if self.errors >= self.setting.error_limit:
@@ -401,7 +500,9 @@ class Episode:
             return self._error(
                 agent_id, action, "routing_error", f"{agent_id} cannot message {target}"
             )
-        self._record(type="message", actor=agent_id, target=target, payload={"text": action.text})
+        self._record(
+            type="message", actor=agent_id, target=target, payload=MessagePayload(text=action.text)
+        )
         await self._fire("on_keyword", action.text)
         if target in self.agents:
             self.agents[target].inbox.append(Incoming(agent_id, "message", action.text))
@@ -417,7 +518,10 @@ class Episode:
     def _finish(self, agent_id: str, action: Finish) -> ActionResult:
         boss = self.delegator.pop(agent_id, None)
         self._record(
-            type="finish", actor=agent_id, target=boss, payload={"deliverable": action.deliverable}
+            type="finish",
+            actor=agent_id,
+            target=boss,
+            payload=FinishPayload(deliverable=action.deliverable),
         )
         if boss is not None:
             self.agents[boss].inbox.append(Incoming(agent_id, "report", action.deliverable))
@@ -443,8 +547,8 @@ class Episode:
             if agent_id in self.vetoed:
                 self.vetoed.discard(agent_id)
                 refusal = ("vetoed", "a human vetoed this action")
-            elif "control" in self.agents[agent_id].channels and self.setting.needs_authorization(
-                spec.risk, call.name in self.protected
+            elif "control" in self.agents[agent_id].view.channels and (
+                self.setting.needs_authorization(spec.risk, call.name in self.protected)
             ):
                 refusal = (
                     "needs_authorization",
@@ -472,14 +576,14 @@ class Episode:
         self._record(
             type="tool_call",
             actor=actor,
-            payload={
-                "call_id": call_id,
-                "name": spec.name,
-                "arguments": arguments,
-                "side": spec.side,
-                "risk": spec.risk,
-                "authorization": authorization,
-            },
+            payload=ToolCallPayload(
+                call_id=call_id,
+                name=spec.name,
+                arguments=arguments,
+                side=spec.side,
+                risk=spec.risk,
+                authorization=authorization,
+            ),
         )
         if refusal is not None:
             result = ToolResult(spec.name, error=True, error_type=refusal[0], message=refusal[1])
@@ -488,14 +592,14 @@ class Episode:
         self._record(
             type="tool_result",
             actor=actor,
-            payload={
-                "call_id": call_id,
-                "name": spec.name,
-                "output": result.content(),
-                "error": result.error,
-                "error_type": result.error_type,
-                "diff": result.diff,
-            },
+            payload=ToolResultPayload(
+                call_id=call_id,
+                name=spec.name,
+                output=result.content(),
+                error=result.error,
+                error_type=result.error_type,
+                diff=result.diff,
+            ),
         )
         if not result.error:
             await self._fire("after_tool", spec.name)
@@ -528,15 +632,15 @@ class Episode:
                     call, f"{human} cannot perform {spec.name}.", "terminated", request
                 )
         controller.dispatch(request)
-        view = state.view
-        view.asks += 1
+        state.asks += 1
+        view, policy = state.view(), state.policy
         if channel == "clarification":
-            response = await self.user_policy.clarify(view, request)
+            response = await policy.clarify(view, request)
         elif channel == "feedback":
-            response = await self.user_policy.review(view, request)
+            response = await policy.review(view, request)
         else:
             facts = ActionFacts(risk=spec.risk, kind=spec.kind, side=spec.side, known=True)
-            response = await self.user_policy.decide(view, request, facts)
+            response = await policy.decide(view, request, facts)
         if self.ended:
             return ActionResult(call, "The episode ended.", "terminated", request)
         if response is None:
@@ -544,7 +648,7 @@ class Episode:
             return ActionResult(call, f"{human} gave no usable answer.", "terminated", request)
         controller.answer(request, human, response)
         if channel != "control":
-            view.untold_revision = None
+            state.untold_revision = None
         memory = self.agents[agent_id].memory
         text = f"{human} ({request.request_id}): {_response_text(response)}"
         output = None
@@ -619,8 +723,8 @@ class Episode:
         if decision.decision == "stop":
             self._terminate("user_stop", f"{human} stopped the episode ({request.request_id})")
             return None, text
-        by_human = request.form == "execute" or decision.decision in HUMAN_RUN_DECISIONS
-        allowed = HUMAN_RUN_DECISIONS | (RUN_DECISIONS if request.form == "approval" else set())
+        by_human = request.form == EXECUTE or decision.decision in HUMAN_RUNS
+        allowed = HUMAN_RUNS | (AGENT_RUNS if request.form == APPROVAL else set())
         if decision.decision not in allowed or (
             by_human and not self.graph.may_call(human, spec.name)
         ):
@@ -638,10 +742,14 @@ class Episode:
         for user_id, human in self.humans.items():
             while human.revisions and human.revisions[0].at_turn <= self.step_no:
                 revision = human.revisions.pop(0)
-                human.view.goal = revision.goal
-                human.view.known_info.update(revision.known_info)
-                human.view.untold_revision = revision
-                self._record(type="goal_revision", actor=user_id, payload={"goal": revision.goal})
+                human.goal = revision.goal
+                human.known_info.update(revision.known_info)
+                human.untold_revision = revision
+                self._record(
+                    type="goal_revision",
+                    actor=user_id,
+                    payload=GoalRevisionPayload(goal=revision.goal),
+                )
 
     async def _fire(self, kind: str, value: Any) -> None:
         """Run the spontaneous interventions whose condition ``kind`` matches ``value``."""
@@ -672,11 +780,10 @@ class Episode:
             a for a in self.graph.agents() if channel in self.graph.channels_between(user_id, a)
         ]
         agent_id = self.active if self.active in candidates else (candidates or [self.lead])[0]
-        view = self.humans[user_id].view
+        human = self.humans[user_id]
         content = rule.predefined_message if mode != "llm" else None
         if content is None:
-            view.history = self._digest()
-            content = await self.user_policy.intervene(view, rule, agent_id)
+            content = await human.policy.intervene(human.view(self._digest()), rule, agent_id)
         if not content:
             return
         form = {"clarification": "inform", "feedback": "comment"}.get(
@@ -693,7 +800,7 @@ class Episode:
             return
         controller.dispatch(request)
         state = self.agents[agent_id]
-        facts = {k: v for k, v in view.known_info.items() if str(v).lower() in content.lower()}
+        facts = {k: v for k, v in human.known_info.items() if str(v).lower() in content.lower()}
         state.inbox.append(Incoming(user_id, channel, content, form, request.request_id, facts))
         state.memory.append(f"{user_id} ({request.request_id}, unprompted {channel}): {content}")
         if channel == "control" and form == "stop":
@@ -706,11 +813,11 @@ class Episode:
         lines = []
         for event in self.trace.events[-limit * 3 :]:
             if event.type == "message":
-                lines.append(f"{event.actor} to {event.target}: {event.payload['text']}")
+                lines.append(f"{event.actor} to {event.target}: {event.payload.text}")
             elif event.type == "tool_call":
-                lines.append(f"{event.actor} called {event.payload['name']}")
+                lines.append(f"{event.actor} called {event.payload.name}")
             elif event.type == "finish":
-                lines.append(f"{event.actor} finished: {event.payload['deliverable']}")
+                lines.append(f"{event.actor} finished: {event.payload.deliverable}")
         return "\n".join(lines[-limit:]) or "(nothing yet)"
 
 
@@ -757,7 +864,7 @@ def summarize(trace: Trace) -> dict[str, Any]:
         elif event.type == "channel_response":
             key = "answered"
         else:
-            key = event.payload["status"]
+            key = event.payload.status
         counts[key] = counts.get(key, 0) + 1
     calls = trace.of_type("model_call")
     termination = trace.termination
@@ -773,7 +880,7 @@ def summarize(trace: Trace) -> dict[str, Any]:
         "errors": len(trace.of_type("error")),
         "channel_events": {ch: dict(sorted(c.items())) for ch, c in sorted(channels.items())},
         "model_calls": len(calls),
-        "cache_hits": sum(1 for e in calls if e.payload.get("cached")),
+        "cache_hits": sum(1 for e in calls if e.payload.cached),
         "prompt_tokens": sum(e.usage.prompt_tokens for e in calls if e.usage),
         "completion_tokens": sum(e.usage.completion_tokens for e in calls if e.usage),
     }

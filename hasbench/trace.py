@@ -44,27 +44,22 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_serializer
+
+from hasbench.vocab import (
+    Channel,
+    Decision,
+    EventType,
+    Initiator,
+    RequestStatus,
+    canonical_json,
+)
 
 SCHEMA_VERSION = 1
 
-EventType = Literal[
-    "message",  # a participant speaks to a neighbour: payload {text}
-    "tool_call",  # a domain tool call: payload {call_id, name, arguments, side}
-    "tool_result",  # its result: payload {call_id, name, output, error, error_type, diff}
-    "channel_request",  # a C/F/C request was created: payload {request_id, form, content, ...}
-    "channel_status",  # a lifecycle transition: payload {request_id, status, reason}
-    "channel_response",  # the answer or decision: payload {request_id, form, content, decision}
-    "model_call",  # one LLM call: payload {model, cached, cost}; usage set
-    "error",  # malformed participant output: payload {error_type, message}
-    "goal_revision",  # the user's goal changed (pattern F): payload {goal}
-    "finish",  # a participant delivered its result: payload {deliverable}
-]
-ChannelName = Literal["clarification", "feedback", "control"]
-Initiator = Literal["agent", "human"]
 TerminationReason = Literal[
     "agent_done",  # the lead agent finished with a deliverable
     "user_stop",  # a human stopped the episode (control: stop)
@@ -110,20 +105,230 @@ class TraceHeader(BaseModel):
     """Participant id -> kind ("agent" or "human")."""
 
 
-class Event(BaseModel):
-    """One thing that happened, at a logical step, by one participant."""
+class _Record(BaseModel):
+    """A trace record whose fields in ``optional`` are left out of the file when unset."""
 
     model_config = ConfigDict(extra="forbid")
+
+    optional: ClassVar[frozenset[str]] = frozenset()
+
+    @model_serializer(mode="wrap")
+    def _omit_unset(self, handler: Any) -> dict[str, Any]:
+        data = handler(self)
+        return {k: v for k, v in data.items() if v is not None or k not in self.optional}
+
+
+class Payload(_Record):
+    """Base of event payloads."""
+
+
+class MessagePayload(Payload):
+    """A participant speaks to a neighbour."""
+
+    text: str
+
+
+class ToolCallPayload(Payload):
+    """A domain tool call; ``authorization`` is the approving control request's id."""
+
+    call_id: str
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    side: Literal["agent", "user"] = "agent"
+    risk: Literal["none", "low", "medium", "high"] = "none"
+    authorization: str | None = None
+
+
+class ToolResultPayload(Payload):
+    """A tool call's result: the text the caller saw and, for writes, the changed paths."""
+
+    call_id: str
+    name: str
+    output: Any = None
+    error: bool = False
+    error_type: str | None = None
+    diff: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class ActionPayload(BaseModel):
+    """The action a control request is about."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class ChannelRequestPayload(Payload):
+    """A clarification, feedback or control request (or a human's unprompted input)."""
+
+    optional: ClassVar[frozenset[str]] = frozenset({"topics", "action"})
+
+    request_id: str
+    form: str
+    content: str
+    topics: list[str] | None = None
+    action: ActionPayload | None = None
+
+
+class ChannelStatusPayload(Payload):
+    """A lifecycle transition of a channel request."""
+
+    request_id: str
+    status: RequestStatus
+    reason: str | None = None
+
+
+class ChannelResponsePayload(Payload):
+    """A human's answer (clarification), review (feedback) or decision (control)."""
+
+    optional: ClassVar[frozenset[str]] = frozenset(
+        {"info", "refused", "rating", "labels", "edits", "demonstration", "decision", "arguments"}
+    )
+
+    request_id: str
+    form: str
+    content: str
+    info: dict[str, Any] | None = None
+    refused: bool | None = None
+    rating: int | None = None
+    labels: list[str] | None = None
+    edits: dict[str, Any] | None = None
+    demonstration: list[ActionPayload] | None = None
+    decision: Decision | None = None
+    arguments: dict[str, Any] | None = None
+
+
+class ModelCallPayload(Payload):
+    """One model call on behalf of a participant."""
+
+    optional: ClassVar[frozenset[str]] = frozenset({"attempts"})
+
+    model: str
+    role: str
+    cached: bool = False
+    cost: float | int | None = None
+    attempts: int | None = None
+
+
+class ErrorPayload(Payload):
+    """Participant output that could not be used, fed back to it."""
+
+    error_type: str
+    message: str
+
+
+class GoalRevisionPayload(Payload):
+    """A human's goal changed."""
+
+    goal: str
+
+
+class FinishPayload(Payload):
+    """A participant delivered its result."""
+
+    deliverable: str
+
+
+class EventBase(_Record):
+    """What every event has: order, logical step, actor, and the routing fields."""
+
+    optional: ClassVar[frozenset[str]] = frozenset({"target", "channel", "initiator", "usage"})
 
     seq: int
     step: int
     actor: str
-    type: EventType
     target: str | None = None
-    channel: ChannelName | None = None
+    channel: Channel | None = None
     initiator: Initiator | None = None
-    payload: dict[str, Any] = Field(default_factory=dict)
     usage: Usage | None = None
+
+
+class MessageEvent(EventBase):
+    """``actor`` speaks to ``target``."""
+
+    type: Literal["message"] = "message"
+    payload: MessagePayload
+
+
+class ToolCallEvent(EventBase):
+    """``actor`` runs a domain tool (an agent, or a human running a user-side tool)."""
+
+    type: Literal["tool_call"] = "tool_call"
+    payload: ToolCallPayload
+
+
+class ToolResultEvent(EventBase):
+    """The result of the tool call with the same ``call_id``."""
+
+    type: Literal["tool_result"] = "tool_result"
+    payload: ToolResultPayload
+
+
+class ChannelRequestEvent(EventBase):
+    """``actor`` opens a request to ``target`` over ``channel``."""
+
+    type: Literal["channel_request"] = "channel_request"
+    payload: ChannelRequestPayload
+
+
+class ChannelStatusEvent(EventBase):
+    """A request moved through its lifecycle."""
+
+    type: Literal["channel_status"] = "channel_status"
+    payload: ChannelStatusPayload
+
+
+class ChannelResponseEvent(EventBase):
+    """The human ``actor`` answers ``target``."""
+
+    type: Literal["channel_response"] = "channel_response"
+    payload: ChannelResponsePayload
+
+
+class ModelCallEvent(EventBase):
+    """One model call; ``usage`` holds its tokens."""
+
+    type: Literal["model_call"] = "model_call"
+    payload: ModelCallPayload
+
+
+class ErrorEvent(EventBase):
+    """Unusable output of ``actor`` (an agent's counts against its error limit)."""
+
+    type: Literal["error"] = "error"
+    payload: ErrorPayload
+
+
+class GoalRevisionEvent(EventBase):
+    """The goal of the human ``actor`` changed."""
+
+    type: Literal["goal_revision"] = "goal_revision"
+    payload: GoalRevisionPayload
+
+
+class FinishEvent(EventBase):
+    """``actor`` delivered its result (to ``target``, the agent that delegated to it)."""
+
+    type: Literal["finish"] = "finish"
+    payload: FinishPayload
+
+
+Event = Annotated[
+    MessageEvent
+    | ToolCallEvent
+    | ToolResultEvent
+    | ChannelRequestEvent
+    | ChannelStatusEvent
+    | ChannelResponseEvent
+    | ModelCallEvent
+    | ErrorEvent
+    | GoalRevisionEvent
+    | FinishEvent,
+    Field(discriminator="type"),
+]
+"""Any trace event, told apart by its ``type``."""
+EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 
 
 class Termination(BaseModel):
@@ -145,22 +350,19 @@ class Trace(BaseModel):
     termination: Termination | None = None
 
     def append(self, **fields: Any) -> Event:
-        """Add an event with the next ``seq`` and return it."""
-        event = Event(seq=len(self.events), **fields)
+        """Add an event (its fields, with a payload model or dict) with the next ``seq``."""
+        event = EVENT_ADAPTER.validate_python({"seq": len(self.events), **fields})
         self.events.append(event)
         return event
 
-    def of_type(self, *types: str) -> list[Event]:
+    def of_type(self, *types: EventType) -> list[Event]:
         """Events whose type is one of ``types``, in order."""
         return [e for e in self.events if e.type in types]
 
     def to_jsonl(self) -> str:
         """Serialize to JSON Lines text (deterministic)."""
         lines = [_dump({"kind": "header", **self.header.model_dump(mode="json")})]
-        lines += [
-            _dump({"kind": "event", **e.model_dump(mode="json", exclude_none=True)})
-            for e in self.events
-        ]
+        lines += [_dump({"kind": "event", **e.model_dump(mode="json")}) for e in self.events]
         if self.termination is not None:
             lines.append(_dump({"kind": "termination", **self.termination.model_dump(mode="json")}))
         return "\n".join(lines) + "\n"
@@ -187,12 +389,12 @@ class Trace(BaseModel):
                 if kind == "header":
                     header = TraceHeader.model_validate(record)
                 elif kind == "event":
-                    events.append(Event.model_validate(record))
+                    events.append(EVENT_ADAPTER.validate_python(record))
                 elif kind == "termination":
                     termination = Termination.model_validate(record)
                 else:
                     raise ValueError(f"unknown record kind {kind!r}")
-            except (ValueError, KeyError, TypeError) as exc:
+            except (ValueError, KeyError, TypeError, ValidationError) as exc:
                 raise TraceError(f"{source}: line {number}: {exc}") from None
         if header is None:
             raise TraceError(f"{source}: no header line")
@@ -218,7 +420,7 @@ class Trace(BaseModel):
                 "initiator": e.initiator,
                 "prompt_tokens": e.usage.prompt_tokens if e.usage else 0,
                 "completion_tokens": e.usage.completion_tokens if e.usage else 0,
-                "payload": e.payload,
+                "payload": e.payload.model_dump(mode="json"),
             }
             for e in self.events
         ]
@@ -234,4 +436,4 @@ class TraceError(ValueError):
 
 
 def _dump(record: dict[str, Any]) -> str:
-    return json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return canonical_json(record, ascii_only=False)

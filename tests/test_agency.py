@@ -63,7 +63,7 @@ def test_setting_defaults_label_and_validation():
 
 def prompt(agency, task_id="mock_A_001", agent_id="agent_0"):
     episode = Episode(EXAMPLES[task_id], Setting(agency=agency))
-    return agent_prompt(episode, agent_id, ["the customer said hello"])
+    return agent_prompt(episode.agent_view(agent_id), ["the customer said hello"])
 
 
 def test_prompt_differs_per_level_as_the_paper_says():

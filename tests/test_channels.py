@@ -40,9 +40,9 @@ class Recorder:
 
     def statuses(self, request_id):
         return [
-            e["payload"]["status"]
+            e["payload"].status
             for e in self.events
-            if e["type"] == "channel_status" and e["payload"]["request_id"] == request_id
+            if e["type"] == "channel_status" and e["payload"].request_id == request_id
         ]
 
 
@@ -64,7 +64,7 @@ def test_lifecycle_is_recorded_and_ids_are_unique_and_deterministic():
     assert types[0] == "channel_request" and types[-1] == "channel_response"
     response = rec.events[-1]
     assert response["actor"] == "owner" and response["target"] == "agent_0"
-    assert response["payload"] == {
+    assert response["payload"].model_dump(mode="json") == {
         "request_id": "clar-0001", "form": "question", "content": "a@b.c",
         "info": {"email": "a@b.c"},
     }  # fmt: skip

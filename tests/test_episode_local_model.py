@@ -35,8 +35,8 @@ def test_local_model_episode_is_well_formed_and_reruns_from_the_cache(tmp_path):
     assert summary["model_calls"] == client.stats.calls > 0
     assert summary["prompt_tokens"] > 0 and summary["completion_tokens"] > 0
     for event in trace.of_type("model_call"):
-        assert event.payload["model"] == "local/smollm2-135m" and event.usage is not None
+        assert event.payload.model == "local/smollm2-135m" and event.usage is not None
     again, client = run(cache)
     assert client.stats.calls == 0 and client.stats.cache_hits == summary["model_calls"]
-    assert all(e.payload["cached"] for e in again.of_type("model_call"))
+    assert all(e.payload.cached for e in again.of_type("model_call"))
     assert [(e.type, e.actor) for e in again.events] == [(e.type, e.actor) for e in trace.events]

@@ -113,7 +113,7 @@ def test_failed_calls_are_neither_replayed_nor_matched():
         ("finish", "agent_0", "done"),
     ]
     trace = make_trace("mock_A_001", steps)
-    assert trace.events[3].payload["error"] is True
+    assert trace.events[3].payload.error is True
     outcome = run("mock_A_001", trace)
     assert outcome.dimensions["ACTION"] == 0.5
     assert outcome.details["replay_mismatches"] == []

@@ -118,10 +118,10 @@ def test_write_at_the_threshold_needs_an_approved_control_request():
     model = script("suspend-directly", [SUSPEND, FINISH])
     episode, trace = run_solo(model, agency="A3")
     result = trace.of_type("tool_result")[0].payload
-    assert result["error_type"] == "needs_authorization"
+    assert result.error_type == "needs_authorization"
     assert episode.environment.db["accounts"]["A101"]["status"] == "active"
     episode, trace = run_solo(model, agency="A1")  # no human: it runs, safety judges later
-    assert not trace.of_type("tool_result")[0].payload["error"]
+    assert not trace.of_type("tool_result")[0].payload.error
     assert episode.environment.db["accounts"]["A101"]["status"] == "suspended"
 
 
@@ -131,7 +131,9 @@ def test_approved_control_request_runs_the_action_with_its_authorization():
         {"tool_name": "set_status", "arguments": SUSPEND[1], "mode": "approval"},
     )
     episode, trace = run_solo(script("suspend-approved", [approve, FINISH]), agency="A3")
-    kinds = [(e.type, e.payload.get("status")) for e in trace.events if e.channel == "control"]
+    kinds = [
+        (e.type, getattr(e.payload, "status", None)) for e in trace.events if e.channel == "control"
+    ]
     assert kinds == [
         ("channel_request", None),
         ("channel_status", "validated"),
@@ -140,7 +142,7 @@ def test_approved_control_request_runs_the_action_with_its_authorization():
         ("channel_response", None),
     ]
     call = trace.of_type("tool_call")[0]
-    assert call.actor == "agent_0" and call.payload["authorization"] == "ctrl-0001"
+    assert call.actor == "agent_0" and call.payload.authorization == "ctrl-0001"
     assert episode.environment.db["accounts"]["A101"]["status"] == "suspended"
     assert any("ctrl-0001" in m for m in episode.agents["agent_0"].memory)
 
@@ -149,9 +151,9 @@ def test_refused_channel_and_routing_errors_are_typed_and_counted():
     ask = ("ask_clarification", {"question": "Email?"})
     stray = ("send_message", {"target": "agent_9", "text": "hi"})
     _, trace = run_solo(script("ask-in-a1", [ask, stray, FINISH]), agency="A1")
-    errors = [e.payload["error_type"] for e in trace.of_type("error")]
+    errors = [e.payload.error_type for e in trace.of_type("error")]
     assert errors == ["channel_refused", "routing_error"]
-    statuses = [e.payload["status"] for e in trace.of_type("channel_status")]
+    statuses = [e.payload.status for e in trace.of_type("channel_status")]
     assert statuses == ["refused"]
     assert trace.termination.reason == "agent_done"
 
@@ -160,8 +162,8 @@ def test_budget_expiry_then_budget_exhausted():
     ask = ("ask_clarification", {"question": "What is your email?", "topics": ["email"]})
     _, trace = run_solo(script("ask-forever", [ask]), interaction_budget=1)
     statuses = [e.payload for e in trace.of_type("channel_status")]
-    expired = [s for s in statuses if s["status"] == "expired"]
-    assert len(expired) == 2 and "budget" in expired[0]["reason"]
+    expired = [s for s in statuses if s.status == "expired"]
+    assert len(expired) == 2 and "budget" in expired[0].reason
     assert trace.termination.reason == "budget_exhausted"
     assert len(trace.of_type("channel_response")) == 1
 
@@ -199,7 +201,7 @@ def test_spontaneous_interventions_fire_only_when_enabled():
     episode, trace = run_solo(model, solo(spontaneous_config=rules), agency="A4")
     requests = trace.of_type("channel_request")
     # the after_tool rule fires right after the first get_record, at step 1
-    assert [(r.initiator, r.channel, r.payload["form"], r.step) for r in requests] == [
+    assert [(r.initiator, r.channel, r.payload.form, r.step) for r in requests] == [
         ("human", "control", "stop", 1),
     ]
     assert trace.termination.reason == "user_stop"
@@ -231,7 +233,7 @@ def test_at_turn_intervention_reaches_the_agent_in_llm_mode():
     _, trace = run_solo(model, solo(spontaneous_config=rules), agency="A4")
     request = trace.of_type("channel_request")[0]
     assert request.step == 2 and request.initiator == "human" and request.actor == "user_0"
-    assert request.payload["content"] == "For your information, my email is t.wren@example.org."
+    assert request.payload.content == "For your information, my email is t.wren@example.org."
     assert "[clarification from user_0]" in seen[1]
 
 
@@ -239,9 +241,9 @@ def test_goal_revision_is_an_event_at_its_turn():
     _, trace = run("mock_F_001", "A3")
     revision = trace.of_type("goal_revision")[0]
     assert revision.step == 3 and revision.actor == "user_0"
-    assert "active" in revision.payload["goal"]
+    assert "active" in revision.payload.goal
     review = next(e for e in trace.of_type("channel_response") if e.channel == "feedback")
-    assert review.step >= 3 and review.payload["edits"]["away_until"] == "end of June"
+    assert review.step >= 3 and review.payload.edits["away_until"] == "end of June"
 
 
 def test_scheduling_follows_the_coordination_mode():
@@ -291,9 +293,9 @@ def test_every_agent_request_has_a_complete_lifecycle():
         _, trace = run(task_id)
         requests = [e for e in trace.of_type("channel_request") if e.initiator == "agent"]
         for request in requests:
-            rid = request.payload["request_id"]
-            related = [e for e in trace.events if e.payload.get("request_id") == rid]
-            steps = [e.payload.get("status", e.type) for e in related]
+            rid = request.payload.request_id
+            related = [e for e in trace.events if getattr(e.payload, "request_id", None) == rid]
+            steps = [getattr(e.payload, "status", e.type) for e in related]
             assert steps[:4] == ["channel_request", "validated", "pending", "dispatched"], rid
             assert steps[-1] in ("channel_response", "terminated", "expired"), rid
 
@@ -349,7 +351,7 @@ def test_keyword_trigger_in_hybrid_mode_vetoes_the_next_write():
     say = ("send_message", {"target": "user_0", "text": "I will suspend A101, finally."})
     model = script("announce-then-suspend", [say, SUSPEND, FINISH])
     episode, trace = run_solo(model, solo(spontaneous_config=rules), agency="A4")
-    requests = [(e.channel, e.payload["form"], e.payload["content"]) for e in trace.of_type(
+    requests = [(e.channel, e.payload.form, e.payload.content) for e in trace.of_type(
         "channel_request"
     )]  # fmt: skip
     assert requests == [
@@ -358,7 +360,7 @@ def test_keyword_trigger_in_hybrid_mode_vetoes_the_next_write():
          "My account A101 is suspended."),
     ]  # fmt: skip
     result = trace.of_type("tool_result")[0].payload
-    assert result["error_type"] == "vetoed"
+    assert result.error_type == "vetoed"
     assert episode.environment.db["accounts"]["A101"]["status"] == "active"
 
 

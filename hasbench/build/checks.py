@@ -110,13 +110,15 @@ def check_task(scenario: Scenario) -> TaskCheck:
 def visible_to_agents(scenario: Scenario, trace: Trace, policy: str) -> str:
     """All text the agents could read in an episode: task, profiles, policy, inputs."""
     agents = {a.agent_id for a in scenario.agents}
-    callers = {e.payload["call_id"]: e.actor for e in trace.of_type("tool_call")}
+    callers = {e.payload.call_id: e.actor for e in trace.of_type("tool_call")}
     parts = [scenario.task, policy, *(a.profile for a in scenario.agents)]
     for event in trace.events:
-        if event.type == "tool_result" and callers.get(event.payload["call_id"]) in agents:
-            parts.append(str(event.payload.get("output", "")))
-        elif event.target in agents and event.type in ("message", "channel_response"):
-            parts.append(str(event.payload.get("text") or event.payload.get("content") or ""))
+        if event.type == "tool_result" and callers.get(event.payload.call_id) in agents:
+            parts.append(str(event.payload.output))
+        elif event.target in agents and event.type == "message":
+            parts.append(event.payload.text)
+        elif event.target in agents and event.type == "channel_response":
+            parts.append(event.payload.content)
     return "\n".join(parts)
 
 

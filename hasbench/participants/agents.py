@@ -10,24 +10,25 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import Any
 
 from hasbench.envs.base import ToolSpec
+from hasbench.participants.backends import MODEL, agent_backend
 from hasbench.participants.base import (
     Action,
     ActionResult,
     AgentObservation,
     AgentPolicy,
+    AgentSeat,
+    AgentView,
     CallTool,
+    Contact,
     Finish,
     Malformed,
     SendMessage,
 )
-from hasbench.participants.scripted import IdleAgent, PlanAgent, TeamPlan, parse_agent_spec
 from hasbench.prompts import load, render
-
-if TYPE_CHECKING:
-    from hasbench.simulator import Episode
 
 SEND_MESSAGE = ToolSpec(
     name="send_message",
@@ -64,39 +65,30 @@ FINISH = ToolSpec(
 )
 
 
-def agent_prompt(episode: Episode, agent_id: str, memory: list[str]) -> str:
+def agent_prompt(view: AgentView, memory: Sequence[str]) -> str:
     """The system prompt of an agent (App. A.2 skeleton, varied by agency level)."""
-    scenario, graph, policy = episode.scenario, episode.graph, episode.setting.policy
-    spec = scenario.agent(agent_id)
-    state = episode.agents[agent_id]
-    task = scenario.task
-    if episode.environment.policy:
-        task += "\n\nDomain policy:\n" + episode.environment.policy.strip()
-    peers = [a for a in graph.neighbors(agent_id) if a in episode.agents]
+    task = view.task
+    if view.policy:
+        task += "\n\nDomain policy:\n" + view.policy.strip()
     agents_section = ""
-    if peers:
+    if view.peers:
         agents_section = render(
-            "agents_section", agent_descriptions="\n".join(_describe(graph, a) for a in peers)
+            "agents_section", agent_descriptions="\n".join(_describe(p) for p in view.peers)
         )
     users_section = ""
-    humans = [h for h in graph.humans() if graph.channels_between(agent_id, h) & state.channels]
-    if policy.show_users and humans:
+    if view.people:
         users_section = render(
-            "users_section",
-            user_descriptions="\n".join(
-                _describe(graph, h, sorted(graph.channels_between(agent_id, h) & state.channels))
-                for h in humans
-            ),
+            "users_section", user_descriptions="\n".join(_describe(p) for p in view.people)
         )
     text = render(
         "agent_system",
-        agent_id=agent_id,
-        profile=spec.profile.strip(),
+        agent_id=view.agent_id,
+        profile=view.profile.strip(),
         reasoning=load("reasoning"),
         task=task,
-        scope_hint=load(f"scope_{graph.mode}") if len(episode.agents) > 1 else "",
-        collaboration=load(f"collaboration_{policy.collaboration}"),
-        cfc_guidelines=load("cfc_protocol") if policy.cfc_protocol and state.channels else "",
+        scope_hint=load(f"scope_{view.coordination_mode}") if view.team_size > 1 else "",
+        collaboration=load(f"collaboration_{view.collaboration}"),
+        cfc_guidelines=load("cfc_protocol") if view.cfc_protocol and view.channels else "",
         agents_section=agents_section,
         users_section=users_section,
         memory="\n".join(f"- {m}" for m in memory) if memory else "(nothing yet)",
@@ -104,17 +96,16 @@ def agent_prompt(episode: Episode, agent_id: str, memory: list[str]) -> str:
     return re.sub(r"\n{3,}", "\n\n", text)
 
 
-def _describe(graph: Any, pid: str, channels: list[str] | None = None) -> str:
-    p = graph.participant(pid)
-    parts = [f"- {pid}"]
-    if p.role:
-        parts.append(f"({p.role})")
-    if p.responsibilities:
-        parts.append(": " + "; ".join(p.responsibilities))
-    if channels:
-        parts.append(f" [channels: {', '.join(channels)}]")
-    if p.kind == "human" and p.tools and channels and "control" in channels:
-        parts.append(f"; can carry out for you: {', '.join(p.tools)}")
+def _describe(contact: Contact) -> str:
+    parts = [f"- {contact.participant_id}"]
+    if contact.role:
+        parts.append(f"({contact.role})")
+    if contact.responsibilities:
+        parts.append(": " + "; ".join(contact.responsibilities))
+    if contact.channels:
+        parts.append(f" [channels: {', '.join(contact.channels)}]")
+    if contact.tools:
+        parts.append(f"; can carry out for you: {', '.join(contact.tools)}")
     return " ".join(parts[:2]) + "".join(parts[2:])
 
 
@@ -126,15 +117,13 @@ class LLMAgent:
     :class:`Malformed` actions that the simulator records as typed errors and feeds back.
 
     Args:
-        agent_id: the agent it plays.
         model: the litellm model string.
-        episode: the episode (for the prompt and the recorded model door).
+        seat: the agent's view and gateway.
     """
 
-    def __init__(self, agent_id: str, model: str, episode: Episode) -> None:
-        self.agent_id = agent_id
+    def __init__(self, model: str, seat: AgentSeat) -> None:
         self.model = model
-        self.episode = episode
+        self.gateway = seat.gateway
         self.messages: list[dict[str, Any]] = []
         self.queue: list[Action] = []
 
@@ -154,16 +143,13 @@ class LLMAgent:
         if obs.inbox:
             lines = [f"[{i.kind} from {i.sender}] {i.text}" for i in obs.inbox]
             self.messages.append({"role": "user", "content": "\n".join(lines)})
-        tools = [spec.to_openai() for spec in [*obs.tools, SEND_MESSAGE, FINISH]]
-        system = {
-            "role": "system",
-            "content": agent_prompt(self.episode, self.agent_id, obs.memory),
-        }
+        tools = [spec.to_openai() for spec in [*obs.view.tools, SEND_MESSAGE, FINISH]]
+        system = {"role": "system", "content": agent_prompt(obs.view, obs.memory)}
         from hasbench.llm import ModelError
 
         try:
-            response = await self.episode.complete(
-                self.agent_id, "agent", self.model, [system, *self.messages], tools
+            response = await self.gateway.complete(
+                "agent", self.model, [system, *self.messages], tools
             )
         except ModelError as exc:
             return Malformed("model_failure", str(exc))
@@ -212,27 +198,7 @@ def _parse(call_id: str, name: str, raw: str) -> Action:
     return CallTool(name, arguments, call_id)
 
 
-def make_agents(spec: str, episode: Episode) -> dict[str, AgentPolicy]:
-    """One policy per agent of the episode for a backend spec.
-
-    Raises:
-        ValueError: an unknown scripted agent spec.
-    """
-    agent_ids = episode.graph.agents()
-    if not spec.startswith("scripted:"):
-        return {a: LLMAgent(a, spec, episode) for a in agent_ids}
-    params = parse_agent_spec(spec)
-    if params is None:
-        return {a: IdleAgent() for a in agent_ids}
-    scenario = episode.scenario
-    knowledge = " ".join(
-        [scenario.task, *(a.profile for a in scenario.agents), episode.environment.policy]
-    )
-    team = TeamPlan(gold=list(scenario.evaluation_criteria.actions), knowledge=knowledge)
-    rng = episode.rng(0)
-    return {
-        a: PlanAgent(
-            a, scenario, episode.setting, episode.graph, episode.tool_specs, params, team, rng
-        )
-        for a in agent_ids
-    }
+@agent_backend(MODEL, label="a litellm model")
+def llm_team(model: str, seats: list[AgentSeat]) -> dict[str, AgentPolicy]:
+    """Every agent played by the model through native tool calls."""
+    return {seat.view.agent_id: LLMAgent(model, seat) for seat in seats}

@@ -1,17 +1,24 @@
-"""What participants see and do: observations, actions and the policy interfaces.
+"""What participants see and do: views, observations, actions and the policy interfaces.
 
-An agent policy gets an :class:`AgentObservation` (its local view, HAS paper §4.1) and
-returns one action: a tool call (a domain tool or a virtual channel tool), a message to a
-neighbour agent, a finish with a deliverable, or — for a model whose output could not be
-used — a :class:`Malformed` record that the simulator turns into a typed error event.
-A human's behaviour is a :class:`UserPolicy`: one responder per channel plus the writer
-of spontaneous interventions.
+The simulator never hands a participant the episode. Each agent gets an
+:class:`AgentView` (what it may know for the whole episode: its profile, the task text,
+the domain policy, its tools, the peers and people it may reach) and, before every
+action, an :class:`AgentObservation` (that view plus its own conversation: inbox, memory,
+the last result). It returns one action: a tool call (a domain tool or a virtual channel
+tool), a message to a neighbour agent, a finish with a deliverable, or — for a model whose
+output could not be used — a :class:`Malformed` record that the simulator turns into a
+typed error event. A human's behaviour is a :class:`UserPolicy` that gets a
+:class:`HumanView` (its own goal, instructions, known facts and persona) with every
+request. Model calls and error reports go through a :class:`Gateway` bound to the
+participant. Only a backend registered as reading the answer key (the oracle) is also
+given the :class:`AnswerKey`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from hasbench.channels import (
     ChannelRequest,
@@ -23,8 +30,13 @@ from hasbench.channels import (
 from hasbench.envs.base import ToolSpec
 
 if TYPE_CHECKING:
+    import numpy as np
+
+    from hasbench.agency import Setting
+    from hasbench.graph import HASGraph
+    from hasbench.llm import ModelResponse
     from hasbench.personas import Persona
-    from hasbench.scenario import GoalRevision, TriggerRule, UserSpec
+    from hasbench.scenario import GoalRevision, Scenario, TriggerRule
 
 
 @dataclass(frozen=True)
@@ -100,25 +112,64 @@ class Incoming:
     """Facts of the sender's known_info the text states (human-initiated input)."""
 
 
-@dataclass
-class AgentObservation:
-    """One agent's local view before it acts."""
+@dataclass(frozen=True)
+class Contact:
+    """Someone a participant may reach, as it is told about them."""
+
+    participant_id: str
+    kind: Literal["agent", "human"]
+    role: str | None
+    responsibilities: tuple[str, ...]
+    channels: tuple[str, ...] = ()
+    """Channels over which it may reach this person (empty for agents)."""
+    tools: tuple[str, ...] = ()
+    """Actions this person can carry out for it (humans reachable over control)."""
+
+
+@dataclass(frozen=True)
+class AgentView:
+    """What one agent may know for the whole episode.
+
+    Attributes:
+        agent_id: the agent.
+        profile: its profile text.
+        task: the task as shown to agents.
+        policy: the domain policy text.
+        tools: domain tools it holds, then the channel tools registered for it.
+        channels: channels registered as tools for it.
+        peers: agents it may message.
+        people: humans it is shown (empty when the level hides users), with the channels
+            over which it may reach them.
+        coordination_mode: how the agent team is organised (star, chain, tree, graph).
+        team_size: how many agents the team has.
+        collaboration: the collaboration block of its agency level.
+        cfc_protocol: whether it is given the channel guidelines.
+    """
 
     agent_id: str
-    step: int
+    profile: str
     task: str
-    tools: list[ToolSpec]
-    """Domain tools it holds, the channel tools registered for it, and its own actions."""
+    policy: str
+    tools: tuple[ToolSpec, ...]
     channels: frozenset[str]
-    """Channels registered as tools for this agent."""
-    humans: list[str]
-    """Humans it is shown (empty when the level hides users)."""
-    agents: list[str]
-    """Agents it may message."""
+    peers: tuple[Contact, ...]
+    people: tuple[Contact, ...]
+    coordination_mode: str
+    team_size: int
+    collaboration: str
+    cfc_protocol: bool
+
+
+@dataclass(frozen=True)
+class AgentObservation:
+    """One agent's local view before it acts: its view plus its own conversation."""
+
+    view: AgentView
+    step: int
     delegator: str | None = None
     """The agent that delegated work to it and awaits its report, if any."""
-    inbox: list[Incoming] = field(default_factory=list)
-    memory: list[str] = field(default_factory=list)
+    inbox: tuple[Incoming, ...] = ()
+    memory: tuple[str, ...] = ()
     last_result: ActionResult | None = None
 
 
@@ -130,24 +181,30 @@ class AgentPolicy(Protocol):
         ...
 
 
-@dataclass
+@dataclass(frozen=True)
 class HumanView:
-    """What a human responder knows when it answers (its private state).
+    """What a simulated human knows when it answers: its own state only.
 
     Attributes:
-        spec: the user node from the scenario.
-        persona: the persona in effect.
+        user_id: the human.
+        role: its role, if the task names one.
         goal: the current goal (after revisions that happened).
-        known_info: what the human knows now (revisions merged in).
-        untold_revision: a goal revision not yet told to any agent.
-        asks: how many requests this human has received so far (including this one).
-        history: a short text digest of the episode so far (for spontaneous input).
+        task_instructions: how it should behave in the task.
+        known_info: what it knows now (revisions merged in).
+        unknown_info: what it does not know (names of facts).
+        persona: the persona in effect.
+        untold_revision: a goal revision of its own not yet told to any agent.
+        asks: how many requests it has received so far (including this one).
+        history: a short digest of the episode so far (for spontaneous input).
     """
 
-    spec: UserSpec
-    persona: Persona
+    user_id: str
+    role: str | None
     goal: str
-    known_info: dict[str, Any]
+    task_instructions: str
+    known_info: Mapping[str, Any]
+    unknown_info: tuple[str, ...]
+    persona: Persona
     untold_revision: GoalRevision | None = None
     asks: int = 0
     history: str = ""
@@ -186,3 +243,65 @@ class UserPolicy(Protocol):
     async def intervene(self, view: HumanView, rule: TriggerRule, agent_id: str) -> str | None:
         """Write a spontaneous message for a trigger rule in llm mode."""
         ...
+
+
+class Gateway(Protocol):
+    """A participant's door to models and to the trace's error record."""
+
+    async def complete(
+        self,
+        role: str,
+        model: str,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
+        response_format: dict[str, Any] | None = None,
+    ) -> ModelResponse:
+        """One model call on the participant's behalf (recorded as a model_call event).
+
+        Raises:
+            ModelError: the call failed for good.
+        """
+        ...
+
+    def report_error(self, error_type: str, message: str) -> None:
+        """Record output of this participant that could not be used."""
+        ...
+
+
+@dataclass(frozen=True)
+class AgentSeat:
+    """What a backend gets to play one agent.
+
+    The generator is the agents' seeded one, shared by the team.
+    """
+
+    view: AgentView
+    gateway: Gateway
+    rng: np.random.Generator
+
+
+@dataclass(frozen=True)
+class HumanSeat:
+    """What a backend gets to play one human.
+
+    The generator is the humans' seeded one, shared by every human of the episode.
+    """
+
+    user_id: str
+    gateway: Gateway
+    rng: np.random.Generator
+
+
+@dataclass(frozen=True)
+class AnswerKey:
+    """The whole task, including its evaluation criteria and every private fact.
+
+    Only agent backends registered with ``reads_answer_key=True`` (the oracle and the
+    planners derived from it) receive it, so reading the answer key is visible where a
+    backend is registered.
+    """
+
+    scenario: Scenario
+    setting: Setting
+    graph: HASGraph
+    tool_specs: Mapping[str, ToolSpec]

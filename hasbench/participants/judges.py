@@ -31,13 +31,14 @@ Rule judge, per question (all deterministic, from the log alone):
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, Field
+
+from hasbench.participants.backends import JUDGE_BACKENDS, MODEL, judge_backend
+from hasbench.prompts import prompt_hashes, render
 
 if TYPE_CHECKING:
     from hasbench.llm import LLMClient
@@ -51,7 +52,6 @@ CRITERIA: dict[str, tuple[str, ...]] = {
     "initiative": ("self_initiated",),
 }
 """The 0/1 criteria of each rubric; the score is their mean."""
-PROMPTS_DIR = Path(__file__).resolve().parents[1] / "prompts"
 EXCERPT_WINDOW = 8
 """Events shown on each side of the focal event."""
 AGENT_WORDS = ("message", "channel_request", "finish")
@@ -83,25 +83,13 @@ class Judge(Protocol):
 
 
 def make_judge(model: str, client: LLMClient | None = None) -> Judge:
-    """``"rule"`` gives the rule judge; any other string an LLM rubric judge on that model.
+    """The judge a backend string names: ``"rule"``, or an LLM rubric judge on a model.
 
     Args:
-        model: "rule" or a model string understood by :mod:`hasbench.llm`.
+        model: a registered judge name or a model string understood by :mod:`hasbench.llm`.
         client: The LLM client to use (default: a client with the workbench cache).
     """
-    if model == "rule":
-        return RuleJudge()
-    return LLMJudge(model, client)
-
-
-def prompt_template(name: str) -> str:
-    """The text of ``hasbench/prompts/<name>.txt``."""
-    return (PROMPTS_DIR / f"{name}.txt").read_text(encoding="utf-8")
-
-
-def prompt_hash(text: str) -> str:
-    """First 16 hex digits of the SHA-256 of a prompt."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    return JUDGE_BACKENDS.resolve(model).build(model, client)
 
 
 # ---------------------------------------------------------------------------------------
@@ -135,28 +123,29 @@ def _line(trace: Trace, event: Event, focus: bool = False) -> str:
             record[key] = getattr(event, key)
     p = event.payload
     if event.type == "message":
-        record["text"] = p.get("text")
+        record["text"] = p.text
         record["in_reply_to"] = _replied_to(trace, event)
     elif event.type == "tool_call":
-        keep = ("name", "arguments", "risk", "authorization")
-        record.update({k: p.get(k) for k in keep})
+        record.update(
+            name=p.name, arguments=p.arguments, risk=p.risk, authorization=p.authorization
+        )
     elif event.type == "tool_result":
-        record.update(name=p.get("name"), error=bool(p.get("error")))
-        record["output"] = str(p.get("output"))[:400]
+        record.update(name=p.name, error=p.error, output=str(p.output)[:400])
     elif event.type in ("channel_request", "channel_response"):
-        record["text"] = p.get("content")
-        keep = ("request_id", "form", "action", "decision", "rating", "labels", "edits")
-        record.update({k: p[k] for k in keep if p.get(k) is not None})
+        record["text"] = p.content
+        keep = {"request_id", "form", "action", "decision", "rating", "labels", "edits"}
+        shown = p.model_dump(mode="json", include=keep & set(type(p).model_fields))
+        record.update({k: v for k, v in shown.items() if v is not None})
         if event.channel == "control" and event.type == "channel_request":
-            record["risk"] = _action_risk(trace, (p.get("action") or {}).get("name"))
+            record["risk"] = _action_risk(trace, p.action.name if p.action else None)
     elif event.type == "channel_status":
-        record.update(request_id=p.get("request_id"), status=p.get("status"))
+        record.update(request_id=p.request_id, status=p.status)
     elif event.type == "goal_revision":
-        record["text"] = p.get("goal")
+        record["text"] = p.goal
     elif event.type == "finish":
-        record["text"] = p.get("deliverable")
+        record["text"] = p.deliverable
     elif event.type == "error":
-        record.update(error_type=p.get("error_type"), text=p.get("message"))
+        record.update(error_type=p.error_type, text=p.message)
     if focus:
         record["focus"] = True
     return json.dumps(record, sort_keys=True, ensure_ascii=False, default=str)
@@ -177,8 +166,8 @@ def _replied_to(trace: Trace, message: Event) -> str | None:
 def _action_risk(trace: Trace, name: str | None) -> str | None:
     """The declared risk of a tool: from its calls in the trace, else the domain's spec."""
     for e in trace.of_type("tool_call"):
-        if e.payload.get("name") == name and e.payload.get("risk"):
-            return e.payload["risk"]
+        if e.payload.name == name:
+            return e.payload.risk
     from hasbench.envs import ENVIRONMENTS, environment_class
 
     if name is None or trace.header.domain not in ENVIRONMENTS:
@@ -205,6 +194,12 @@ def _parse_lines(text: str) -> list[dict[str, Any]] | None:
 
 # ---------------------------------------------------------------------------------------
 # Rule judge
+
+
+@judge_backend("rule", label="deterministic rule judge")
+def rule_judge(model: str, client: LLMClient | None) -> RuleJudge:
+    """The deterministic rule judge."""
+    return RuleJudge()
 
 
 class RuleJudge:
@@ -352,11 +347,10 @@ class LLMJudge:
 
     async def nl_assertions(self, transcript: str, assertions: list[str]) -> list[JudgeResult]:
         """Ask the model about each assertion separately."""
-        template = prompt_template("judge_nl_assertion")
         results = []
         for assertion in assertions:
-            prompt = template.replace("{transcript}", transcript).replace("{assertion}", assertion)
-            parsed, evidence = await self._ask(prompt, template, assertion)
+            prompt = render("judge_nl_assertion", transcript=transcript, assertion=assertion)
+            parsed, evidence = await self._ask(prompt, "judge_nl_assertion", assertion)
             if parsed is None:
                 results.append(
                     JudgeResult(
@@ -373,10 +367,8 @@ class LLMJudge:
         """Score the focal event of an excerpt with the metric's rubric."""
         if metric not in METRICS:
             raise ValueError(f"unknown process metric {metric!r}; expected one of {METRICS}")
-        template = prompt_template(f"judge_{metric}")
-        parsed, evidence = await self._ask(
-            template.replace("{excerpt}", excerpt), template, excerpt
-        )
+        name = f"judge_{metric}"
+        parsed, evidence = await self._ask(render(name, excerpt=excerpt), name, excerpt)
         if parsed is None:
             return JudgeResult(value=None, missing_reason=evidence.pop("reason"), evidence=evidence)
         criteria = {name: parsed.get(name) for name in CRITERIA[metric]}
@@ -392,7 +384,8 @@ class LLMJudge:
     ) -> tuple[dict[str, Any] | None, dict[str, Any]]:
         """Call the model; return the parsed JSON answer (or None) and the evidence.
 
-        When the answer is None the evidence carries a ``reason`` entry.
+        The evidence names the prompt template by its hash; when the answer is None it
+        carries a ``reason`` entry.
         """
         from hasbench.llm import ModelError
 
@@ -401,7 +394,7 @@ class LLMJudge:
             "raw_output": None,
             "parse_status": "model_error",
             "judge_model": self.model,
-            "prompt_hash": prompt_hash(template),
+            "prompt_hash": prompt_hashes()[template],
         }
         messages = [{"role": "user", "content": prompt}]
         try:
@@ -435,3 +428,9 @@ def _json_object(text: str) -> dict[str, Any] | None:
     except json.JSONDecodeError:
         return None
     return value if isinstance(value, dict) else None
+
+
+@judge_backend(MODEL, label="LLM rubric judge")
+def llm_judge(model: str, client: LLMClient | None) -> LLMJudge:
+    """An LLM rubric judge on a model."""
+    return LLMJudge(model, client)

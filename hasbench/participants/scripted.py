@@ -28,13 +28,17 @@ from hasbench.channels import (
     ControlDecision,
     FeedbackResponse,
 )
+from hasbench.participants.backends import agent_backend, user_backend
 from hasbench.participants.base import (
     Action,
     ActionFacts,
     ActionResult,
     AgentObservation,
+    AgentSeat,
+    AnswerKey,
     CallTool,
     Finish,
+    HumanSeat,
     HumanView,
     SendMessage,
 )
@@ -441,11 +445,12 @@ class PlanAgent:
         gold = self.team.gold[self.team.cursor]
         facts = "; ".join(f"{k}={v}" for (_, k), v in sorted(self.team.learned.items()))
         text = f"Next step is yours: {gold.name}. Known facts: {facts or 'none'}."
-        if other in obs.agents:
+        peers = [p.participant_id for p in obs.view.peers]
+        if other in peers:
             return SendMessage(other, text)
         if obs.delegator is not None:
             return Finish(text)
-        hop = _next_hop(self.graph, self.me, other, obs.agents)
+        hop = _next_hop(self.graph, self.me, other, peers)
         return SendMessage(hop, text) if hop else Finish(text)
 
     def _wrap_up(self, obs: AgentObservation) -> Action:
@@ -517,7 +522,7 @@ class PlanAgent:
     # -- helpers ---------------------------------------------------------------------
 
     def _reaches(self, user: str | None, channel: str, obs: AgentObservation) -> bool:
-        if channel not in obs.channels:
+        if channel not in obs.view.channels:
             return False
         humans = [user] if user is not None else self.graph.humans()
         return any(channel in self.graph.channels_between(self.me, h) for h in humans)
@@ -546,6 +551,40 @@ class IdleAgent:
     async def act(self, obs: AgentObservation) -> Action:
         """Finish with an empty deliverable."""
         return Finish("")
+
+
+@agent_backend("scripted:oracle", label="oracle (reads the answer key)", reads_answer_key=True)
+@agent_backend("scripted:strong", label="planner preset (reads the answer key)",
+               reads_answer_key=True)  # fmt: skip
+@agent_backend("scripted:weak", label="planner preset (reads the answer key)",
+               reads_answer_key=True)  # fmt: skip
+@agent_backend("scripted:agent", label="planner (reads the answer key)", reads_answer_key=True)
+def planning_team(model: str, seats: list[AgentSeat], key: AnswerKey) -> dict[str, PlanAgent]:
+    """The gold-action planner (the oracle, or its parametric imperfect variants)."""
+    params = parse_agent_spec(model)
+    scenario = key.scenario
+    knowledge = " ".join([scenario.task, *(a.profile for a in scenario.agents)])
+    knowledge += " " + seats[0].view.policy
+    team = TeamPlan(gold=list(scenario.evaluation_criteria.actions), knowledge=knowledge)
+    return {
+        seat.view.agent_id: PlanAgent(
+            seat.view.agent_id,
+            scenario,
+            key.setting,
+            key.graph,
+            dict(key.tool_specs),
+            params,
+            team,
+            seat.rng,
+        )  # fmt: skip
+        for seat in seats
+    }
+
+
+@agent_backend("scripted:idle", label="does nothing")
+def idle_team(model: str, seats: list[AgentSeat]) -> dict[str, IdleAgent]:
+    """Every agent finishes at once."""
+    return {seat.view.agent_id: IdleAgent() for seat in seats}
 
 
 def _garble(value: Any) -> Any:
@@ -717,7 +756,7 @@ def _out_of_patience(view: HumanView) -> bool:
 
 def _asked_keys(view: HumanView, request: ChannelRequest) -> list[str]:
     """known_info / unknown_info keys the request asks about (topics, else named in text)."""
-    candidates = list(view.known_info) + list(view.spec.unknown_info)
+    candidates = list(view.known_info) + list(view.unknown_info)
     if request.topics:
         wanted = {t.strip().lower().replace(" ", "_") for t in request.topics}
         return [k for k in candidates if k.lower() in wanted] + [
@@ -727,3 +766,9 @@ def _asked_keys(view: HumanView, request: ChannelRequest) -> list[str]:
         ]
     text = request.content.lower()
     return [k for k in candidates if k.lower() in text or k.replace("_", " ").lower() in text]
+
+
+@user_backend("scripted:user", label="scripted user (answers from its known facts by persona)")
+def scripted_user(model: str, seat: HumanSeat) -> ScriptedUser:
+    """A human answering from its known facts according to its persona."""
+    return ScriptedUser(seat.rng)

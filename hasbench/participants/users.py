@@ -20,13 +20,12 @@ from hasbench.channels import (
     ControlDecision,
     FeedbackResponse,
 )
-from hasbench.participants.base import ActionFacts, HumanView, UserPolicy
-from hasbench.participants.scripted import ScriptedUser
+from hasbench.participants.backends import MODEL, user_backend
+from hasbench.participants.base import ActionFacts, HumanSeat, HumanView
 from hasbench.prompts import render
 
 if TYPE_CHECKING:
     from hasbench.scenario import TriggerRule
-    from hasbench.simulator import Episode
 
 APPROVAL_DECISIONS = ("approve", "deny", "modify", "stop")
 EXECUTE_DECISIONS = ("execute", "deny")
@@ -34,15 +33,14 @@ EXECUTE_DECISIONS = ("execute", "deny")
 
 def user_system_prompt(view: HumanView, channel: str | None) -> str:
     """The standing instructions of a simulated human for one channel."""
-    spec = view.spec
     known = "\n".join(f"- {k}: {v}" for k, v in view.known_info.items()) or "(nothing)"
-    unknown = "\n".join(f"- {k}" for k in spec.unknown_info) or "(nothing listed)"
+    unknown = "\n".join(f"- {k}" for k in view.unknown_info) or "(nothing listed)"
     text = render(
         "user_system",
-        user_id=spec.user_id,
-        role=spec.role or "user",
+        user_id=view.user_id,
+        role=view.role or "user",
         goal=view.goal.strip(),
-        task_instructions=spec.task_instructions.strip() or "(none)",
+        task_instructions=view.task_instructions.strip() or "(none)",
         known_info=known,
         unknown_info=unknown,
         persona=view.persona.describe(channel),
@@ -60,12 +58,12 @@ class LLMUser:
 
     Args:
         model: the litellm model string.
-        episode: the episode (its recorded model door).
+        seat: the human's gateway.
     """
 
-    def __init__(self, model: str, episode: Episode) -> None:
+    def __init__(self, model: str, seat: HumanSeat) -> None:
         self.model = model
-        self.episode = episode
+        self.gateway = seat.gateway
 
     async def _ask(self, view: HumanView, channel: str | None, prompt: str) -> str | None:
         from hasbench.llm import ModelError
@@ -74,15 +72,14 @@ class LLMUser:
             {"role": "system", "content": user_system_prompt(view, channel)},
             {"role": "user", "content": prompt},
         ]
-        actor = view.spec.user_id
         try:
-            response = await self.episode.complete(actor, "user", self.model, messages)
+            response = await self.gateway.complete("user", self.model, messages)
         except ModelError as exc:
-            self.episode.record_error(actor, "model_failure", str(exc))
+            self.gateway.report_error("model_failure", str(exc))
             return None
         text = (response.content or "").strip()
         if not text:
-            self.episode.record_error(actor, "no_tool_call", "the user model returned no text")
+            self.gateway.report_error("no_tool_call", "the user model returned no text")
             return None
         return text
 
@@ -153,8 +150,8 @@ class LLMUser:
         data = _json_object(text)
         decision = data.get("decision") if data else None
         if decision not in allowed:
-            self.episode.record_error(
-                view.spec.user_id, "invalid_json", f"no decision among {allowed} in: {text[:200]}"
+            self.gateway.report_error(
+                "invalid_json", f"no decision among {allowed} in: {text[:200]}"
             )
             return None
         arguments = data.get("arguments") if decision == "modify" else None
@@ -193,14 +190,7 @@ def _json_object(text: str) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def make_user(spec: str, episode: Episode) -> UserPolicy:
-    """The policy that plays every human of the episode.
-
-    Raises:
-        ValueError: an unknown scripted user spec.
-    """
-    if spec == "scripted:user":
-        return ScriptedUser(episode.rng(1))
-    if spec.startswith("scripted:"):
-        raise ValueError(f"unknown scripted user {spec!r} (known: scripted:user)")
-    return LLMUser(spec, episode)
+@user_backend(MODEL, label="a litellm model")
+def llm_user(model: str, seat: HumanSeat) -> LLMUser:
+    """A human played by the model."""
+    return LLMUser(model, seat)

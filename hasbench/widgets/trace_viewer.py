@@ -143,9 +143,9 @@ class TraceViewer(widgets.VBox):
         self.requests: dict[str, _Request] = {}
         self.rows: list[EventRow] = self._build_rows()
         self._diffs: list[tuple[int, int, str, str, list[dict[str, Any]]]] = [
-            (e.seq, e.step, e.actor, str(e.payload.get("name")), e.payload["diff"])
+            (e.seq, e.step, e.actor, e.payload.name, e.payload.diff)
             for e in self.trace.events
-            if e.type == "tool_result" and e.payload.get("diff")
+            if e.type == "tool_result" and e.payload.diff
         ]
         self._diff_seqs = [d[0] for d in self._diffs]
         self._request_order = sorted(self.requests.values(), key=lambda r: r.seq)
@@ -237,14 +237,14 @@ class TraceViewer(widgets.VBox):
     def _build_rows(self) -> list[EventRow]:
         kinds = self.trace.header.participants
         events = self.trace.events
-        results = {e.payload.get("call_id"): e for e in events if e.type == "tool_result"}
-        calls = {e.payload.get("call_id"): e for e in events if e.type == "tool_call"}
+        results = {e.payload.call_id: e for e in events if e.type == "tool_result"}
+        calls = {e.payload.call_id: e for e in events if e.type == "tool_call"}
         for e in events:
-            rid = e.payload.get("request_id")
-            if e.type == "channel_request" and rid is not None:
+            rid = getattr(e.payload, "request_id", None)
+            if e.type == "channel_request":
                 self.requests[rid] = _Request(
                     rid, e.channel or "?", e.seq, e.step, e.actor, e.initiator,
-                    str(e.payload.get("form", "")), str(e.payload.get("content", "")), e.target,
+                    e.payload.form, e.payload.content, e.target,
                 )  # fmt: skip
             request = self.requests.get(rid) if rid is not None else None
             if request is not None:
@@ -253,11 +253,11 @@ class TraceViewer(widgets.VBox):
                 request.entries.append((e.seq, e.step, _lifecycle_entry(e)))
         rows = []
         for index, e in enumerate(events):
-            rid = e.payload.get("request_id")
+            rid = getattr(e.payload, "request_id", None)
             target = e.target
             if target is None and rid in self.requests and e.actor == self.requests[rid].asker:
                 target = self.requests[rid].target
-            call_id = e.payload.get("call_id")
+            call_id = getattr(e.payload, "call_id", None)
             partner = results.get(call_id) if e.type == "tool_call" else calls.get(call_id)
             rows.append(
                 EventRow(
@@ -361,10 +361,10 @@ class TraceViewer(widgets.VBox):
 
     def _diff(self, row: EventRow) -> str:
         event = self.trace.events[row.index]
-        here = event.payload.get("diff") if event.type == "tool_result" else None
+        here = event.payload.diff if event.type == "tool_result" else None
         parts = ["<div class='hb-panel hb-diff'>"]
         if here:
-            parts.append(f"<b>This event ({html.escape(str(event.payload.get('name')))})</b>")
+            parts.append(f"<b>This event ({html.escape(event.payload.name)})</b>")
             parts.append(_diff_table([(d, row.step) for d in here]))
         else:
             parts.append("<div class='hb-muted'>This event changes no state.</div>")
@@ -433,30 +433,29 @@ def _summary(e: Event, target: str | None, kinds: Mapping[str, str]) -> str:
     actor = _who(e.actor, kinds)
     to = f" → {_who(target, kinds)}" if target else ""
     if e.type == "message":
-        text = f"{actor}{to}: {html.escape(_cut(str(p.get('text', ''))))}"
+        text = f"{actor}{to}: {html.escape(_cut(p.text))}"
     elif e.type == "tool_call":
-        text = f"{actor} calls <code>{html.escape(str(p.get('name')))}</code>"
+        text = f"{actor} calls <code>{html.escape(p.name)}</code>"
     elif e.type == "tool_result":
-        status = "<span class='hb-error'>error</span>" if p.get("error") else "ok"
-        text = f"{actor} ← <code>{html.escape(str(p.get('name')))}</code>: {status}"
+        status = "<span class='hb-error'>error</span>" if p.error else "ok"
+        text = f"{actor} ← <code>{html.escape(p.name)}</code>: {status}"
     elif e.type == "channel_request":
         text = (
-            f"{actor}{to} {_channel_badge(e.channel)} {html.escape(str(p.get('form', '')))} "
-            f"<code>{html.escape(str(p.get('request_id')))}</code>"
+            f"{actor}{to} {_channel_badge(e.channel)} {html.escape(p.form)} "
+            f"<code>{html.escape(p.request_id)}</code>"
         )
     elif e.type == "channel_status":
         text = (
             f"{actor}{to} {_channel_badge(e.channel)} "
-            f"<code>{html.escape(str(p.get('request_id')))}</code> "
-            f"{html.escape(str(p.get('status')))}"
+            f"<code>{html.escape(p.request_id)}</code> {html.escape(p.status)}"
         )
     elif e.type == "channel_response":
-        decision = f" <b>{html.escape(str(p['decision']))}</b>" if p.get("decision") else ""
+        decision = f" <b>{html.escape(p.decision)}</b>" if p.decision else ""
         text = f"{actor}{to} {_channel_badge(e.channel)} answers{decision}"
     elif e.type == "model_call":
-        text = f"{actor} model call <code>{html.escape(str(p.get('model')))}</code>"
+        text = f"{actor} model call <code>{html.escape(p.model)}</code>"
     elif e.type == "error":
-        text = f"{actor} <span class='hb-error'>{html.escape(str(p.get('error_type')))}</span>"
+        text = f"{actor} <span class='hb-error'>{html.escape(p.error_type)}</span>"
     elif e.type == "goal_revision":
         text = f"{actor} revises the goal"
     elif e.type == "finish":
@@ -480,32 +479,32 @@ def _detail(e: Event, partner: Event | None) -> str:
         call = e if e.type == "tool_call" else partner
         result = e if e.type == "tool_result" else partner
         if call is not None:
-            parts.append(_field("arguments", call.payload.get("arguments", {})))
-            extra = {k: call.payload.get(k) for k in ("side", "risk", "authorization")}
+            parts.append(_field("arguments", call.payload.arguments))
+            extra = call.payload.model_dump(mode="json", include={"side", "risk", "authorization"})
             parts.append(_field("call", extra))
         if result is None:
             parts.append("<div class='hb-muted'>no result recorded</div>")
-        elif result.payload.get("error"):
-            kind = result.payload.get("error_type") or "error"
-            parts.append(_field(f"error ({kind})", str(result.payload.get("output")), "hb-error"))
+        elif result.payload.error:
+            kind = result.payload.error_type or "error"
+            parts.append(_field(f"error ({kind})", str(result.payload.output), "hb-error"))
         else:
-            parts.append(_field("result", str(result.payload.get("output"))))
+            parts.append(_field("result", str(result.payload.output)))
     elif e.type == "error":
-        parts.append(_field(str(p.get("error_type")), str(p.get("message", "")), "hb-error"))
+        parts.append(_field(p.error_type, p.message, "hb-error"))
     elif e.type in ("channel_request", "channel_response"):
-        parts.append(_field("content", str(p.get("content", ""))))
-        rest = {k: v for k, v in p.items() if k not in ("content", "request_id", "form")}
+        parts.append(_field("content", p.content))
+        rest = p.model_dump(mode="json", exclude={"content", "request_id", "form"})
         if rest:
             parts.append(_field("details", rest))
-    elif e.type == "channel_status" and p.get("reason"):
-        parts.append(_field("reason", str(p["reason"])))
+    elif e.type == "channel_status" and p.reason:
+        parts.append(_field("reason", p.reason))
     elif e.type == "goal_revision":
-        parts.append(_field("new goal", str(p.get("goal", ""))))
+        parts.append(_field("new goal", p.goal))
     elif e.type == "finish":
-        parts.append(_field("deliverable", str(p.get("deliverable", ""))))
+        parts.append(_field("deliverable", p.deliverable))
     elif e.type == "model_call":
         usage = e.usage.model_dump() if e.usage else {}
-        parts.append(_field("call", {**p, "usage": usage}))
+        parts.append(_field("call", {**p.model_dump(mode="json"), "usage": usage}))
     return "".join(parts)
 
 
@@ -514,14 +513,13 @@ def _lifecycle_entry(e: Event) -> str:
     p = e.payload
     at = f"<span class='hb-muted'>step {e.step}</span>"
     if e.type == "channel_request":
-        return f"{at} requested: {html.escape(_cut(str(p.get('content', ''))))}"
+        return f"{at} requested: {html.escape(_cut(p.content))}"
     if e.type == "channel_status":
-        status = str(p.get("status"))
-        css = "hb-error" if status in ("expired", "refused", "terminated") else ""
-        reason = f" ({html.escape(str(p['reason']))})" if p.get("reason") else ""
-        return f"{at} <span class='{css}'>{html.escape(status)}</span>{reason}"
-    decision = f"<b>{html.escape(str(p['decision']))}</b> " if p.get("decision") else ""
-    answer = html.escape(_cut(str(p.get("content", ""))))
+        css = "hb-error" if p.status in ("expired", "refused", "terminated") else ""
+        reason = f" ({html.escape(p.reason)})" if p.reason else ""
+        return f"{at} <span class='{css}'>{html.escape(p.status)}</span>{reason}"
+    decision = f"<b>{html.escape(p.decision)}</b> " if p.decision else ""
+    answer = html.escape(_cut(p.content))
     return f"{at} {html.escape(e.actor)} answered: {decision}{answer}"
 
 

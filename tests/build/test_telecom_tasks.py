@@ -102,15 +102,15 @@ def test_dual_control_episode_routes_device_steps_to_the_user():
     backends = Backends(agent="scripted:oracle")
     trace = run_episode(scenario, Setting(agency="A3"), backends)
     requests = [
-        e.payload["action"]["name"]
+        e.payload.action.name
         for e in trace.of_type("channel_request")
-        if e.channel == "control" and e.payload["form"] == "execute"
+        if e.channel == "control" and e.payload.form == "execute"
     ]
-    device_calls = [e for e in trace.of_type("tool_call") if e.payload["side"] == "user"]
-    assert requests == [e.payload["name"] for e in device_calls]
-    assert all(e.actor == "user_0" and e.payload["authorization"] for e in device_calls)
+    device_calls = [e for e in trace.of_type("tool_call") if e.payload.side == "user"]
+    assert requests == [e.payload.name for e in device_calls]
+    assert all(e.actor == "user_0" and e.payload.authorization for e in device_calls)
     autonomous = run_episode(scenario, Setting(agency="A1"), backends)
-    assert not [e for e in autonomous.of_type("tool_call") if e.payload["side"] == "user"]
+    assert not [e for e in autonomous.of_type("tool_call") if e.payload.side == "user"]
 
 
 def test_data_allowance_tasks_use_metered_plans_and_policy_limits():

@@ -49,17 +49,17 @@ def test_llm_agent_uses_native_tool_calls_and_gets_typed_errors_back():
     model = register_test_provider("agent-a001", scripted_agent)
     episode, trace, _ = run(model)
     assert trace.termination.reason == "agent_done"
-    errors = [e.payload["error_type"] for e in trace.of_type("error")]
+    errors = [e.payload.error_type for e in trace.of_type("error")]
     assert errors == ["invalid_json", "no_tool_call", "tool_not_permitted", "unknown_tool"]
     # the clarification answer reached the model, which used the email it was given
     calls = [e.payload for e in trace.of_type("tool_call")]
-    assert calls[0]["arguments"] == {"email": "ines.falk@example.org"}
+    assert calls[0].arguments == {"email": "ines.falk@example.org"}
     assert episode.environment.run_assertion(
         "assert_note_contains", {"account_id": "A102", "text": "letter"}
     )
     model_calls = trace.of_type("model_call")
     assert model_calls and all(e.usage.prompt_tokens > 0 for e in model_calls)
-    assert {e.payload["role"] for e in model_calls} == {"agent"}
+    assert {e.payload.role for e in model_calls} == {"agent"}
 
 
 def test_error_limit_ends_the_episode():
@@ -77,9 +77,9 @@ def test_rerun_with_a_warm_cache_makes_no_model_calls(tmp_path):
     assert client.stats.calls > 0
     _, second, client = run(model, cache)
     assert client.stats.calls == 0 and client.stats.cache_hits > 0
-    assert all(e.payload["cached"] for e in second.of_type("model_call"))
-    strip = [(e.type, e.actor, e.payload.get("name")) for e in first.events]
-    assert strip == [(e.type, e.actor, e.payload.get("name")) for e in second.events]
+    assert all(e.payload.cached for e in second.of_type("model_call"))
+    strip = [(e.type, e.actor, getattr(e.payload, "name", None)) for e in first.events]
+    assert strip == [(e.type, e.actor, getattr(e.payload, "name", None)) for e in second.events]
 
 
 def test_channel_tools_are_offered_only_when_registered():

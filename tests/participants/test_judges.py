@@ -10,10 +10,9 @@ from hasbench.participants.judges import (
     RuleJudge,
     excerpt,
     make_judge,
-    prompt_hash,
-    prompt_template,
     transcript,
 )
+from hasbench.prompts import prompt_hashes
 from hasbench.trace import Trace, TraceHeader
 
 
@@ -63,7 +62,7 @@ def trace() -> Trace:
         type="channel_response",
         target="agent",
         channel="clarification",
-        payload={"request_id": "q1", "content": "A101"},
+        payload={"request_id": "q1", "form": "question", "content": "A101"},
     )
     t.append(
         step=3,
@@ -80,7 +79,7 @@ def trace() -> Trace:
         type="channel_response",
         target="agent",
         channel="clarification",
-        payload={"request_id": "q2", "content": "A101"},
+        payload={"request_id": "q2", "form": "question", "content": "A101"},
     )
     t.append(
         step=4,
@@ -164,7 +163,7 @@ def test_rule_judge_process_rules():
 
 def test_rule_judge_crj_missing_when_risk_unknown():
     t = trace()
-    t.events[6].payload["action"]["name"] = "no_such_tool"
+    t.events[6].payload.action.name = "no_such_tool"
     result = run(RuleJudge().rate("crj", excerpt(t, 6)))
     assert result.value is None
     assert "risk level is unknown" in result.missing_reason
@@ -195,7 +194,7 @@ def test_llm_judge_valid_answer_keeps_the_evidence():
     assert ev["raw_output"].startswith('{"precise"')
     assert ev["parse_status"] == "ok"
     assert ev["judge_model"] == model
-    assert ev["prompt_hash"] == prompt_hash(prompt_template("judge_cqs"))
+    assert ev["prompt_hash"] == prompt_hashes()["judge_cqs"]
 
 
 def test_llm_judge_fenced_json_and_nl_assertions():

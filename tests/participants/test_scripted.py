@@ -31,8 +31,9 @@ USER = UserSpec(
 
 def view(persona="mock_cooperative", asks=1, **kw):
     return HumanView(
-        spec=USER, persona=get_persona(persona), goal=USER.goal,
-        known_info=dict(USER.known_info), asks=asks, **kw,
+        user_id=USER.user_id, role=USER.role, goal=USER.goal,
+        task_instructions=USER.task_instructions, known_info=dict(USER.known_info),
+        unknown_info=tuple(USER.unknown_info), persona=get_persona(persona), asks=asks, **kw,
     )  # fmt: skip
 
 
@@ -168,17 +169,17 @@ def test_strong_preset_beats_weak_preset():
 
 def test_undisciplined_agent_runs_protected_actions_without_approval():
     trace = run("mock_C_001", "scripted:agent?discipline=0", 0, agency="A1")
-    refunds = [e for e in trace.of_type("tool_call") if e.payload["name"] == "refund"]
+    refunds = [e for e in trace.of_type("tool_call") if e.payload.name == "refund"]
     assert refunds == []  # under A1 it cannot even learn the account (email is the user's)
     trace = run("mock_B_002", "scripted:agent?discipline=0", 0)
     calls = [e.payload for e in trace.of_type("tool_call")]
-    refund = next(c for c in calls if c["name"] == "refund")
-    assert refund["authorization"] is None
-    results = {e.payload["call_id"]: e.payload for e in trace.of_type("tool_result")}
-    assert results[refund["call_id"]]["error_type"] == "needs_authorization"
+    refund = next(c for c in calls if c.name == "refund")
+    assert refund.authorization is None
+    results = {e.payload.call_id: e.payload for e in trace.of_type("tool_result")}
+    assert results[refund.call_id].error_type == "needs_authorization"
     # it recovers by asking for approval next, and the approved refund then runs
-    approved = [c for c in calls if c["name"] == "refund" and c["authorization"]]
-    assert approved and approved[0]["authorization"].startswith("ctrl-")
+    approved = [c for c in calls if c.name == "refund" and c.authorization]
+    assert approved and approved[0].authorization.startswith("ctrl-")
 
 
 def test_proactive_user_input_reaches_an_agent_that_never_asks():
@@ -226,8 +227,8 @@ def test_without_humans_the_oracle_acts_alone_and_runs_protected_actions_unappro
     judge = make_judge("rule")
     alone = Episode(task, Setting(agency="A1"), Backends(agent="scripted:oracle"))
     trace = asyncio.run(alone.run())
-    protected = [e.payload for e in trace.of_type("tool_call") if e.payload["risk"] == "high"]
-    assert protected and protected[0]["authorization"] is None
+    protected = [e.payload for e in trace.of_type("tool_call") if e.payload.risk == "high"]
+    assert protected and protected[0].authorization is None
     outcome = asyncio.run(evaluate(task, trace, judge))
     assert outcome.success and not outcome.safe
     with_human = Episode(task, Setting(agency="A3"), Backends(agent="scripted:oracle"))
@@ -247,8 +248,8 @@ def test_a_withheld_fact_is_asked_for_again():
         trace = asyncio.run(episode.run())
         requests = [e for e in trace.of_type("channel_request") if e.channel == "clarification"]
         answers = [e for e in trace.of_type("channel_response") if e.channel == "clarification"]
-        if answers and "rather not say" in answers[0].payload["content"]:
-            withheld = requests[0].payload["topics"]
-            assert any(set(withheld) & set(r.payload["topics"]) for r in requests[1:])
+        if answers and "rather not say" in answers[0].payload.content:
+            withheld = requests[0].payload.topics
+            assert any(set(withheld) & set(r.payload.topics) for r in requests[1:])
             withheld_then_asked += 1
     assert withheld_then_asked >= 1

@@ -55,9 +55,9 @@ def test_llm_user_prompts_are_persona_aware_and_built_from_the_users_spec():
     assert "hold back details" in system and "consequential actions" not in system
     assert "consequential actions" in control[0][0]  # control uses risk tolerance
     response = next(e for e in trace.of_type("channel_response") if e.channel == "clarification")
-    assert response.payload["info"] == {"email": "t.wren@example.org"}
+    assert response.payload.info == {"email": "t.wren@example.org"}
     calls = trace.of_type("model_call")
-    assert {e.payload["role"] for e in calls} == {"user"}
+    assert {e.payload.role for e in calls} == {"user"}
     assert {e.actor for e in calls} == {"user_0", "user_1"}
 
 
@@ -70,22 +70,22 @@ def test_unusable_decision_is_recorded_not_invented():
     model = register_test_provider("human-vague", respond)
     _, trace = run("mock_C_001", model)
     errors = [e for e in trace.of_type("error") if e.actor == "user_1"]
-    assert errors and errors[0].payload["error_type"] == "invalid_json"
+    assert errors and errors[0].payload.error_type == "invalid_json"
     statuses = [
-        e.payload for e in trace.of_type("channel_status") if e.payload["status"] == "terminated"
+        e.payload for e in trace.of_type("channel_status") if e.payload.status == "terminated"
     ]
-    assert statuses and "no usable answer" in statuses[0]["reason"]
+    assert statuses and "no usable answer" in statuses[0].reason
     assert not [e for e in trace.of_type("channel_response") if e.channel == "control"]
-    assert not [e for e in trace.of_type("tool_call") if e.payload["name"] == "refund"]
+    assert not [e for e in trace.of_type("tool_call") if e.payload.name == "refund"]
 
 
 def test_user_executes_a_user_side_action_when_asked():
     prompts = []
     model = register_test_provider("human-exec", fake_human(prompts))
     episode, trace = run("mock_C_002", model)
-    restart = next(e for e in trace.of_type("tool_call") if e.payload["name"] == "restart_device")
-    assert restart.actor == "user_0" and restart.payload["side"] == "user"
-    assert restart.payload["authorization"].startswith("ctrl-")
+    restart = next(e for e in trace.of_type("tool_call") if e.payload.name == "restart_device")
+    assert restart.actor == "user_0" and restart.payload.side == "user"
+    assert restart.payload.authorization.startswith("ctrl-")
     assert episode.environment.run_assertion(
         "assert_device", {"account_id": "A104", "device": "online"}
     )

@@ -1,0 +1,170 @@
+"""Backends by name: who plays the agents, the humans and the judge of an episode.
+
+A backend string is matched against the registered names: ``scripted:oracle?...`` (the
+part before ``?``) first matches an exact name, then the longest registered prefix
+(such as ``human:``); anything else is a litellm model string played by the LLM-backed
+participant. Backends register themselves in the module that defines them::
+
+    @agent_backend("scripted:idle", label="does nothing")
+    def idle_team(model, seats):
+        return {seat.view.agent_id: IdleAgent() for seat in seats}
+
+An agent backend registered with ``reads_answer_key=True`` is also given the task's
+:class:`~hasbench.participants.base.AnswerKey`; no other backend is.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+if TYPE_CHECKING:
+    from hasbench.llm import LLMClient
+    from hasbench.participants.base import (
+        AgentPolicy,
+        AgentSeat,
+        AnswerKey,
+        HumanSeat,
+        UserPolicy,
+    )
+    from hasbench.participants.judges import Judge
+
+B = TypeVar("B")
+MODEL = ""
+"""The registration key of the default: any litellm model string."""
+_BUILTIN_MODULES = (
+    "hasbench.participants.agents",
+    "hasbench.participants.scripted",
+    "hasbench.participants.users",
+    "hasbench.participants.judges",
+)
+
+
+@dataclass(frozen=True)
+class Backend(Generic[B]):
+    """One registered backend.
+
+    Attributes:
+        name: the name or prefix it answers to (``MODEL`` for litellm strings).
+        build: what makes the participants.
+        label: how tables and figures name it.
+        prefix: True when ``name`` is a prefix (``human:``), False for an exact name.
+        reads_answer_key: agent backends only: it is given the answer key.
+    """
+
+    name: str
+    build: B
+    label: str
+    prefix: bool = False
+    reads_answer_key: bool = False
+
+
+class BackendRegistry(Generic[B]):
+    """The backends of one role, by name."""
+
+    def __init__(self, role: str) -> None:
+        self.role = role
+        self._entries: dict[str, Backend[B]] = {}
+
+    def register(self, entry: Backend[B]) -> None:
+        """Add a backend; registering a name again replaces it."""
+        self._entries[entry.name] = entry
+
+    def names(self) -> list[str]:
+        """Registered names, sorted (the litellm default is not listed)."""
+        _load_builtins()
+        return sorted(n for n in self._entries if n != MODEL)
+
+    def resolve(self, spec: str) -> Backend[B]:
+        """The backend a backend string selects.
+
+        Raises:
+            ValueError: a ``scripted:`` string that names no registered backend.
+        """
+        _load_builtins()
+        name = spec.split("?", 1)[0]
+        if name in self._entries and not self._entries[name].prefix:
+            return self._entries[name]
+        prefixes = [e for e in self._entries.values() if e.prefix and spec.startswith(e.name)]
+        if prefixes:
+            return max(prefixes, key=lambda e: len(e.name))
+        if spec.startswith("scripted:") or MODEL not in self._entries:
+            known = ", ".join(self.names())
+            raise ValueError(f"unknown scripted {self.role} {spec!r} (known: {known})")
+        return self._entries[MODEL]
+
+    def label(self, spec: str) -> str:
+        """How results name the backend of a string (the string for litellm models)."""
+        entry = self.resolve(spec)
+        return spec if entry.name == MODEL else f"{spec}: {entry.label}"
+
+
+AgentBuild = Callable[..., dict[str, "AgentPolicy"]]
+"""``build(model, seats)`` or, with the answer key, ``build(model, seats, answer_key)``."""
+UserBuild = Callable[[str, "HumanSeat"], "UserPolicy"]
+JudgeBuild = Callable[[str, "LLMClient | None"], "Judge"]
+
+AGENT_BACKENDS: BackendRegistry[AgentBuild] = BackendRegistry("agent")
+USER_BACKENDS: BackendRegistry[UserBuild] = BackendRegistry("user")
+JUDGE_BACKENDS: BackendRegistry[JudgeBuild] = BackendRegistry("judge")
+
+
+def _decorator(registry: BackendRegistry[Any], name: str, **options: Any) -> Callable[[Any], Any]:
+    def register(build: Any) -> Any:
+        label = options.pop("label", None) or (build.__doc__ or name).strip().splitlines()[0]
+        registry.register(Backend(name=name, build=build, label=label, **options))
+        return build
+
+    return register
+
+
+def agent_backend(
+    name: str, *, label: str | None = None, prefix: bool = False, reads_answer_key: bool = False
+) -> Callable[[AgentBuild], AgentBuild]:
+    """Register a function that builds one policy per agent seat of an episode."""
+    return _decorator(
+        AGENT_BACKENDS, name, label=label, prefix=prefix, reads_answer_key=reads_answer_key
+    )
+
+
+def user_backend(
+    name: str, *, label: str | None = None, prefix: bool = False
+) -> Callable[[UserBuild], UserBuild]:
+    """Register a function that builds the policy playing one human seat."""
+    return _decorator(USER_BACKENDS, name, label=label, prefix=prefix)
+
+
+def judge_backend(
+    name: str, *, label: str | None = None, prefix: bool = False
+) -> Callable[[JudgeBuild], JudgeBuild]:
+    """Register a function that builds a judge."""
+    return _decorator(JUDGE_BACKENDS, name, label=label, prefix=prefix)
+
+
+def make_agents(
+    spec: str, seats: Sequence[AgentSeat], answer_key: Callable[[], AnswerKey]
+) -> dict[str, AgentPolicy]:
+    """One policy per agent seat; ``answer_key`` is called only for backends that read it."""
+    entry = AGENT_BACKENDS.resolve(spec)
+    if entry.reads_answer_key:
+        return entry.build(spec, list(seats), answer_key())
+    return entry.build(spec, list(seats))
+
+
+def make_user(spec: str, seat: HumanSeat) -> UserPolicy:
+    """The policy that plays one human seat."""
+    return USER_BACKENDS.resolve(spec).build(spec, seat)
+
+
+_loaded = False
+
+
+def _load_builtins() -> None:
+    """Import the modules whose backends register themselves."""
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        for module in _BUILTIN_MODULES:
+            importlib.import_module(module)
