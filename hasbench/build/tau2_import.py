@@ -235,6 +235,7 @@ def convert_task(
     environment: dict[str, Any] = {
         "max_iterations": max(MAX_ITERATIONS, 20 + 5 * n_actions),
         "db_path": db_path,
+        "compat": "tau2",
     }
     if user_db_path:
         environment["user_db_path"] = user_db_path
@@ -337,7 +338,8 @@ def _criteria(task: _Task, user: dict[str, Any]) -> tuple[dict[str, Any], list[s
         "nl_assertions": list(raw.nl_assertions or []),
     }
     populated = {
-        "ENV": actions,
+        # τ²-bench: an explicit empty action list means "the database must not change"
+        "ENV": raw.actions is not None,
         "ACTION": actions,
         "ENV_ASSERTION": criteria["env_assertions"],
         "COMMUNICATE": criteria["communicate_info"],
