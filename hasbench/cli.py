@@ -96,6 +96,21 @@ def cmd_build_tasks(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_build_filter(args: argparse.Namespace) -> int:
+    """Step 1: filter the source tasks; write the report and print the counts."""
+    from hasbench.build.source_filter import SourceFilterError, run_filter
+
+    try:
+        results = run_filter(args.tau2, args.marble, args.out, telecom_tasks=args.telecom_tasks)
+    except SourceFilterError as error:
+        print(f"hasbench build filter: {error}", file=sys.stderr)
+        return 1
+    for domain, rows in results.items():
+        print(f"{domain}: kept {sum(r.verdict == 'keep' for r in rows)} of {len(rows)}")
+    print(f"wrote {Path(args.out) / 'filter.csv'} and filter.md")
+    return 0
+
+
 def cmd_import_tau2(args: argparse.Namespace) -> int:
     """Convert a τ²-bench task file into a task YAML file; print what was written."""
     from hasbench.build.tau2_import import Tau2ImportError, import_tau2, write_tasks
@@ -211,6 +226,12 @@ def build_parser() -> argparse.ArgumentParser:
     q = build.add_parser("tasks", help="write data/tasks/<domain>.yaml")
     q.add_argument("--domain", choices=["retail", "airline", "telecom"], help="default: all")
     q.set_defaults(func=cmd_build_tasks)
+    q = build.add_parser("filter", help="step 1: filter the τ²-bench and MultiAgentBench tasks")
+    q.add_argument("--tau2", required=True, metavar="DIR", help="τ²'s data/tau2/domains folder")
+    q.add_argument("--marble", required=True, metavar="DIR", help="MARBLE's multiagentbench folder")
+    q.add_argument("--out", required=True, metavar="DIR", help="where filter.csv/.md go")
+    q.add_argument("--telecom-tasks", metavar="FILE", help="another telecom task file (full set)")
+    q.set_defaults(func=cmd_build_filter)
 
     p = sub.add_parser("import", help="convert tasks from another benchmark's format")
     source = p.add_subparsers(dest="import_source", required=True, metavar="FORMAT")

@@ -19,7 +19,9 @@ Dimensions:
 - ``NL_ASSERTIONS``: the share of assertions the judge says are met; missing verdicts are
   recorded and make the dimension fail.
 
-A criterion that is empty never passes by itself.
+A criterion that is empty never passes by itself, except under ``environment.compat:
+tau2``, where an ENV criterion with no gold actions (a τ²-bench "change nothing" task)
+passes when the database is left unchanged.
 """
 
 from __future__ import annotations
@@ -78,7 +80,12 @@ async def evaluate(scenario: Scenario, trace: Trace, judge: Any) -> Outcome:
     for dimension in criteria.reward_basis:
         if dimension == "ENV":
             dimensions[dimension] = _env_credit(
-                initial_state, gold_state, predicted_state, criteria.actions, env_diff
+                initial_state,
+                gold_state,
+                predicted_state,
+                criteria.actions,
+                env_diff,
+                no_actions_mean_unchanged=scenario.environment.compat == "tau2",
             )
         elif dimension == "ENV_ASSERTION":
             dimensions[dimension] = _assertion_credit(scenario, predicted, details)
@@ -226,8 +233,9 @@ def _env_credit(
     predicted: dict[str, Any],
     actions: list[GoldAction],
     env_diff: list[dict[str, Any]],
+    no_actions_mean_unchanged: bool = False,
 ) -> float:
-    if not actions:
+    if not actions and not no_actions_mean_unchanged:
         return 0.0
     changed = {c["path"] for c in state_diff(initial, gold)} | {
         c["path"] for c in state_diff(initial, predicted)

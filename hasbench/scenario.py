@@ -21,7 +21,14 @@ from typing import Any, Literal, Union, get_args, get_origin
 
 import networkx as nx
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from hasbench.vocab import INTERVENTION_DECISIONS, Channel, content_hash
 
@@ -59,6 +66,11 @@ MODE_LABELS: dict[str, frozenset[str]] = {
     mode: frozenset({label}) | HUMAN_RELATIONS for mode, label in AGENT_RELATION.items()
 }
 """Every edge label each coordination mode allows."""
+
+
+COMPAT_MODES = {"tau2": "τ²-bench v0.1.3 behaviour, for imported retail/airline/telecom tasks"}
+"""Compatibility modes an environment can run in (``environment.compat``)."""
+COMPAT_DOMAINS = {"tau2": ("retail", "airline", "telecom")}
 
 
 class StrictModel(BaseModel):
@@ -111,6 +123,18 @@ class EnvironmentConfig(StrictModel):
     task_files: dict[str, str] | None = None
     initialization_data: InitializationData | None = None
     initialization_actions: list[EnvCall] = Field(default_factory=list)
+    compat: str | None = None
+    """Run the domain as a source benchmark does: ``"tau2"`` gives τ²-bench v0.1.3's
+    checks, quirks and number formats (imported τ² tasks), and lets an ENV criterion with
+    no gold actions mean "the database must stay unchanged"."""
+
+    @field_validator("compat")
+    @classmethod
+    def _known_compat(cls, value: str | None) -> str | None:
+        if value is not None and value not in COMPAT_MODES:
+            known = ", ".join(f"{name!r} ({what})" for name, what in COMPAT_MODES.items())
+            raise ValueError(f"unknown compatibility mode {value!r}; known: {known}")
+        return value
 
 
 class AgentSpec(StrictModel):
@@ -561,6 +585,7 @@ def check_scenario(scn: Scenario) -> list[Problem]:
         _check_reward_basis,
         _check_spontaneous,
         _check_domain_names,
+        _check_compat,
     ):
         problems.extend(check(scn))
     return [Problem(None, None, path, message) for path, message in problems]
@@ -839,9 +864,19 @@ def _check_reward_basis(scn: Scenario) -> list[tuple[str, str]]:
             problems.append((where, f"duplicate {dimension!r}"))
             continue
         source = _REWARD_SOURCE[dimension]
+        if dimension == "ENV" and scn.environment.compat == "tau2":
+            continue  # τ²-bench: no gold action means the database must stay unchanged
         if not getattr(criteria, source):
             problems.append((where, f"{dimension} needs a non-empty evaluation_criteria.{source}"))
     return problems
+
+
+def _check_compat(scn: Scenario) -> list[tuple[str, str]]:
+    compat = scn.environment.compat
+    if compat is None or scn.domain in COMPAT_DOMAINS[compat]:
+        return []
+    domains = ", ".join(COMPAT_DOMAINS[compat])
+    return [("environment.compat", f"{compat!r} is only for the domains {domains}")]
 
 
 def _check_spontaneous(scn: Scenario) -> list[tuple[str, str]]:

@@ -208,7 +208,7 @@ def suitable_personas(
         calls: The gold ``(tool, arguments)`` calls.
         known_info: What the human holds.
     """
-    specs = {spec.name: spec for spec in environment.tools(environment)}
+    specs = environment._specs
     risk = max((RISK_ORDER[specs[name].risk] for name, _ in calls if name in specs), default=0)
     floor = {3: 0.25, 2: 0.1}.get(risk, 0.0)
     values = {str(v) for v in known_info.values()}

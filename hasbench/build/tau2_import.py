@@ -37,7 +37,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from hasbench.build.builder import dump_tasks
 from hasbench.envs import environment_class
-from hasbench.envs.base import EnvironmentDataError
+from hasbench.envs.base import Environment, EnvironmentDataError
 from hasbench.scenario import Scenario, check_scenario
 
 DOMAINS = ("retail", "airline", "telecom")
@@ -141,21 +141,39 @@ class _Task(_Loose):
 _FACTS: list[tuple[str, re.Pattern[str]]] = [
     ("email", re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")),
     ("user_id", re.compile(r"\b[a-z]+_[a-z]+_\d{4}\b")),
-    ("order_id", re.compile(r"#W\d{7}\b")),
+    ("order_id", re.compile(r"(?<![\w#])#?(W\d{7})\b")),
     ("phone_number", re.compile(r"\b\d{3}-\d{3}-\d{4}\b")),
     ("customer_id", re.compile(r"\bC\d{4}\b")),
-    ("reservation_id", re.compile(r"(?<![\w#])[A-Z0-9]{6}(?!\w)")),
-    ("zip", re.compile(r"(?i:zip(?: code)?(?: is)?)\s+(\d{5})\b")),
-    ("name", re.compile(r"(?i:\byou are|\byour name is)\s+([A-Z][a-z]+(?: [A-Z][a-z]+)+)")),
+    ("flight_number", re.compile(r"\b(HAT\d{3})\b")),
+    ("reservation_id", re.compile(r"(?<![\w#$])([A-Z0-9]{6})(?![\w])")),
+    ("zip", re.compile(r"(?<![\w$.-])(\d{5})(?!\w|\.\d|-|,\d)")),
+    (
+        "payment_method",
+        re.compile(
+            r"(?i)\b((?:credit card|debit card|gift card|paypal)"
+            r"(?: (?:ending|that ends) (?:in|with) \d{4})?)"
+        ),
+    ),
+    (
+        "name",
+        re.compile(
+            r"(?i:\byou are|\byour name is|\bname is)\s+"
+            r"([A-Z][a-z]+(?: [A-Z][a-z]+)+)"
+        ),
+    ),
 ]
+_RESERVATION_CONTEXT = re.compile(r"(?i)(reservation|confirmation|booking)[^.]{0,40}$")
 
 
 def extract_facts(text: str) -> dict[str, str]:
-    """Ids, e-mail, zip code, phone number and name mentioned in a scenario text.
+    """Ids, e-mail, zip code, phone number, flights, payment methods and name in a text.
 
-    A name ("You are Mia Li", "Your name is ...") gives ``name``, ``first_name`` and
+    Order ids are given with their "#" whether or not the text writes it; a 6-character
+    code is a reservation id when it has a digit or follows "reservation"/"confirmation"
+    (flight numbers like HAT045 are flight numbers); a zip code is any standalone
+    five-digit number ("zip code is 19122", "zipcode 19122", "Denver, 80280"). A name
+    ("You are Mia Li", "Your name is ...") gives ``name``, ``first_name`` and
     ``last_name``. Repeated kinds get numbered keys (``order_id``, ``order_id_2``, ...).
-    Reservation ids must contain a digit and a letter, so capitalised words are not ids.
     """
     facts: dict[str, str] = {}
     for key, pattern in _FACTS:
@@ -168,15 +186,21 @@ def extract_facts(text: str) -> dict[str, str]:
             continue
         for match in pattern.finditer(text):
             value = match.group(match.lastindex or 0)
-            if key == "reservation_id" and not (
-                re.search(r"\d", value) and re.search(r"[A-Z]", value)
-            ):
+            if key == "order_id":
+                value = f"#{value}"
+            if key == "reservation_id" and not _is_reservation(value, text[: match.start()]):
                 continue
             if value not in values:
                 values.append(value)
         for number, value in enumerate(values, start=1):
             facts[key if number == 1 else f"{key}_{number}"] = value
     return facts
+
+
+def _is_reservation(code: str, before: str) -> bool:
+    if re.fullmatch(r"HAT\d{3}|W\d{5}|\d{6}", code) or not re.search(r"[A-Z]", code):
+        return False
+    return bool(re.search(r"\d", code)) or bool(_RESERVATION_CONTEXT.search(before))
 
 
 # -- conversion --------------------------------------------------------------------------
@@ -235,6 +259,7 @@ def convert_task(
     environment: dict[str, Any] = {
         "max_iterations": max(MAX_ITERATIONS, 20 + 5 * n_actions),
         "db_path": db_path,
+        "compat": "tau2",
     }
     if user_db_path:
         environment["user_db_path"] = user_db_path
@@ -337,7 +362,8 @@ def _criteria(task: _Task, user: dict[str, Any]) -> tuple[dict[str, Any], list[s
         "nl_assertions": list(raw.nl_assertions or []),
     }
     populated = {
-        "ENV": actions,
+        # τ²-bench: an explicit empty action list means "the database must not change"
+        "ENV": raw.actions is not None,
         "ACTION": actions,
         "ENV_ASSERTION": criteria["env_assertions"],
         "COMMUNICATE": criteria["communicate_info"],
@@ -346,6 +372,71 @@ def _criteria(task: _Task, user: dict[str, Any]) -> tuple[dict[str, Any], list[s
     kept = [name for name in dict.fromkeys(basis) if populated[name]]
     dropped = [name for name in dict.fromkeys(basis) if not populated[name]]
     return criteria | {"reward_basis": kept}, dropped
+
+
+def gold_argument_sources(scenario: Scenario, env: Environment) -> dict[str, list[str]]:
+    """Where each gold argument value can come from: ``stated``, ``lookup`` or ``neither``.
+
+    Stated: the customer's goal, instructions or known facts say it. Lookup: a read tool
+    returns it when called with stated facts or with ids earlier lookups returned (three
+    rounds of every one-argument read tool, plus name + zip and email lookups).
+    """
+    user = scenario.users[0]
+    facts = {str(v) for v in user.known_info.values()}
+    stated = " ".join([user.goal, user.task_instructions, *facts]).lower()
+    seen: set[str] = set(facts)
+    outputs: list[str] = []
+    known = user.known_info
+    if {"first_name", "last_name", "zip"} <= set(known) and "find_user_id_by_name_zip" in {
+        t.name for t in env.tools()
+    }:
+        args = {k: known[k] for k in ("first_name", "last_name", "zip")}
+        seen.add(str(env.call("find_user_id_by_name_zip", args).output))
+    readers = [
+        (spec.name, next(iter(spec.parameters["properties"])))
+        for spec in env.tools("agent")
+        if spec.kind == "read"
+        and len(spec.parameters.get("required", [])) <= 1
+        and len(spec.parameters["properties"]) <= 1 + ("limit" in spec.parameters["properties"])
+        and spec.parameters["properties"]
+    ]
+    readers += [(spec.name, None) for spec in env.tools("agent") if spec.kind == "read"
+                and not spec.parameters.get("properties")]  # fmt: skip
+    tried: set[tuple[str, str]] = set()
+    for _ in range(3):
+        for value in sorted(seen):
+            if " " in value or len(value) > 40:
+                continue
+            for name, parameter in readers:
+                key = (name, "" if parameter is None else value)
+                if key in tried:
+                    continue
+                tried.add(key)
+                result = env.call(name, {} if parameter is None else {parameter: value})
+                if not result.error:
+                    outputs.append(result.content())
+        seen |= set(re.findall(r"[#\w.@-]+", " ".join(outputs))) - seen
+    found = " ".join(outputs).lower()
+    sources: dict[str, list[str]] = {"stated": [], "lookup": [], "neither": []}
+    for action in scenario.evaluation_criteria.actions:
+        for path, value in _leaves(action.arguments, f"{action.action_id}.{action.name}"):
+            text = str(value).lower()
+            if isinstance(value, bool) or text in ("", "yes", "no") or text in stated:
+                kind = "stated" if text in stated else "lookup"
+            elif text in found or isinstance(value, int | float):
+                kind = "lookup"
+            else:
+                kind = "neither"
+            sources[kind].append(path)
+    return sources
+
+
+def _leaves(value: Any, path: str) -> list[tuple[str, Any]]:
+    if isinstance(value, dict):
+        return [leaf for k, v in value.items() for leaf in _leaves(v, f"{path}.{k}")]
+    if isinstance(value, list):
+        return [leaf for i, v in enumerate(value) for leaf in _leaves(v, f"{path}[{i}]")]
+    return [(path, value)]
 
 
 def import_tau2(
@@ -392,9 +483,10 @@ def import_tau2(
             skipped.append(note or "")
             continue
         try:
-            env_class.from_scenario(scenario)
+            env = env_class.from_scenario(scenario)
         except EnvironmentDataError as exc:
             raise Tau2ImportError(f"{source}: task {scenario.source_task_id}: {exc}") from None
+        scenario.metadata["gold_arguments"] = gold_argument_sources(scenario, env)
         scenarios.append(scenario)
     return scenarios, skipped
 

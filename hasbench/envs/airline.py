@@ -2,11 +2,14 @@
 
 Tool names, parameters, checks, effects, id schemes and the fixed "now"
 (2024-05-15 15:00 EST) follow τ²-bench's airline toolkit. Differences, all stricter:
-cancelling or changing an already cancelled reservation is refused, and baggage counts
-must be consistent (0 <= nonfree <= total). Policy rules the API does not enforce in
-τ²-bench (basic-economy changes, cancellation eligibility, compensation) are left to
-the agent and checked by the task criteria. Every check runs before any write, and
-writes change private copies of the records they touch (copy-on-write).
+cancelling or changing an already cancelled reservation is refused, baggage counts must
+be consistent (0 <= nonfree <= total), a certificate must be worth more than 0, and gift
+card balances are rounded to cents. Imported τ² tasks run with ``environment.compat:
+tau2``, which accepts those calls and keeps balances unrounded, as τ²-bench does.
+Policy rules the API does not enforce in τ²-bench (basic-economy changes, cancellation
+eligibility, compensation) are left to the agent and checked by the task criteria.
+Every check runs before any write, and writes change private copies of the records they
+touch (copy-on-write).
 """
 
 from __future__ import annotations
@@ -89,7 +92,7 @@ class AirlineEnvironment(ServiceEnvironment):
 
     def _active_reservation(self, reservation_id: str) -> dict[str, Any]:
         reservation = self._reservation(reservation_id)
-        if reservation["status"] == "cancelled":
+        if reservation["status"] == "cancelled" and self.compat != "tau2":
             raise ToolError("precondition_failed", f"Reservation {reservation_id} is cancelled")
         return reservation
 
@@ -146,6 +149,18 @@ class AirlineEnvironment(ServiceEnvironment):
             "available_seats": status["available_seats"],
             "prices": status["prices"],
         }
+
+    def _check_bags(self, total: int, nonfree: int) -> None:
+        if not 0 <= nonfree <= total and self.compat != "tau2":
+            raise ToolError(
+                "invalid_arguments",
+                "Bag counts must satisfy 0 <= nonfree_baggages <= total_baggages",
+            )
+
+    def _debit(self, method: dict[str, Any], amount: float) -> None:
+        """Take an amount off a gift card (rounded to cents unless in τ² mode)."""
+        balance = method["amount"] - amount
+        method["amount"] = balance if self.compat == "tau2" else round(balance, 2)
 
     # -- read tools ---------------------------------------------------------------------
 
@@ -274,7 +289,7 @@ class AirlineEnvironment(ServiceEnvironment):
         rid = next((r for r in NEW_RESERVATION_IDS if r not in self.db["reservations"]), None)
         if rid is None:
             raise ToolError("precondition_failed", "Too many reservations")
-        _check_bags(total_baggages, nonfree_baggages)
+        self._check_bags(total_baggages, nonfree_baggages)
         segments = [
             self._bookable(f["flight_number"], f["date"], cabin, len(passengers)) for f in flights
         ]
@@ -303,7 +318,7 @@ class AirlineEnvironment(ServiceEnvironment):
         for payment in payment_methods:
             method = user["payment_methods"][payment["payment_id"]]
             if method["source"] == "gift_card":
-                method["amount"] = round(method["amount"] - payment["amount"], 2)
+                self._debit(method, payment["amount"])
             elif method["source"] == "certificate":
                 del user["payment_methods"][payment["payment_id"]]
         for segment in segments:
@@ -362,7 +377,7 @@ class AirlineEnvironment(ServiceEnvironment):
             payment_id: Credit card or gift card that pays (certificates cannot).
         """
         reservation = self._active_reservation(reservation_id)
-        _check_bags(total_baggages, nonfree_baggages)
+        self._check_bags(total_baggages, nonfree_baggages)
         user = self._user(reservation["user_id"])
         price = BAG_FEE * max(0, nonfree_baggages - reservation["nonfree_baggages"])
         method = self._update_method(user, payment_id, price)
@@ -371,7 +386,7 @@ class AirlineEnvironment(ServiceEnvironment):
             reservation["payment_history"].append({"payment_id": payment_id, "amount": price})
             if method["source"] == "gift_card":
                 method = self.writable("users", user["user_id"])["payment_methods"][payment_id]
-                method["amount"] = round(method["amount"] - price, 2)
+                self._debit(method, price)
         reservation["total_baggages"] = total_baggages
         reservation["nonfree_baggages"] = nonfree_baggages
         return reservation
@@ -421,7 +436,7 @@ class AirlineEnvironment(ServiceEnvironment):
             reservation["payment_history"].append({"payment_id": payment_id, "amount": delta})
             if method["source"] == "gift_card":
                 method = self.writable("users", user["user_id"])["payment_methods"][payment_id]
-                method["amount"] = round(method["amount"] - delta, 2)
+                self._debit(method, delta)
         reservation["flights"] = segments
         reservation["cabin"] = cabin
         return reservation
@@ -452,7 +467,7 @@ class AirlineEnvironment(ServiceEnvironment):
             amount: The certificate's value.
         """
         user = self._user(user_id)
-        if amount <= 0:
+        if amount <= 0 and self.compat != "tau2":
             raise ToolError("invalid_arguments", "Certificate amount must be positive")
         cid = next((c for c in NEW_CERTIFICATE_IDS if c not in user["payment_methods"]), None)
         if cid is None:
@@ -550,13 +565,6 @@ class AirlineEnvironment(ServiceEnvironment):
         return all(
             p["payment_id"] in own or p["payment_id"].startswith("certificate_")
             for p in reservation["payment_history"]
-        )
-
-
-def _check_bags(total: int, nonfree: int) -> None:
-    if not 0 <= nonfree <= total:
-        raise ToolError(
-            "invalid_arguments", "Bag counts must satisfy 0 <= nonfree_baggages <= total_baggages"
         )
 
 

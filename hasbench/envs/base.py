@@ -128,6 +128,9 @@ class Environment:
 
     policy: str = ""
     """The domain policy text given to agents."""
+    compat: str | None = None
+    """``"tau2"``: behave as τ²-bench v0.1.3 where the domain is deliberately stricter
+    (set from ``environment.compat`` before the task is initialized)."""
 
     def __init__(self, db: dict[str, Any], user_db: dict[str, Any] | None = None) -> None:
         self.db = db
@@ -199,20 +202,29 @@ class Environment:
 
     # -- tools ---------------------------------------------------------------------
 
+    def hidden_tools(self) -> frozenset[str]:
+        """Tools of the class this instance does not offer (e.g. in a compatibility mode)."""
+        return frozenset()
+
     def tools(self, side: Side | None = None) -> list[ToolSpec]:
         """Tool specs, optionally only those of one side, sorted by name."""
+        hidden = self.hidden_tools()
         return sorted(
-            (s for s in self._specs.values() if side is None or s.side == side),
+            (
+                s
+                for s in self._specs.values()
+                if (side is None or s.side == side) and s.name not in hidden
+            ),
             key=lambda s: s.name,
         )
 
     def tool_spec(self, name: str) -> ToolSpec | None:
         """The spec of one tool, or None if there is no such tool."""
-        return self._specs.get(name)
+        return None if name in self.hidden_tools() else self._specs.get(name)
 
     def call(self, name: str, arguments: dict[str, Any], side: Side = "agent") -> ToolResult:
         """Run a tool; errors come back as a typed :class:`ToolResult`, state unchanged."""
-        spec = self._specs.get(name)
+        spec = self.tool_spec(name)
         if spec is None:
             return _error(name, "unknown_tool", f"Tool '{name}' not found.")
         if spec.side != side:
@@ -329,7 +341,7 @@ def state_diff(before: Any, after: Any, path: str = "") -> list[dict[str, Any]]:
 
 
 def _arguments_model(name: str, method: Callable) -> type[BaseModel]:
-    hints = get_type_hints(method)
+    hints = get_type_hints(method, include_extras=True)
     fields: dict[str, Any] = {}
     for param in list(inspect.signature(method).parameters.values())[1:]:
         annotation = hints.get(param.name, Any)

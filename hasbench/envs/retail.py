@@ -1,8 +1,10 @@
 """Retail customer service: orders, returns, exchanges (call-compatible with τ²-bench retail).
 
-Tool names, parameters, checks and effects follow τ²-bench's retail toolkit, with one
-deliberate difference: ``modify_pending_order_items`` gives each modified item the price
-and options of its own new variant (τ²-bench copies the last variant's onto all of them).
+Tool names, parameters, checks and effects follow τ²-bench's retail toolkit, with
+deliberate differences in ``modify_pending_order_items``: each modified item gets the
+price and options of its own new variant (τ²-bench copies the last variant's onto all
+of them) and the price difference is rounded to cents. Imported τ² tasks run with
+``environment.compat: tau2``, which restores τ²-bench's behaviour for both.
 Every check runs before any write, so a refused call leaves the database untouched;
 writes change private copies of the records they touch (copy-on-write).
 """
@@ -252,7 +254,9 @@ class RetailEnvironment(ServiceEnvironment):
             raise ToolError("precondition_failed", "Non-pending order cannot be modified")
         pairs = self._new_variants(order, item_ids, new_item_ids, allow_same=False)
         method = self._payment_method(order, payment_method_id)
-        diff = round(sum(v["price"] - order["items"][i]["price"] for i, v in pairs), 2)
+        diff = sum(v["price"] - order["items"][i]["price"] for i, v in pairs)
+        if self.compat != "tau2":
+            diff = round(diff, 2)  # τ²-bench keeps the unrounded sum
         if method["source"] == "gift_card" and method["balance"] < diff:
             raise ToolError("precondition_failed", "Insufficient gift card balance to pay")
         order = self.writable("orders", order_id)
@@ -267,10 +271,12 @@ class RetailEnvironment(ServiceEnvironment):
         if method["source"] == "gift_card":
             method["balance"] = round(method["balance"] - diff, 2)
         for index, variant in pairs:
+            # τ²-bench gives every modified item the price and options of the last variant
+            priced = pairs[-1][1] if self.compat == "tau2" else variant
             item = order["items"][index]
             item["item_id"] = variant["item_id"]
-            item["price"] = variant["price"]
-            item["options"] = dict(variant["options"])
+            item["price"] = priced["price"]
+            item["options"] = dict(priced["options"])
         order["status"] = "pending (item modified)"
         return order
 

@@ -60,6 +60,7 @@ class ServiceEnvironment(Environment):
             db = cls.default_db()
         env = cls(db)
         env.policy = load_policy(settings.policy_path or f"{cls.domain}.md")
+        env.compat = settings.compat
         env.initialize(scenario)
         return env
 

@@ -20,11 +20,14 @@ the state unchanged; names, parameters and effects are the same.
 from __future__ import annotations
 
 import hashlib
-from typing import TYPE_CHECKING, Any, Literal, get_args
+from typing import TYPE_CHECKING, Annotated, Any
+
+from pydantic import WithJsonSchema
 
 from hasbench.envs.base import (
     Environment,
     EnvironmentDataError,
+    ErrorType,
     ToolError,
     ToolSpec,
     assertion,
@@ -44,9 +47,13 @@ from hasbench.envs.telecom_db import (
 if TYPE_CHECKING:
     from hasbench.scenario import Scenario
 
-NetworkMode = Literal["4g_5g_preferred", "4g_only", "3g_only", "2g_only"]
-Permission = Literal["sms", "storage", "phone", "network"]
-PERMISSIONS: tuple[str, ...] = get_args(Permission)
+NETWORK_MODES = ("4g_5g_preferred", "4g_only", "3g_only", "2g_only")
+PERMISSIONS = ("sms", "storage", "phone", "network")
+NetworkMode = Annotated[str, WithJsonSchema({"type": "string", "enum": list(NETWORK_MODES)})]
+"""A network mode; checked by the tool (τ² mode answers an unknown one with a sentence)."""
+Permission = Annotated[str, WithJsonSchema({"type": "string", "enum": list(PERMISSIONS)})]
+TAU2_ONLY_HIDDEN = frozenset({"get_available_plans", "change_plan"})
+"""Tools τ²-bench's telecom toolkit does not have (hidden in ``compat: tau2``)."""
 SPEED_RANGES = {"2G": (0.1, 0.4), "3G": (1.0, 5.0), "4G": (10.0, 100.0), "5G": (50.0, 500.0)}
 SIGNAL_FACTOR = {"none": 0.0, "poor": 0.2, "fair": 0.5, "good": 0.8, "excellent": 1.0}
 MAX_REFUEL_GB = 2.0
@@ -94,6 +101,7 @@ class TelecomEnvironment(Environment):
         except EnvironmentDataError as exc:
             raise EnvironmentDataError(f"{scenario.task_id}: environment: {exc}") from None
         env = cls(db, user_db, policy)
+        env.compat = cfg.compat
         env.initialize(scenario)
         env.after_call(None)
         return env
@@ -327,18 +335,21 @@ class TelecomEnvironment(Environment):
             raise ToolError("invalid_arguments", "gb_amount must be greater than 0")
         customer, line = self._customer_line(customer_id, line_id)
         plan = self._plan(line["plan_id"])
-        charge = round(gb_amount * plan["data_refueling_price_per_gb"], 2)
+        price = plan["data_refueling_price_per_gb"]
+        exact = self.compat == "tau2"  # τ²-bench keeps unrounded sums
+        charge = gb_amount * price if exact else round(gb_amount * price, 2)
         bill = self._draft_bill(customer)
         bill["line_items"].append(
             {
-                "description": f"Data refuel {gb_amount} GB on {line_id}",
+                "description": f"Data refueling: {gb_amount} GB at ${price}/GB",
                 "amount": charge,
                 "date": TODAY,
                 "item_type": "Charge" if charge >= 0 else "Credit",
             }
         )
-        bill["total_due"] = round(bill["total_due"] + charge, 2)
-        line["data_refueling_gb"] = round(line["data_refueling_gb"] + gb_amount, 6)
+        total, refuelled = bill["total_due"] + charge, line["data_refueling_gb"] + gb_amount
+        bill["total_due"] = total if exact else round(total, 2)
+        line["data_refueling_gb"] = refuelled if exact else round(refuelled, 6)
         return {
             "message": f"Added {gb_amount} GB to line {line_id} for ${charge:.2f}.",
             "new_data_refueling_gb": line["data_refueling_gb"],
@@ -395,6 +406,20 @@ class TelecomEnvironment(Environment):
         self.db["bills"].append(bill)
         customer["bill_ids"].append(bill["bill_id"])
         return bill
+
+    def _refuse(self, error_type: ErrorType, message: str) -> str:
+        """Refuse a device action: a typed error, or in τ² mode a sentence.
+
+        τ²-bench's phone answers such an action with a sentence: the call counts as done
+        and changes nothing.
+        """
+        if self.compat == "tau2":
+            return f"{message}."
+        raise ToolError(error_type, message)
+
+    def hidden_tools(self) -> frozenset[str]:
+        """Tools τ²-bench lacks are hidden in τ² mode."""
+        return TAU2_ONLY_HIDDEN if self.compat == "tau2" else frozenset()
 
     # -- the simulated phone -----------------------------------------------------------
 
@@ -553,6 +578,9 @@ class TelecomEnvironment(Environment):
         Args:
             mode: One of 4g_5g_preferred, 4g_only, 3g_only, 2g_only.
         """
+        if mode not in NETWORK_MODES:
+            message = f"Unknown network mode {mode!r}; use one of {', '.join(NETWORK_MODES)}"
+            return self._refuse("invalid_arguments", message)
         self._phone["network_mode_preference"] = mode
         self._network_search()
         return f"Preferred network mode set to {mode}. {self.check_status_bar()}"
@@ -571,10 +599,16 @@ class TelecomEnvironment(Environment):
         """Turn airplane mode on or off."""
         phone = self._phone
         phone["airplane_mode"] = not phone["airplane_mode"]
-        phone["wifi_connected"] = False
-        if phone["airplane_mode"]:
-            phone["vpn_connected"] = False
+        if self.compat == "tau2":
+            if phone["airplane_mode"] or phone["wifi_enabled"]:
+                phone.update(wifi_connected=False, wifi_ssid=None, wifi_signal_strength="none")
+            if phone["airplane_mode"] and phone["vpn_connected"]:
+                phone.update(vpn_connected=False, vpn_details=None)
         else:
+            phone["wifi_connected"] = False
+            if phone["airplane_mode"]:
+                phone["vpn_connected"] = False
+        if not phone["airplane_mode"]:
             phone["network_connection_status"] = "searching"
         self._network_search()
         state = "on" if phone["airplane_mode"] else "off"
@@ -674,7 +708,9 @@ class TelecomEnvironment(Environment):
         """Turn Wi-Fi on or off (not possible in airplane mode)."""
         phone = self._phone
         if phone["airplane_mode"]:
-            raise ToolError("precondition_failed", "Turn off airplane mode before changing Wi-Fi")
+            return self._refuse(
+                "precondition_failed", "Turn off airplane mode before changing Wi-Fi"
+            )
         phone["wifi_enabled"] = not phone["wifi_enabled"]
         if not phone["wifi_enabled"]:
             phone.update(wifi_connected=False, wifi_ssid=None, wifi_signal_strength="none")
@@ -713,7 +749,8 @@ class TelecomEnvironment(Environment):
         if phone["vpn_connected"]:
             return "The VPN is already connected."
         phone["vpn_connected"] = True
-        phone["vpn_enabled_setting"] = True
+        if self.compat != "tau2":  # τ²-bench connects without switching the setting on
+            phone["vpn_enabled_setting"] = True
         phone["vpn_details"] = {
             "server_address": "192.168.1.1",
             "protocol": "OpenVPN",
@@ -752,7 +789,9 @@ class TelecomEnvironment(Environment):
         Args:
             app_name: The app, e.g. "messaging".
         """
-        app = self._app(app_name)
+        app = self._phone["app_statuses"].get(app_name)
+        if app is None:
+            return self._refuse("not_found", f"App {app_name!r} is not installed")
         granted = [p for p in PERMISSIONS if app["permissions"][p]]
         return f"{app_name} permissions: {', '.join(granted) if granted else 'none'}"
 
@@ -764,7 +803,14 @@ class TelecomEnvironment(Environment):
             app_name: The app, e.g. "messaging".
             permission: The permission to grant.
         """
-        self._app(app_name)["permissions"][permission] = True
+        app = self._phone["app_statuses"].get(app_name)
+        if app is None:
+            return self._refuse("not_found", f"App {app_name!r} is not installed")
+        permission = permission.lower() if self.compat == "tau2" else permission
+        if permission not in PERMISSIONS:
+            message = f"Unknown permission {permission!r}; use one of {', '.join(PERMISSIONS)}"
+            return self._refuse("invalid_arguments", message)
+        app["permissions"][permission] = True
         return f"Granted {permission} to {app_name}."
 
     @tool(kind="read", side="user")
@@ -797,7 +843,7 @@ class TelecomEnvironment(Environment):
         """Pay the bill the carrier asked for."""
         request = self._world["payment_request"]
         if request is None:
-            raise ToolError("precondition_failed", "There is no payment request to pay")
+            return self._refuse("precondition_failed", "There is no payment request to pay")
         request["paid"] = True
         return f"Paid ${request['amount_due']:.2f} for bill {request['bill_id']}."
 
@@ -830,9 +876,9 @@ class TelecomEnvironment(Environment):
                 "total_due": price,
                 "line_items": [
                     {
-                        "description": f"Monthly charge {line_id}",
+                        "description": f"Charge for line {line_id}",
                         "amount": price,
-                        "date": "2025-01-01",
+                        "date": TODAY,
                         "item_type": "Charge",
                     }
                 ],
@@ -855,8 +901,9 @@ class TelecomEnvironment(Environment):
             raise ToolError("not_found", f"No line has phone number {phone_number}")
         self._world["name"] = name
         self._world["phone_number"] = phone_number
-        self.after_call(None)
-        self._network_search()
+        if self.compat != "tau2":  # τ²-bench leaves the phone as it is until a search
+            self.after_call(None)
+            self._network_search()
 
     def set_user_location(self, abroad: bool) -> None:
         """Put the user at home or abroad."""
@@ -917,7 +964,8 @@ class TelecomEnvironment(Environment):
     def break_apn_mms_setting(self) -> None:
         """Break: the MMS server address is missing."""
         self._phone["active_apn_settings"]["mmsc_url"] = None
-        self._network_search()
+        if self.compat != "tau2":  # τ²-bench does not search the network here
+            self._network_search()
 
     def set_wifi_calling(self, enabled: bool, mms_over_wifi: bool | None = None) -> None:
         """Set Wi-Fi calling (and optionally MMS over Wi-Fi)."""

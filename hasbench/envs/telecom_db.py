@@ -15,15 +15,18 @@ import json
 import tomllib
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, ValidationError
 
 from hasbench.envs.base import EnvironmentDataError, fast_copy
 
 TODAY = "2025-02-25"
-NOW = "2025-02-25T12:08:00"
+NOW = "2025-02-25 12:08:00"
+
+Timestamp = Annotated[datetime, PlainSerializer(str, return_type=str, when_used="json")]
+"""A date and time, stored as τ²-bench stores it: ``2025-01-15 10:30:00``."""
 CYCLE_END = "2025-02-28"
 DEFAULT_MMSC_URL = "http://mms.carrier.com/mms/wapenc"
 
@@ -51,8 +54,8 @@ class Device(_Record):
     imei: str | None = None
     is_esim_capable: bool
     activated: bool = False
-    activation_date: datetime | None = None
-    last_esim_transfer_date: datetime | None = None
+    activation_date: Timestamp | None = None
+    last_esim_transfer_date: Timestamp | None = None
 
 
 class Line(_Record):
@@ -104,7 +107,7 @@ class Customer(_Record):
     payment_methods: list[PaymentMethod] = Field(default_factory=list)
     line_ids: list[str] = Field(default_factory=list)
     bill_ids: list[str] = Field(default_factory=list)
-    created_at: datetime = datetime(2025, 1, 1)
+    created_at: Timestamp = datetime(2025, 1, 1)
     last_extension_date: date | None = None
     goodwill_credit_used_this_year: float = 0.0
 
