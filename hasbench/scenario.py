@@ -287,8 +287,12 @@ class Scenario(StrictModel):
         return next(u for u in self.users if u.user_id == user_id)
 
     def content_hash(self) -> str:
-        """SHA-256 of the canonical JSON of this task (first 16 hex digits)."""
-        return content_hash(self.model_dump(mode="json"), 16)
+        """SHA-256 of the canonical JSON of this task (first 16 hex digits).
+
+        Fields left at their defaults are not part of it, so adding an optional field to
+        the schema changes no task's hash (nor the random draws seeded by it).
+        """
+        return content_hash(self.model_dump(mode="json", exclude_defaults=True), 16)
 
 
 # -- problems ----------------------------------------------------------------------
