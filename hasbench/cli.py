@@ -170,7 +170,8 @@ def cmd_study_example(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Run (or resume) an experiment grid into its results store."""
-    from hasbench.runner import load_experiment, run_experiment, run_sync
+    from hasbench.runner import load_experiment, run_experiment
+    from hasbench.sync import run_sync
 
     experiment = load_experiment(args.experiment)
     done = run_sync(run_experiment(experiment, args.out, progress=not args.quiet))

@@ -6,7 +6,8 @@ fresh environment; the gold state by replaying the task's gold actions. Each dim
 the episode succeeds when every dimension scores 1.0, and the Task Score is the mean
 partial credit over the dimensions.
 
-Dimensions:
+Dimensions (each an async function registered with :func:`outcome_dimension`; a new one
+is one function plus its name in the scenario schema's ``RewardDimension``):
 
 - ``ENV``: gold and predicted end states are equal. Partial credit: the share of state
   paths changed by either side whose final values agree.
@@ -26,6 +27,8 @@ passes when the database is left unchanged.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -56,6 +59,46 @@ class Outcome(BaseModel):
     details: dict[str, Any] = Field(default_factory=dict)
 
 
+@dataclass
+class Evaluation:
+    """What an outcome dimension scores: the episode, and the states evaluation rebuilt.
+
+    Attributes:
+        scenario: the task.
+        trace: the finished episode.
+        judge: the judge for natural-language criteria.
+        initial: a fresh environment in the task's initial state.
+        predicted: the state the trace's successful calls lead to.
+        gold: the state the gold actions lead to.
+        env_diff: paths where the predicted state differs from the gold one.
+        details: evidence the dimensions add to the outcome.
+    """
+
+    scenario: Scenario
+    trace: Trace
+    judge: Any
+    initial: Environment
+    predicted: Environment
+    gold: Environment
+    env_diff: list[dict[str, Any]]
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+Dimension = Callable[[Evaluation], Awaitable[float | None]]
+OUTCOME_DIMENSIONS: dict[str, Dimension] = {}
+"""reward_basis name -> the function giving its partial credit in [0, 1] (None: no verdict)."""
+
+
+def outcome_dimension(name: str) -> Callable[[Dimension], Dimension]:
+    """Register an async function of an :class:`Evaluation` as a reward dimension."""
+
+    def register(func: Dimension) -> Dimension:
+        OUTCOME_DIMENSIONS[name] = func
+        return func
+
+    return register
+
+
 async def evaluate(scenario: Scenario, trace: Trace, judge: Any) -> Outcome:
     """Score an episode's trace against its scenario's evaluation criteria.
 
@@ -65,36 +108,15 @@ async def evaluate(scenario: Scenario, trace: Trace, judge: Any) -> Outcome:
         judge: a judge from ``hasbench.participants.judges.make_judge``; used only when
             the reward basis has NL_ASSERTIONS.
     """
-    criteria = scenario.evaluation_criteria
-    details: dict[str, Any] = {}
-    initial = make_environment(scenario)
-    initial_state = initial.state()
     predicted, mismatches = replay_trace(scenario, trace)
     gold, gold_errors = replay_gold(scenario)
-    details["replay_mismatches"] = mismatches
-    details["gold_errors"] = gold_errors
-    gold_state, predicted_state = gold.state(), predicted.state()
-    env_diff = state_diff(gold_state, predicted_state)
-
+    details: dict[str, Any] = {"replay_mismatches": mismatches, "gold_errors": gold_errors}
+    env_diff = state_diff(gold.state(), predicted.state())
+    initial = make_environment(scenario)
+    context = Evaluation(scenario, trace, judge, initial, predicted, gold, env_diff, details)
     dimensions: dict[str, float | None] = {}
-    for dimension in criteria.reward_basis:
-        if dimension == "ENV":
-            dimensions[dimension] = _env_credit(
-                initial_state,
-                gold_state,
-                predicted_state,
-                criteria.actions,
-                env_diff,
-                no_actions_mean_unchanged=scenario.environment.compat == "tau2",
-            )
-        elif dimension == "ENV_ASSERTION":
-            dimensions[dimension] = _assertion_credit(scenario, predicted, details)
-        elif dimension == "ACTION":
-            dimensions[dimension] = _action_credit(criteria.actions, executed_calls(trace))
-        elif dimension == "COMMUNICATE":
-            dimensions[dimension] = _communicate_credit(criteria.communicate_info, trace)
-        elif dimension == "NL_ASSERTIONS":
-            dimensions[dimension] = await _nl_credit(scenario, trace, judge, details)
+    for dimension in scenario.evaluation_criteria.reward_basis:
+        dimensions[dimension] = await OUTCOME_DIMENSIONS[dimension](context)
 
     termination = trace.termination.reason if trace.termination else "episode_error"
     if termination in FAILED_TERMINATIONS:
@@ -225,6 +247,43 @@ def agent_texts(trace: Trace) -> list[str]:
             payload = event.payload
             texts.append(payload.text if event.type == "message" else payload.deliverable)
     return texts
+
+
+@outcome_dimension("ENV")
+async def env_dimension(ev: Evaluation) -> float:
+    """Gold and predicted end states agree (share of changed paths that agree)."""
+    return _env_credit(
+        ev.initial.state(),
+        ev.gold.state(),
+        ev.predicted.state(),
+        ev.scenario.evaluation_criteria.actions,
+        ev.env_diff,
+        no_actions_mean_unchanged=ev.scenario.environment.compat == "tau2",
+    )
+
+
+@outcome_dimension("ENV_ASSERTION")
+async def env_assertion_dimension(ev: Evaluation) -> float:
+    """The share of env_assertions that hold on the predicted state."""
+    return _assertion_credit(ev.scenario, ev.predicted, ev.details)
+
+
+@outcome_dimension("ACTION")
+async def action_dimension(ev: Evaluation) -> float:
+    """The share of gold actions matched by an executed call."""
+    return _action_credit(ev.scenario.evaluation_criteria.actions, executed_calls(ev.trace))
+
+
+@outcome_dimension("COMMUNICATE")
+async def communicate_dimension(ev: Evaluation) -> float:
+    """The share of communicate_info strings found in what the agents said."""
+    return _communicate_credit(ev.scenario.evaluation_criteria.communicate_info, ev.trace)
+
+
+@outcome_dimension("NL_ASSERTIONS")
+async def nl_assertions_dimension(ev: Evaluation) -> float | None:
+    """The share of natural-language assertions the judge says are met."""
+    return await _nl_credit(ev.scenario, ev.trace, ev.judge, ev.details)
 
 
 def _env_credit(

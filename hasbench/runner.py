@@ -25,10 +25,9 @@ import math
 import os
 import threading
 import traceback
-from collections.abc import Coroutine
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import yaml
@@ -44,7 +43,6 @@ from hasbench.simulator import Backends
 if TYPE_CHECKING:
     from hasbench.llm import LLMClient
 
-T = TypeVar("T")
 DEFAULT_CONCURRENCY = 8
 """Episodes in flight per agent-model provider unless the experiment says otherwise."""
 RECORD_FORMAT = 1
@@ -324,28 +322,6 @@ async def run_one(
         record["error"] = {"type": type(exc).__name__, "message": str(exc), "where": where}
     _write_atomic(store / "episodes" / f"{key}.json", _dumps(record))
     return record
-
-
-def run_sync(coro: Coroutine[Any, Any, T]) -> T:
-    """Run a coroutine to completion, also from inside a running loop (e.g. Jupyter)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    box: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            box["value"] = asyncio.run(coro)
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
-            box["error"] = exc
-
-    thread = threading.Thread(target=target)
-    thread.start()
-    thread.join()
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
 
 
 # ---------------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ from pydantic import (
     model_validator,
 )
 
+from hasbench.paths import resolve
 from hasbench.vocab import INTERVENTION_DECISIONS, Channel, content_hash
 
 Pattern = Literal["A", "B", "C", "D", "E", "F"]
@@ -415,8 +416,8 @@ def read_tasks(path: str | Path) -> tuple[list[Scenario], list[Problem]]:
         The tasks that parsed (in file order) and every problem found; a task with a
         schema error is left out, and its cross-field checks are not run.
     """
-    path = Path(path)
     file = str(path)
+    path = resolve(path)
     data, problem = _read_yaml(path)
     if problem is not None:
         return [], [problem]
@@ -462,6 +463,19 @@ def load_tasks(path: str | Path) -> list[Scenario]:
     if problems:
         raise ScenarioError(problems)
     return scenarios
+
+
+def load_task(path: str | Path, task_id: str) -> Scenario:
+    """Load one task of a task file by its id.
+
+    Raises:
+        ScenarioError: the file has a problem.
+        KeyError: the file has no such task (the message lists the ids it has).
+    """
+    tasks = {task.task_id: task for task in load_tasks(path)}
+    if task_id not in tasks:
+        raise KeyError(f"{path}: no task {task_id!r} (tasks: {', '.join(sorted(tasks))})")
+    return tasks[task_id]
 
 
 def validate_file(path: str | Path) -> list[Problem]:

@@ -65,6 +65,7 @@ from hasbench.participants.base import (
 from hasbench.personas import Persona, get_persona
 from hasbench.prompts import prompt_hashes
 from hasbench.scenario import GoalRevision, Scenario, TriggerRule, UserSpec
+from hasbench.sync import run_sync
 from hasbench.trace import (
     ErrorPayload,
     FinishPayload,
@@ -846,8 +847,8 @@ def run_episode(
     seed: int = 0,
     client: Any | None = None,
 ) -> Trace:
-    """Run one episode to the end (synchronous convenience) and return its trace."""
-    return asyncio.run(Episode(scenario, setting, backends, seed, client).run())
+    """Run one episode to the end and return its trace (also inside Jupyter's loop)."""
+    return run_sync(Episode(scenario, setting, backends, seed, client).run())
 
 
 def summarize(trace: Trace) -> dict[str, Any]:

@@ -488,3 +488,15 @@ def test_safety_rate_and_action_audit_share_one_notion_of_protected():
     assert metrics.audit_actions(t, scn) == [
         "seq 0: set_status: protected write without human authorization"
     ]
+
+
+def test_adding_a_metric_is_one_function():
+    @metrics.episode_metric("tool_errors")
+    def tool_errors(trace, scn):
+        return sum(e.payload.error for e in trace.of_type("tool_result"))
+
+    try:
+        row = metrics.trace_metrics(golden_a3(), scenario())
+        assert row["tool_errors"] == 0 and "hir" in row and "turns" in row
+    finally:
+        del metrics.EPISODE_METRICS["tool_errors"]

@@ -348,7 +348,8 @@ def run(
     Returns a dict with ``results`` (the tidy table), ``tables`` (numeric), ``figure``
     (the PNG path), ``summary`` (the runner's :class:`RunSummary`) and ``notes``.
     """
-    from hasbench.runner import load_results, run_experiment, run_sync
+    from hasbench.runner import load_results, run_experiment
+    from hasbench.sync import run_sync
 
     grid = experiment(agent_models, user_model, judge_model, domains, max_tasks_per_domain, seed)
     summary = run_sync(run_experiment(grid, results_dir, progress=progress))
