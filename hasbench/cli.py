@@ -262,8 +262,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("directory", metavar="DIR", help="a results directory")
     p.set_defaults(func=cmd_results)
 
-    p = sub.add_parser("notebook", help="execute notebooks/<NAME>*.ipynb with papermill")
-    p.add_argument("name", metavar="NAME", help="notebook name or prefix, e.g. rq1")
+    p = sub.add_parser("notebook", help="execute a registered notebook with papermill")
+    p.add_argument("name", metavar="NAME", help="the notebook's registered name, e.g. rq1")
     p.add_argument(
         "-p", "--parameter", nargs=2, action="append", metavar=("KEY", "VALUE"),
         help="notebook parameter (VALUE is read as YAML); repeatable",
