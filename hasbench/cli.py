@@ -115,8 +115,8 @@ def cmd_import_tau2(args: argparse.Namespace) -> int:
 
 
 def cmd_episode(args: argparse.Namespace) -> int:
-    """Run one episode, write its trace, print one JSON summary (see simulator.summarize)."""
-    from hasbench.simulator import episode_command
+    """Run one episode, write its trace, print one JSON summary (see episode_cli.summarize)."""
+    from hasbench.episode_cli import episode_command
 
     summary = episode_command(
         args.file, args.task_id, agent=args.agent, user=args.user, judge=args.judge,
