@@ -41,6 +41,7 @@ def _generated_domains() -> list[str]:
 
 
 def _tau2_domains() -> list[str]:
+    """The registered domains whose tasks can be imported from τ²-bench."""
     from hasbench.build.tau2_import import tau2_domains
 
     return tau2_domains()
@@ -253,7 +254,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("import", help="convert tasks from another benchmark's format")
     source = p.add_subparsers(dest="import_source", required=True, metavar="FORMAT")
-    q = source.add_parser("tau2", help="τ²-bench tasks.json (retail, airline, telecom)")
+    q = source.add_parser("tau2", help="τ²-bench tasks.json of a domain that imports them")
     q.add_argument("tasks", metavar="TASKS.json", help="a τ²-bench task file")
     q.add_argument("--db", required=True, metavar="DB_FILE", help="the database the tasks use")
     q.add_argument(
