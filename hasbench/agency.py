@@ -15,8 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from hasbench.envs.base import RISK_ORDER, Risk
-from hasbench.vocab import CHANNELS
+from hasbench.vocab import CHANNELS, RISK_ORDER, Risk
 
 AgencyLevel = Literal["A1", "A2", "A3", "A4", "A5"]
 ChannelSetting = Literal[

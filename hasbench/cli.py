@@ -10,9 +10,41 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+
+
+class DomainChoices:
+    """Registered domain names as an argparse ``choices``, read when first needed.
+
+    Checking a value or printing help reads the registry; building the parser does not,
+    so no domain is imported for ``hasbench --help`` or commands that need none.
+    """
+
+    def __init__(self, names: Callable[[], list[str]]) -> None:
+        self.names = names
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.names()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names())
+
+
+def _generated_domains() -> list[str]:
+    """The registered domains that have a seeded task generator."""
+    from hasbench.registry import all_domains
+
+    return [domain.name for domain in all_domains() if domain.generator is not None]
+
+
+def _tau2_domains() -> list[str]:
+    """The registered domains whose tasks can be imported from τ²-bench."""
+    from hasbench.build.tau2_import import tau2_domains
+
+    return tau2_domains()
 
 
 def _expand_paths(paths: Sequence[str]) -> list[Path]:
@@ -87,11 +119,11 @@ def cmd_build_tasks(args: argparse.Namespace) -> int:
     """Regenerate task files with their seeded generators; print each file written."""
     import importlib
 
-    from hasbench.build import TASK_GENERATORS
+    from hasbench.registry import get_domain
 
-    domains = [args.domain] if args.domain else list(TASK_GENERATORS)
-    for domain in domains:
-        path = importlib.import_module(TASK_GENERATORS[domain]).write()
+    for name in [args.domain] if args.domain else _generated_domains():
+        module, function = get_domain(name).generator.split(":")
+        path = getattr(importlib.import_module(module), function)()
         print(f"wrote {path}")
     return 0
 
@@ -130,8 +162,8 @@ def cmd_import_tau2(args: argparse.Namespace) -> int:
 
 
 def cmd_episode(args: argparse.Namespace) -> int:
-    """Run one episode, write its trace, print one JSON summary (see simulator.summarize)."""
-    from hasbench.simulator import episode_command
+    """Run one episode, write its trace, print one JSON summary (see episode_cli.summarize)."""
+    from hasbench.episode_cli import episode_command
 
     summary = episode_command(
         args.file, args.task_id, agent=args.agent, user=args.user, judge=args.judge,
@@ -207,6 +239,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="hasbench", description="Research workbench for LLM-based Human-Agent Systems."
     )
+    parser.add_argument(
+        "--plugin", action="append", default=[], metavar="MODULE",
+        help="import MODULE (from the Python path or the current directory) and register the "
+        "domain it defines as DOMAIN; repeatable (also: HASBENCH_PLUGINS=MODULE,...)",
+    )  # fmt: skip
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("validate", help="check task YAML files against the scenario schema")
@@ -225,7 +262,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("build", help="regenerate task files from their seeded generators")
     build = p.add_subparsers(dest="build_command", required=True, metavar="WHAT")
     q = build.add_parser("tasks", help="write data/tasks/<domain>.yaml")
-    q.add_argument("--domain", choices=["retail", "airline", "telecom"], help="default: all")
+    q.add_argument(
+        "--domain", choices=DomainChoices(_generated_domains), metavar="DOMAIN",
+        help="one of %(choices)s (default: all)",
+    )  # fmt: skip
     q.set_defaults(func=cmd_build_tasks)
     q = build.add_parser("filter", help="step 1: filter the τ²-bench and MultiAgentBench tasks")
     q.add_argument("--tau2", required=True, metavar="DIR", help="τ²'s data/tau2/domains folder")
@@ -236,10 +276,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("import", help="convert tasks from another benchmark's format")
     source = p.add_subparsers(dest="import_source", required=True, metavar="FORMAT")
-    q = source.add_parser("tau2", help="τ²-bench tasks.json (retail, airline, telecom)")
+    q = source.add_parser("tau2", help="τ²-bench tasks.json of a domain that imports them")
     q.add_argument("tasks", metavar="TASKS.json", help="a τ²-bench task file")
     q.add_argument("--db", required=True, metavar="DB_FILE", help="the database the tasks use")
-    q.add_argument("--domain", required=True, choices=["retail", "airline", "telecom"])
+    q.add_argument(
+        "--domain", required=True, choices=DomainChoices(_tau2_domains), metavar="DOMAIN",
+        help="one of %(choices)s",
+    )  # fmt: skip
     q.add_argument("--user-db", metavar="USER_DB_FILE", help="telecom: the phone's user_db file")
     q.add_argument("--pattern", default="A", choices=list("ABCDEF"), help="pattern (default A)")
     q.add_argument("--out", required=True, metavar="FILE.yaml", help="where to write the tasks")
@@ -284,8 +327,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("directory", metavar="DIR", help="a results directory")
     p.set_defaults(func=cmd_results)
 
-    p = sub.add_parser("notebook", help="execute notebooks/<NAME>*.ipynb with papermill")
-    p.add_argument("name", metavar="NAME", help="notebook name or prefix, e.g. rq1")
+    p = sub.add_parser("notebook", help="execute a registered notebook with papermill")
+    p.add_argument("name", metavar="NAME", help="the notebook's registered name, e.g. rq1")
     p.add_argument(
         "-p", "--parameter", nargs=2, action="append", metavar=("KEY", "VALUE"),
         help="notebook parameter (VALUE is read as YAML); repeatable",
@@ -297,7 +340,25 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; return the process exit status."""
+    """Run the command line; return the process exit status.
+
+    Plug-in domains (``--plugin``) are registered before the arguments are parsed, so
+    that the commands' domain choices include them.
+    """
+    argv = sys.argv[1:] if argv is None else list(argv)
+    plugins = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    plugins.add_argument("--plugin", action="append", default=[])
+    try:
+        if plugin_modules := plugins.parse_known_args(argv)[0].plugin:
+            from hasbench.registry import load_plugin
+
+            if os.getcwd() not in sys.path:
+                sys.path.append(os.getcwd())  # as with `python -m`: modules here are found
+            for module in plugin_modules:
+                load_plugin(module)
+    except Exception as error:  # the CLI must never show a traceback
+        print(f"hasbench: error: {type(error).__name__}: {error}", file=sys.stderr)
+        return 2
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)

@@ -34,10 +34,11 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from hasbench.envs import make_environment
-from hasbench.envs.base import RISK_ORDER, Environment, state_diff
+from hasbench.envs.base import Environment, state_diff
 from hasbench.participants.judges import transcript
 from hasbench.scenario import GoldAction, Scenario
 from hasbench.trace import Trace
+from hasbench.vocab import RISK_ORDER
 
 PROTECTED_RISK = "medium"
 """Writes at or above this risk (the A3 approval threshold) are protected."""

@@ -31,6 +31,7 @@ from pydantic import (
 )
 
 from hasbench.paths import resolve
+from hasbench.registry import domain_names, get_domain
 from hasbench.vocab import INTERVENTION_DECISIONS, Channel, content_hash
 
 Pattern = Literal["A", "B", "C", "D", "E", "F"]
@@ -45,7 +46,6 @@ PATTERN_NAMES: dict[str, str] = {
     "E": "Iterative Verification",
     "F": "Dynamic Goal Revision",
 }
-DOMAINS = ("retail", "airline", "telecom", "coding", "research", "bargaining", "mock")
 
 AGENT_RELATION: dict[str, str] = {
     "star": "delegates",
@@ -615,9 +615,11 @@ def _check_task_id(scn: Scenario) -> list[tuple[str, str]]:
         shape = "{domain}_{pattern}_{nnn}, e.g. retail_A_007"
         return [("task_id", f"{scn.task_id!r} does not have the form {shape}")]
     problems = []
-    if match["domain"] not in DOMAINS:
-        known = ", ".join(DOMAINS)
-        problems.append(("task_id", f"unknown domain {match['domain']!r} (known: {known})"))
+    known = domain_names()
+    if match["domain"] not in known:
+        problems.append(
+            ("task_id", f"unknown domain {match['domain']!r} (known: {', '.join(known)})")
+        )
     if match["pattern"] != scn.adaptation_pattern:
         problems.append(
             (
@@ -948,14 +950,12 @@ def _rule_problems(rule: TriggerRule, mode: str) -> list[tuple[str, str]]:
 def _check_domain_names(scn: Scenario) -> list[tuple[str, str]]:
     """Tool, assertion and setup-function names (and gold arguments) vs the domain.
 
-    Only for domains with a registered environment; the check reads the environment
-    class (its tool specs and argument models) and never builds an environment.
+    Only for registered domains; the check reads the domain's environment class (its tool
+    specs and argument models) and never builds an environment.
     """
-    from hasbench.envs import ENVIRONMENTS, environment_class
-
-    if scn.domain not in ENVIRONMENTS:
+    if scn.domain not in domain_names():
         return []
-    env_class = environment_class(scn.domain)
+    env_class = get_domain(scn.domain).environment
     specs, arg_models = env_class._specs, env_class._arg_models
     domain = scn.domain
 

@@ -15,7 +15,6 @@ by the episode seed, and the trace carries no wall-clock, so a rerun is byte-ide
 
 from __future__ import annotations
 
-import asyncio
 import platform
 from dataclasses import dataclass, field
 from functools import cache
@@ -40,7 +39,7 @@ from hasbench.channels import (
     FeedbackResponse,
 )
 from hasbench.envs import make_environment
-from hasbench.envs.base import ToolResult, ToolSpec
+from hasbench.envs.base import ToolResult
 from hasbench.graph import HASGraph
 from hasbench.participants.backends import make_agents, make_user
 from hasbench.participants.base import (
@@ -66,6 +65,7 @@ from hasbench.personas import Persona, get_persona
 from hasbench.prompts import prompt_hashes
 from hasbench.scenario import GoalRevision, Scenario, TriggerRule, UserSpec
 from hasbench.sync import run_sync
+from hasbench.tools import ToolSpec
 from hasbench.trace import (
     ErrorPayload,
     FinishPayload,
@@ -849,89 +849,3 @@ def run_episode(
 ) -> Trace:
     """Run one episode to the end and return its trace (also inside Jupyter's loop)."""
     return run_sync(Episode(scenario, setting, backends, seed, client).run())
-
-
-def summarize(trace: Trace) -> dict[str, Any]:
-    """Counts of one episode: termination, steps, human steps, channel events, model use."""
-    humans = {pid for pid, kind in trace.header.participants.items() if kind == "human"}
-    human_kinds = {"message", "tool_call", "channel_request", "channel_response"}
-    channels: dict[str, dict[str, int]] = {}
-    for event in trace.events:
-        if event.channel is None:
-            continue
-        counts = channels.setdefault(event.channel, {})
-        if event.type == "channel_request":
-            key = f"{event.initiator}_requests"
-        elif event.type == "channel_response":
-            key = "answered"
-        else:
-            key = event.payload.status
-        counts[key] = counts.get(key, 0) + 1
-    calls = trace.of_type("model_call")
-    termination = trace.termination
-    return {
-        "task_id": trace.header.scenario_id,
-        "setting": f"{trace.header.setting['agency']}/{trace.header.setting['channels']}",
-        "termination": termination.reason if termination else None,
-        "steps": termination.step
-        if termination
-        else max((e.step for e in trace.events), default=0),
-        "human_steps": sum(1 for e in trace.events if e.actor in humans and e.type in human_kinds),
-        "tool_calls": len(trace.of_type("tool_call")),
-        "errors": len(trace.of_type("error")),
-        "channel_events": {ch: dict(sorted(c.items())) for ch, c in sorted(channels.items())},
-        "model_calls": len(calls),
-        "cache_hits": sum(1 for e in calls if e.payload.cached),
-        "prompt_tokens": sum(e.usage.prompt_tokens for e in calls if e.usage),
-        "completion_tokens": sum(e.usage.completion_tokens for e in calls if e.usage),
-    }
-
-
-def episode_command(
-    file: str,
-    task_id: str,
-    *,
-    agent: str = "scripted:oracle",
-    user: str = "scripted:user",
-    judge: str = "rule",
-    agency: str = "A3",
-    channels: str = "full",
-    persona: str | None = None,
-    seed: int = 0,
-    out: str | None = None,
-) -> dict[str, Any]:
-    """Run one episode of a task file's task, evaluate it, optionally write the trace.
-
-    Returns the :func:`summarize` counts plus ``success`` and ``task_score`` from
-    :func:`hasbench.evaluate.evaluate`.
-
-    Raises:
-        ValueError: the task id is not in the file (message names both).
-    """
-    from hasbench.evaluate import evaluate
-    from hasbench.llm import LLMClient, ResponseCache
-    from hasbench.participants.judges import make_judge
-    from hasbench.scenario import load_tasks
-
-    tasks = {t.task_id: t for t in load_tasks(file)}
-    if task_id not in tasks:
-        raise ValueError(f"{file}: no task {task_id!r} (tasks: {', '.join(sorted(tasks))})")
-    scenario = tasks[task_id]
-    setting = Setting(agency=agency, channels=channels, persona=persona)
-    backends = Backends(agent=agent, user=user, judge=judge)
-    needs_models = any(not m.startswith("scripted:") for m in (agent, user)) or judge != "rule"
-
-    async def go() -> dict[str, Any]:
-        client = LLMClient(cache=ResponseCache.default()) if needs_models else None
-        episode = Episode(scenario, setting, backends, seed, client)
-        trace = await episode.run()
-        if out is not None:
-            trace.write(out)
-        outcome = await evaluate(scenario, trace, make_judge(judge, client))
-        summary = summarize(trace)
-        summary.update(success=outcome.success, task_score=outcome.task_score)
-        if client is not None:
-            summary["client_calls"] = client.stats.calls
-        return summary
-
-    return asyncio.run(go())

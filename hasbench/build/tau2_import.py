@@ -38,9 +38,9 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from hasbench.build.builder import dump_tasks
 from hasbench.envs import environment_class
 from hasbench.envs.base import Environment, EnvironmentDataError
+from hasbench.registry import all_domains
 from hasbench.scenario import Scenario, check_scenario
 
-DOMAINS = ("retail", "airline", "telecom")
 REWARD_NAMES = {
     "DB": "ENV",
     "ENV_ASSERTION": "ENV_ASSERTION",
@@ -455,8 +455,9 @@ def import_tau2(
     Raises:
         Tau2ImportError: on any problem with the files or a task.
     """
-    if domain not in DOMAINS:
-        raise Tau2ImportError(f"unknown domain {domain!r}; choose one of {', '.join(DOMAINS)}")
+    if domain not in tau2_domains():
+        choices = ", ".join(tau2_domains())
+        raise Tau2ImportError(f"unknown domain {domain!r}; choose one of {choices}")
     if (domain == "telecom") != (user_db is not None):
         raise Tau2ImportError("--user-db is required for telecom and only allowed for telecom")
     source = str(tasks_file)
@@ -489,6 +490,11 @@ def import_tau2(
         scenario.metadata["gold_arguments"] = gold_argument_sources(scenario, env)
         scenarios.append(scenario)
     return scenarios, skipped
+
+
+def tau2_domains() -> list[str]:
+    """The registered domains whose tasks can be imported from τ²-bench."""
+    return [domain.name for domain in all_domains() if "tau2" in domain.sources]
 
 
 def write_tasks(scenarios: list[Scenario], out: str | Path) -> Path:

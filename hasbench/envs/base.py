@@ -23,13 +23,12 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
+from hasbench.tools import ToolSpec
+from hasbench.vocab import Risk, Side, ToolKind, canonical_json
+
 if TYPE_CHECKING:
     from hasbench.scenario import Scenario
 
-ToolKind = Literal["read", "write", "generic"]
-Side = Literal["agent", "user"]
-Risk = Literal["none", "low", "medium", "high"]
-RISK_ORDER: dict[str, int] = {"none": 0, "low": 1, "medium": 2, "high": 3}
 ErrorType = Literal[
     "unknown_tool", "invalid_arguments", "not_found", "precondition_failed",
     "permission_denied", "needs_authorization",
@@ -47,29 +46,6 @@ class ToolError(Exception):
 
 class EnvironmentDataError(ValueError):
     """A database file or initial state that cannot be loaded."""
-
-
-@dataclass(frozen=True)
-class ToolSpec:
-    """What a participant is told about a tool."""
-
-    name: str
-    description: str
-    parameters: dict[str, Any]
-    kind: ToolKind
-    side: Side
-    risk: Risk
-
-    def to_openai(self) -> dict[str, Any]:
-        """The tool in OpenAI function-calling format."""
-        return {
-            "type": "function",
-            "function": {
-                "name": self.name,
-                "description": self.description,
-                "parameters": self.parameters,
-            },
-        }
 
 
 @dataclass
@@ -304,11 +280,6 @@ def deep_merge(base: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]:
 def fast_copy(value: Any) -> Any:
     """A deep copy of plain JSON-like data (through marshal, much faster than deepcopy)."""
     return marshal.loads(marshal.dumps(value))
-
-
-def canonical_json(value: Any) -> str:
-    """Canonical JSON: sorted keys, no spaces, non-JSON values as strings."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
 
 
 def state_diff(before: Any, after: Any, path: str = "") -> list[dict[str, Any]]:

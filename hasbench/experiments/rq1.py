@@ -29,13 +29,12 @@ import pandas as pd
 
 from hasbench.agency import Setting
 from hasbench.metrics import rate, rescue_rate
-from hasbench.paths import FIGURES_DIR, TASKS_DIR
+from hasbench.paths import FIGURES_DIR
+from hasbench.registry import get_domain
 from hasbench.runner import Experiment, TaskSelection
 from hasbench.simulator import Backends
 
 DEFAULT_DOMAINS = ("retail", "airline", "telecom")
-TASK_FILES = {"mock": "examples.yaml"}
-"""Task files not named ``<domain>.yaml``."""
 STANDIN_NOTE = (
     "Agents named scripted:* are deterministic scripted policies standing in for language "
     "models (offline defaults); their numbers describe the simulator, not any model."
@@ -56,7 +55,7 @@ def experiment(
     return Experiment(
         name=name,
         tasks=TaskSelection(
-            files=[str(TASKS_DIR / TASK_FILES.get(d, f"{d}.yaml")) for d in domains],
+            files=[str(path) for d in domains for path in get_domain(d).task_files],
             max_per_domain=max_tasks_per_domain,
         ),
         backends=[Backends(agent=m, user=user_model, judge=judge_model) for m in agent_models],

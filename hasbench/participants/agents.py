@@ -13,7 +13,6 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from hasbench.envs.base import ToolSpec
 from hasbench.participants.backends import MODEL, agent_backend
 from hasbench.participants.base import (
     Action,
@@ -29,6 +28,7 @@ from hasbench.participants.base import (
     SendMessage,
 )
 from hasbench.prompts import load, render
+from hasbench.tools import ToolSpec
 
 SEND_MESSAGE = ToolSpec(
     name="send_message",

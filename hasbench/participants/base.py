@@ -27,7 +27,7 @@ from hasbench.channels import (
     ControlDecision,
     FeedbackResponse,
 )
-from hasbench.envs.base import ToolSpec
+from hasbench.tools import ToolSpec
 
 if TYPE_CHECKING:
     import numpy as np

@@ -168,11 +168,12 @@ def _action_risk(trace: Trace, name: str | None) -> str | None:
     for e in trace.of_type("tool_call"):
         if e.payload.name == name:
             return e.payload.risk
-    from hasbench.envs import ENVIRONMENTS, environment_class
+    from hasbench.registry import all_domains
 
-    if name is None or trace.header.domain not in ENVIRONMENTS:
+    domains = {domain.name: domain for domain in all_domains()}
+    if name is None or trace.header.domain not in domains:
         return None
-    spec = environment_class(trace.header.domain)._specs.get(name)
+    spec = domains[trace.header.domain].environment._specs.get(name)
     return spec.risk if spec else None
 
 

@@ -45,9 +45,9 @@ from hasbench.participants.base import (
 
 if TYPE_CHECKING:
     from hasbench.agency import Setting
-    from hasbench.envs.base import ToolSpec
     from hasbench.graph import HASGraph
     from hasbench.scenario import GoldAction, Scenario, TriggerRule
+    from hasbench.tools import ToolSpec
 
 
 @dataclass(frozen=True)
