@@ -4,5 +4,7 @@ TASK_GENERATORS: dict[str, str] = {
     "retail": "hasbench.build.retail_tasks",
     "airline": "hasbench.build.airline_tasks",
     "telecom": "hasbench.build.telecom_tasks",
+    "research": "hasbench.build.research_tasks",
+    "bargaining": "hasbench.build.bargaining_tasks",
 }
 """Domain -> module with ``write(path=OUTPUT, seed=SEED) -> Path`` (its seeded generator)."""

@@ -15,6 +15,8 @@ ENVIRONMENTS: dict[str, str] = {
     "retail": "hasbench.envs.retail:RetailEnvironment",
     "airline": "hasbench.envs.airline:AirlineEnvironment",
     "telecom": "hasbench.envs.telecom:TelecomEnvironment",
+    "research": "hasbench.envs.research:ResearchEnvironment",
+    "bargaining": "hasbench.envs.bargaining:BargainingEnvironment",
 }
 """Domain name -> "module:class". Adding a domain means adding one line here."""
 
