@@ -49,6 +49,7 @@ class Topic:
     """(name, description, licence)."""
 
 
+# fmt: off
 TOPICS: tuple[Topic, ...] = (
     Topic(
         key="graph_learning",
@@ -169,7 +170,8 @@ TOPICS: tuple[Topic, ...] = (
                   "non-IID data", "client drift", "cross-device", "model compression"),
         problems=("training on non-IID client data", "communication-efficient federated training",
                   "private federated learning", "personalised federated models",
-                  "federated learning with unreliable clients", "federated fine-tuning of large models"),
+                  "federated learning with unreliable clients",
+                  "federated fine-tuning of large models"),
         challenges=("client updates drift apart when local data differ",
                     "uplink bandwidth on mobile devices is scarce",
                     "privacy noise slows convergence sharply",
@@ -280,7 +282,8 @@ TOPICS: tuple[Topic, ...] = (
                   "language-conditioned policy", "reinforcement learning"),
         problems=("grasping novel objects", "learning manipulation from few demonstrations",
                   "transferring policies from simulation to real robots",
-                  "dexterous in-hand manipulation", "following language instructions with a robot arm",
+                  "dexterous in-hand manipulation",
+                  "following language instructions with a robot arm",
                   "manipulating deformable objects"),
         challenges=("demonstrations are expensive to collect",
                     "simulated contact dynamics differ from the real world",
@@ -346,12 +349,48 @@ TOPICS: tuple[Topic, ...] = (
     ),
 )
 
+# fmt: on
 STEMS = (
-    "Kestrel", "Heron", "Osprey", "Plover", "Lark", "Wren", "Finch", "Egret", "Ibis", "Tern",
-    "Merlin", "Falcon", "Swift", "Petrel", "Gannet", "Avocet", "Curlew", "Dunlin", "Godwit",
-    "Pipit", "Basalt", "Quartz", "Garnet", "Onyx", "Jasper", "Cobalt", "Mica", "Opal", "Beryl",
-    "Zircon", "Cedar", "Alder", "Aspen", "Birch", "Rowan", "Juniper", "Larch", "Hazel",
-    "Maple", "Willow",
+    "Kestrel",
+    "Heron",
+    "Osprey",
+    "Plover",
+    "Lark",
+    "Wren",
+    "Finch",
+    "Egret",
+    "Ibis",
+    "Tern",
+    "Merlin",
+    "Falcon",
+    "Swift",
+    "Petrel",
+    "Gannet",
+    "Avocet",
+    "Curlew",
+    "Dunlin",
+    "Godwit",
+    "Pipit",
+    "Basalt",
+    "Quartz",
+    "Garnet",
+    "Onyx",
+    "Jasper",
+    "Cobalt",
+    "Mica",
+    "Opal",
+    "Beryl",
+    "Zircon",
+    "Cedar",
+    "Alder",
+    "Aspen",
+    "Birch",
+    "Rowan",
+    "Juniper",
+    "Larch",
+    "Hazel",
+    "Maple",
+    "Willow",
 )  # fmt: skip
 FIRST_NAMES = (
     "Amara", "Bastian", "Chiara", "Dmitri", "Elif", "Farid", "Greta", "Hiro", "Ines", "Jonas",

@@ -233,7 +233,11 @@ class BargainingEnvironment(Environment):
 
     def _open_offer(self, party: str) -> dict[str, Any] | None:
         return next(
-            (o for o in reversed(self.db["offers"]) if o["party"] == party and o["status"] == "open"),
+            (
+                o
+                for o in reversed(self.db["offers"])
+                if o["party"] == party and o["status"] == "open"
+            ),
             None,
         )
 
@@ -485,7 +489,9 @@ class BargainingEnvironment(Environment):
                 )
         return out
 
-    def surplus_share(self, party: str, reservation: float, other_reservation: float) -> float | None:
+    def surplus_share(
+        self, party: str, reservation: float, other_reservation: float
+    ) -> float | None:
         """The share of the bargaining zone a side captured (None without a deal)."""
         deal = self.db["deal"]
         zone = abs(reservation - other_reservation)
