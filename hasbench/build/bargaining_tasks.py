@@ -100,10 +100,13 @@ class _Generator:
         self.turn += 1
         return name, description, float(price)
 
-    def persona(self, known: dict[str, Any]) -> str:
-        """A persona for a human: one that shares asked-for facts when it holds any."""
-        ok = [p for p in self.personas if not known or p.cooperativeness >= 0.5]
-        return self.builder.pick([p.persona_id for p in ok])
+    def persona(self) -> str:
+        """Any of the three personas.
+
+        Every human here holds facts; an uncooperative one (the hard negotiator) may
+        withhold them, so the team has to ask again.
+        """
+        return self.builder.pick([p.persona_id for p in self.personas])
 
     def counterparty(self, party: str, list_price: float, name: str) -> dict[str, Any]:
         """A simulated trader: reservation, opening and concession drawn around the list."""
@@ -361,13 +364,13 @@ class _Generator:
         else:
             relationships.append([needs_id, lead, "informs"])
         users = [
-            human(money, role=roles[0], persona=self.persona(money_fact),
+            human(money, role=roles[0], persona=self.persona(),
                   goal=f"Buy the {name} within my limit." if party == "buyer"
                   else f"Sell the {name} at an acceptable price.",
                   responsibilities=["set the price limit", "approve closing the deal"],
                   instructions="Give your limit when asked; approve a deal within it.",
                   known_info=money_fact),
-            human(needs_id, role=roles[1], persona=self.persona(needs),
+            human(needs_id, role=roles[1], persona=self.persona(),
                   goal=f"The deal for the {name} fits what {needs_id} needs.",
                   responsibilities=[f"state the {needs_id} requirements"],
                   instructions="State your requirements when asked.", known_info=needs),
@@ -436,11 +439,11 @@ class _Generator:
             ["seller_agent", "agent_0", "collaborates"],
         ]  # fmt: skip
         users = [
-            human("operations", role="operations lead", persona=self.persona(needs),
+            human("operations", role="operations lead", persona=self.persona(),
                   goal=f"The {name} arrives fast and is covered by a long warranty.",
                   responsibilities=["state delivery and warranty needs"],
                   instructions="State your requirements when asked.", known_info=needs),
-            human("finance", role="finance officer", persona=self.persona(money_fact),
+            human("finance", role="finance officer", persona=self.persona(),
                   goal=f"The company pays no more than it can afford for the {name}.",
                   responsibilities=["set the price limit", "approve closing the deal"],
                   instructions="Give your limit to the closer when asked; approve a deal "
@@ -578,7 +581,7 @@ class _Generator:
         known = {key: phrase.format(before)}
         tools = BUYER_TOOLS if party == "buyer" else SELLER_TOOLS
         users = [
-            human("principal", role=f"{party} principal", persona=self.persona(known),
+            human("principal", role=f"{party} principal", persona=self.persona(),
                   goal=f"{'Buy' if party == 'buyer' else 'Sell'} the {name} within my limit.",
                   responsibilities=["set the limit", "approve closing or ending the deal"],
                   instructions=("Give your limit when asked. Tell the agent when your limit "

@@ -326,7 +326,8 @@ class ResearchEnvironment(Environment):
         paper = self._paper(paper_id)
         linked = set(paper["references"]) | set(self.corpus.cited_by[paper_id])
         scores = self.corpus.scores(" ".join([paper["title"], *paper["keywords"]]))
-        boost = np.array([2.0 * (pid in linked) for pid in self.corpus.order])
+        lead = float(scores.max()) + 1.0  # linked papers rank above every unlinked one
+        boost = np.array([lead * (pid in linked) for pid in self.corpus.order])
         scores = np.where(np.array(self.corpus.order) == paper_id, 0.0, scores + boost)
         return self._summaries(self.corpus.ranked(scores, limit))
 
