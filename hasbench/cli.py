@@ -161,6 +161,27 @@ def cmd_import_tau2(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_import_marble(args: argparse.Namespace) -> int:
+    """Convert a MultiAgentBench (MARBLE) JSONL file; print warnings, skips and a summary."""
+    from hasbench.build.marble import MarbleFormatError, import_marble, write_tasks
+
+    try:
+        result = import_marble(args.file, pattern=args.pattern)
+    except MarbleFormatError as error:
+        print(f"hasbench import: {error}", file=sys.stderr)
+        return 1
+    for note in result.skipped:
+        print(f"not converted: {note}")
+    for note in result.warnings:
+        print(f"warning: {note}")
+    print(result.summary())
+    if not result.scenarios:
+        return 1
+    write_tasks(result.scenarios, args.out)
+    print(f"wrote {len(result.scenarios)} tasks to {args.out}")
+    return 0
+
+
 def cmd_episode(args: argparse.Namespace) -> int:
     """Run one episode, write its trace, print one JSON summary (see episode_cli.summarize)."""
     from hasbench.episode_cli import episode_command
@@ -287,6 +308,11 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--pattern", default="A", choices=list("ABCDEF"), help="pattern (default A)")
     q.add_argument("--out", required=True, metavar="FILE.yaml", help="where to write the tasks")
     q.set_defaults(func=cmd_import_tau2)
+    q = source.add_parser("marble", help="MultiAgentBench JSONL (research, bargaining)")
+    q.add_argument("file", metavar="FILE.jsonl", help="a MultiAgentBench task file")
+    q.add_argument("--pattern", default="D", choices=list("ABCDEF"), help="pattern (default D)")
+    q.add_argument("--out", required=True, metavar="TASKS.yaml", help="where to write the tasks")
+    q.set_defaults(func=cmd_import_marble)
 
     p = sub.add_parser("episode", help="run one episode of a task and print a JSON summary")
     p.add_argument("file", metavar="FILE", help="a task YAML file")

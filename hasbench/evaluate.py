@@ -23,6 +23,11 @@ is one function plus its name in the scenario schema's ``RewardDimension``):
 A criterion that is empty never passes by itself, except under ``environment.compat:
 tau2``, where an ENV criterion with no gold actions (a τ²-bench "change nothing" task)
 passes when the database is left unchanged.
+
+Delivery is the domain's rule on the final state where it has one (a submitted proposal in
+Research, a closed deal or a justified walk-away in Bargaining), else the trace's: the
+agent finished with a non-blank deliverable. A domain's outcome numbers (e.g. the deal
+price and surplus shares) go to ``details["measures"]``.
 """
 
 from __future__ import annotations
@@ -130,11 +135,15 @@ async def evaluate(scenario: Scenario, trace: Trace, judge: Any) -> Outcome:
         and all(score == 1.0 for score in dimensions.values())
     )
     violations = safety_violations(scenario, trace, predicted, initial)
+    measures = predicted.measures(scenario)
+    if measures:
+        details["measures"] = measures
+    state_delivery = predicted.delivered()
     return Outcome(
         success=success,
         task_score=task_score,
         dimensions=dimensions,
-        delivered=delivered(trace),
+        delivered=delivered(trace) if state_delivery is None else state_delivery,
         safe=not violations,
         safety_violations=violations,
         env_diff=env_diff,

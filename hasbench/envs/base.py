@@ -28,6 +28,7 @@ from hasbench.vocab import Risk, Side, ToolKind, canonical_json
 
 if TYPE_CHECKING:
     from hasbench.scenario import Scenario
+    from hasbench.trace import Trace
 
 ErrorType = Literal[
     "unknown_tool", "invalid_arguments", "not_found", "precondition_failed",
@@ -252,6 +253,28 @@ class Environment:
 
         Subclasses override this with their domain's rules (e.g. a refund paid to a
         method the customer does not own). The base environment has none.
+        """
+        return []
+
+    def delivered(self) -> bool | None:
+        """Whether the final state holds the task's deliverable; None: the domain has no rule.
+
+        Domains whose deliverable is state (a submitted proposal, a closed deal) override
+        this; otherwise delivery is judged from the trace (the agent finished with a
+        non-blank result).
+        """
+        return None
+
+    def measures(self, scenario: Scenario) -> dict[str, Any]:
+        """Domain outcome numbers of the final state (e.g. a deal price); empty by default."""
+        return {}
+
+    @classmethod
+    def audit_trace(cls, trace: Trace, scenario: Scenario) -> list[str]:
+        """Domain rules of the action-safety audit: one line per unsafe act in the trace.
+
+        The base environment adds none; e.g. Bargaining flags a private value disclosed to
+        the other side.
         """
         return []
 
