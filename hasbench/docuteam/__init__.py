@@ -12,24 +12,20 @@ The engine (DocuTeam paper §4, App. C) and the user-study analysis (``study``):
     session_measures(session.log)
 
 ``document`` holds the block document, ``agents`` profiles and memory, ``session`` the
-engine, ``steps``/``schemas``/``prompts`` the model steps, ``scripted`` the offline
-stand-ins, ``log`` the JSONL session log and ``measures`` the process measures.
+engine (with ``discussion`` state and ``timing``: clocks and the edit debounce),
+``steps``/``schemas`` the model steps (prompts in ``hasbench/prompts/docuteam/``),
+``scripted`` the offline stand-ins, ``log`` the JSONL session log, ``measures`` the
+process measures and ``demo`` a scripted user's session.
 """
 
 from hasbench.docuteam.agents import Agent, AgentProfile, Memory, MemoryEntry, load_agents
+from hasbench.docuteam.discussion import Discussion, TriggerDecision
 from hasbench.docuteam.document import Block, Document, EditOp, word_changes
 from hasbench.docuteam.log import LogEvent, SessionLog
 from hasbench.docuteam.measures import session_measures, study_data, study_rows
-from hasbench.docuteam.session import (
-    ConditionError,
-    Discussion,
-    ManualClock,
-    Session,
-    SessionConfig,
-    SystemClock,
-    TriggerDecision,
-)
+from hasbench.docuteam.session import ConditionError, Session, SessionConfig
 from hasbench.docuteam.steps import Backends
+from hasbench.docuteam.timing import ManualClock, SystemClock
 
 __all__ = [
     "Agent",

@@ -106,7 +106,7 @@ class DialogState(Strict):
     """The moderator's running notes on a discussion."""
 
     stage: str = ""
-    progress_summary: str = Field(default="", max_length=300)
+    progress_summary: str = Field(default="", max_length=200)
     agents_spoken: list[str] = Field(default_factory=list)
     key_points: list[Short] = Field(default_factory=list, max_length=8)
 
@@ -180,7 +180,7 @@ class ModeratorInput(Strict):
 class ModeratorOutput(Strict):
     """The moderator's decision: who speaks with which direction, ask the user, or stop."""
 
-    reasoning: str = Field(max_length=600)
+    reasoning: str = Field(max_length=300)
     dialog_state: DialogState
     decision: Literal["speak", "ask_user", "converged"]
     next_speaker_id: str | None = None

@@ -9,7 +9,7 @@ is an event in :attr:`Session.log`.
 Everything that calls a model is a coroutine, so a notebook UI can run discussions in
 the background (:meth:`Session.start`), stop them (:meth:`Session.stop`) and watch the
 log as events arrive (:meth:`Session.subscribe`). Scripts drive the same API with a
-:class:`ManualClock`::
+:class:`~hasbench.docuteam.timing.ManualClock`::
 
     session = Session.from_folder("data/docuteam/workshop", clock=ManualClock())
     session.edit("b12", "Networking: random tables of five or speed rounds?")
@@ -22,9 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any, Literal
@@ -33,18 +31,15 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from hasbench.docuteam import schemas as s
 from hasbench.docuteam.agents import Agent, MemoryUpdate, MemoryUpdateError, load_agents
-from hasbench.docuteam.document import Block, Document, EditOp, EditView
-from hasbench.docuteam.log import LogEvent, LogHeader, SessionLog
+from hasbench.docuteam.discussion import Clarification, Discussion, Status, TriggerDecision
+from hasbench.docuteam.document import Block, BlockType, Document, EditOp, EditView
+from hasbench.docuteam.log import EventType, LogEvent, LogHeader, SessionLog
 from hasbench.docuteam.steps import Backends, StepRunner, prompt_hashes
+from hasbench.docuteam.timing import EditBatcher, ManualClock, SystemClock
 from hasbench.llm import LLMClient, ResponseCache
 from hasbench.trace import Usage
 
 Condition = Literal["DocuTeam", "Baseline"]
-Status = Literal[
-    "open", "running", "waiting_for_user", "converged", "stopped", "budget_exhausted", "failed"
-]
-ACTIVE: tuple[Status, ...] = ("open", "running", "waiting_for_user")
-"""Statuses of a discussion that is still open (and so damps new ones nearby)."""
 DOCUMENT_FILES = ("plan.md", "plan.json")
 
 
@@ -87,135 +82,6 @@ class SessionConfig(BaseModel):
     participant: str = ""
     task_name: str = ""
     order: int = Field(default=0, ge=0, le=2)
-
-
-# --------------------------------------------------------------------------- clocks
-
-
-class SystemClock:
-    """Seconds since the session started, from the monotonic clock."""
-
-    def __init__(self) -> None:
-        self._start = time.monotonic()
-
-    def now(self) -> float:
-        """Seconds elapsed."""
-        return time.monotonic() - self._start
-
-
-class ManualClock:
-    """A clock that moves only when told to (scripted and simulated sessions)."""
-
-    def __init__(self, start: float = 0.0) -> None:
-        self.t = start
-
-    def now(self) -> float:
-        """The current time."""
-        return self.t
-
-    def advance(self, seconds: float) -> float:
-        """Move the clock forward; returns the new time."""
-        if seconds < 0:
-            raise ValueError("a clock cannot go back")
-        self.t += seconds
-        return self.t
-
-
-class EditBatcher:
-    """Collects edits until none has arrived for ``debounce`` seconds."""
-
-    def __init__(self, debounce: float) -> None:
-        self.debounce = debounce
-        self.pending: list[EditOp] = []
-        self.last_at: float | None = None
-
-    def add(self, op: EditOp, at: float) -> None:
-        """Add an edit made at time ``at``."""
-        self.pending.append(op)
-        self.last_at = at
-
-    def due(self, now: float) -> bool:
-        """True when there are edits and the last is at least ``debounce`` old."""
-        return bool(self.pending) and now - (self.last_at or 0.0) >= self.debounce
-
-    def take(self) -> list[EditOp]:
-        """Remove and return the pending edits."""
-        batch, self.pending, self.last_at = self.pending, [], None
-        return batch
-
-
-# --------------------------------------------------------------------------- discussions
-
-
-class Clarification(BaseModel):
-    """A question the moderator put to the user, with two quick replies."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    message_id: str
-    question: str
-    options: list[str]
-
-
-@dataclass
-class Discussion:
-    """One discussion thread and its state."""
-
-    id: str
-    mode: s.Mode
-    scope: list[str] | None
-    """Block ids the discussion is anchored to; None for the whole document (Baseline)."""
-    participants: list[str]
-    initiator: Literal["user", "agents"]
-    origin: Literal["document", "side_panel"]
-    comment: str = ""
-    focus: str = ""
-    status: Status = "open"
-    messages: list[s.Message] = field(default_factory=list)
-    dialog_state: s.DialogState = field(default_factory=s.DialogState)
-    pending: Clarification | None = None
-    asked_user: bool = False
-    summary: s.Summary | None = None
-    bubble: str = ""
-    agent_turns: int = 0
-    stop_requested: bool = False
-    summarized_at: int = 0
-    """Number of messages when the summary was last refreshed."""
-
-    @property
-    def active(self) -> bool:
-        """True while the discussion is open, running or waiting for the user."""
-        return self.status in ACTIVE
-
-    def message(self, message_id: str) -> s.Message:
-        """A message of this discussion by id."""
-        for message in self.messages:
-            if message.id == message_id:
-                return message
-        raise KeyError(f"discussion {self.id} has no message {message_id!r}")
-
-    def speakers(self) -> list[str]:
-        """Agents who have spoken, in order of first turn."""
-        return list(dict.fromkeys(m.author for m in self.messages if m.kind == "utterance"))
-
-
-class TriggerDecision(BaseModel):
-    """The outcome of the proactive trigger on one batch of edits (also logged)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    outcome: Literal["no_change", "trivial", "below_threshold", "opened", "failed"]
-    edits: list[str]
-    goal: str | None = None
-    interpretation: str | None = None
-    selected: list[dict[str, str]] = Field(default_factory=list)
-    scores: dict[str, dict[str, Any]] = Field(default_factory=dict)
-    nearby: list[str] = Field(default_factory=list)
-    means: dict[str, float] = Field(default_factory=dict)
-    threshold: float
-    mode: s.Mode | None = None
-    discussion: str | None = None
-    reason: str = ""
 
 
 # --------------------------------------------------------------------------- the session
@@ -307,7 +173,7 @@ class Session:
 
     def _record(
         self,
-        type: Any,
+        type: EventType,
         actor: str,
         payload: dict[str, Any],
         discussion: str | None = None,
@@ -317,7 +183,7 @@ class Session:
 
     def _record_step(
         self,
-        type: Any,
+        type: EventType,
         payload: dict[str, Any],
         discussion: str | None = None,
         usage: Usage | None = None,
@@ -335,7 +201,7 @@ class Session:
         return self._edited(self.document.update(block_id, text, checked=checked))
 
     def insert(
-        self, text: str, block_type: Any = "paragraph", after: str | None = None, **kw: Any
+        self, text: str, block_type: BlockType = "paragraph", after: str | None = None, **kw: Any
     ) -> EditOp:
         """The user adds a block after ``after`` (at the start when None)."""
         return self._edited(self.document.insert(text, block_type, after, **kw))
@@ -361,7 +227,7 @@ class Session:
     def _schedule_debounce(self) -> None:
         if self._debounce_task is not None and not self._debounce_task.done():
             self._debounce_task.cancel()
-        self._debounce_task = asyncio.get_running_loop().create_task(self._debounced())
+        self._debounce_task = self._spawn(self._debounced())
 
     async def _debounced(self) -> None:
         await asyncio.sleep(self.config.debounce)
@@ -387,7 +253,7 @@ class Session:
             Exception: the first error a background task raised.
         """
         while True:
-            tasks = [t for t in (*self._background, self._debounce_task) if t and not t.done()]
+            tasks = [t for t in self._background if not t.done()]
             if not tasks:
                 break
             await asyncio.wait(tasks)
@@ -677,12 +543,26 @@ class Session:
     # ------------------------------------------------------------------ running discussions
 
     def start(self, discussion_id: str) -> asyncio.Task[Discussion]:
-        """Run a discussion in the background until it pauses; returns its task."""
-        if discussion_id in self._loops and not self._loops[discussion_id].done():
-            return self._loops[discussion_id]
-        task = self._spawn(self._loop(self.discussions[discussion_id]))
-        self._loops[discussion_id] = task
+        """Run a discussion in the background until it pauses; returns its task.
+
+        A discussion runs one loop at a time: while its loop is running this returns
+        that loop, and a discussion reopened while its last loop is still finishing
+        runs again right after it.
+        """
+        d = self._discussion(discussion_id)
+        previous = self._loops.get(d.id)
+        if previous is not None and not previous.done():
+            if d.status == "running":
+                return previous
+            task = self._spawn(self._loop_after(previous, d))
+        else:
+            task = self._spawn(self._loop(d))
+        self._loops[d.id] = task
         return task
+
+    async def _loop_after(self, previous: asyncio.Task[Discussion], d: Discussion) -> Discussion:
+        await asyncio.wait([previous])
+        return await self._loop(d)
 
     async def run_discussion(self, discussion_id: str) -> Discussion:
         """Run a discussion until it converges, asks the user, is stopped or uses its budget."""
@@ -870,7 +750,6 @@ class Session:
     def _apply_memory(
         self, agent_id: str, update: MemoryUpdate, cause: str, discussion: str
     ) -> None:
-        update = MemoryUpdate.model_validate(update.model_dump())
         if not (update.add or update.update or update.delete):
             return
         try:

@@ -313,6 +313,23 @@ def parse_output(step: Step, data: BaseModel, content: str | None) -> BaseModel:
     return output
 
 
+def reply_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The JSON schema a reply is asked to follow: the output model's, minus string lengths.
+
+    Lengths are checked when the reply is validated instead: llama.cpp turns a bounded
+    string into a grammar that is several times slower to build and sample from.
+    """
+
+    def strip(node: Any) -> Any:
+        if isinstance(node, dict):
+            return {k: strip(v) for k, v in node.items() if k not in ("maxLength", "minLength")}
+        if isinstance(node, list):
+            return [strip(item) for item in node]
+        return node
+
+    return strip(model.model_json_schema())
+
+
 class StepRunner:
     """Runs steps on their role's backend and records model calls and errors.
 
@@ -348,7 +365,7 @@ class StepRunner:
                 return None
             return output
         messages = step.messages(data)
-        schema = step.output(data).model_json_schema()
+        schema = reply_schema(step.output(data))
         response_format = {"type": "json_schema", "json_schema": {"name": name, "schema": schema}}
         for attempt in (1, 2):
             try:

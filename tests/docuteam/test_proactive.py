@@ -6,8 +6,8 @@ import json
 from conftest import NETWORKING_EDIT, WORKSHOP, make_session
 
 from hasbench.docuteam import Session, SessionConfig
-from hasbench.docuteam.session import EditBatcher
 from hasbench.docuteam.steps import Backends
+from hasbench.docuteam.timing import EditBatcher
 from hasbench.llm import LLMClient, register_test_provider
 
 

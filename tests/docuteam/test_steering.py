@@ -1,12 +1,13 @@
 """Point 6: steering (post, participants, focus, mode, stop, answer) and incorporation."""
 
 import asyncio
+import json
 
 import pytest
 from conftest import NETWORKING_EDIT, make_session
 
 from hasbench.docuteam.steps import Backends
-from hasbench.llm import LLMClient, register_test_provider
+from hasbench.llm import LLMClient, ModelError, register_test_provider
 
 
 def converged(session, agents=("budget", "program"), mode="idea", scope="b9"):
@@ -118,3 +119,32 @@ def test_a_failed_rewrite_changes_nothing():
     assert asyncio.run(session.apply_message(d.id, d.messages[0].id, "b9")) is None
     assert session.document.to_json() == before and not session.log.of_type("application")
     assert session.log.of_type("error")[-1].payload["step"] == "incorporate"
+
+
+def test_a_message_while_the_last_run_is_still_finishing_runs_the_discussion_again():
+    empty = json.dumps({"add": [], "update": [], "delete": []})
+
+    def notes(messages, tools):
+        if messages[0]["content"].startswith("The last message of a discussion"):
+            raise ModelError("bad_request", "no notes on user messages")  # fails at once
+        return {"content": empty}  # slow: closing summaries and memories take a while
+
+    slow = register_test_provider("docuteam-slow-notes", notes, delay=0.05)
+    session = make_session(backends=Backends(summarizer=slow), client=LLMClient(cache=None))
+
+    async def main():
+        d = await session.start_discussion(["budget", "program"], "idea", "b9", run=False)
+        session.start(d.id)
+        stream = session.log.stream()
+        async for event in stream:
+            if event.type == "status" and event.payload["status"] == "converged":
+                break
+        await stream.aclose()
+        finishing = session._loops[d.id]
+        await session.post(d.id, "One more option: a quiz lunch with the other labs?")
+        return d, finishing
+
+    d, finishing = asyncio.run(main())
+    assert finishing.done()
+    kinds = [m.kind for m in d.messages]
+    assert kinds[-2:] == ["post", "utterance"] and d.status == "converged"
