@@ -69,8 +69,9 @@ DEMOS: dict[str, DemoScript] = {
 async def run_demo(session: Session, script: DemoScript) -> None:
     """Play the scripted user's session (see the module docstring).
 
-    The session must run on a :class:`~hasbench.docuteam.session.ManualClock`: the
-    script moves it to separate and to batch its edits.
+    The session must run on a :class:`~hasbench.docuteam.timing.ManualClock`: the
+    script moves it to separate and to batch its edits. Give the session
+    ``SessionConfig(simulated_user=True)`` so study data made from its log say so.
     """
     block, text = script.typo
     session.edit(block, text)

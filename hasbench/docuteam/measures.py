@@ -136,6 +136,8 @@ def study_rows(
 def study_data(logs: Iterable[SessionLog | str | Path], source: str = "session logs") -> StudyData:
     """Validated study data from session logs (one per participant and condition).
 
+    The data are marked synthetic when any session's user was simulated.
+
     Raises:
         StudyDataError: the logs do not form a paired design (e.g. a participant with one
             condition only), listing every problem.
@@ -145,4 +147,6 @@ def study_data(logs: Iterable[SessionLog | str | Path], source: str = "session l
     logs = [log if isinstance(log, SessionLog) else SessionLog.read(log) for log in logs]
     frames = [study_rows(log) for log in logs]
     meta = {"source": source}
+    if any(log.header.config.get("simulated_user") for log in logs):
+        meta["synthetic"] = "true"
     return validate_frame(pd.concat(frames, ignore_index=True), source, meta=meta)

@@ -53,7 +53,8 @@ class SessionConfig(BaseModel):
     ``condition`` selects DocuTeam (mixed-initiative, anchored discussions, proactive
     agents, in-document steering) or Baseline (user-initiated discussions from a side
     panel, grounded in the whole document). ``participant``, ``task_name`` and ``order``
-    label the session for the study table.
+    label the session for the study table; study data from sessions with a
+    ``simulated_user`` are marked synthetic.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -82,6 +83,8 @@ class SessionConfig(BaseModel):
     participant: str = ""
     task_name: str = ""
     order: int = Field(default=0, ge=0, le=2)
+    simulated_user: bool = False
+    """The user's side was played by a script or a simulator, not by a person."""
 
 
 # --------------------------------------------------------------------------- the session

@@ -27,7 +27,11 @@ from hasbench.llm import LLMClient, register_test_provider
 
 def demo_log(tmp_path, participant, condition, task, order):
     config = SessionConfig(
-        condition=condition, participant=participant, task_name=task, order=order
+        condition=condition,
+        participant=participant,
+        task_name=task,
+        order=order,
+        simulated_user=True,
     )
     path = tmp_path / f"{participant}_{condition}.jsonl"
     session = Session.from_folder(
@@ -147,9 +151,11 @@ def test_session_logs_feed_the_study_analysis(tmp_path, capsys):
 
     out = tmp_path / "study.csv"
     assert cli(["study", "logs", *map(str, logs), "--out", str(out)]) == 0
-    assert load_study(out).participants == ["P01", "P02", "P03"]
+    loaded = load_study(out)
+    assert loaded.participants == ["P01", "P02", "P03"] and loaded.synthetic  # a scripted user
     assert cli(["study", "analyze", str(out), "--out", str(tmp_path / "figures")]) == 0
-    results = pd.read_csv(tmp_path / "figures" / "results_raw.csv").set_index("measure")
+    results = pd.read_csv(tmp_path / "figures" / "results_raw.csv", comment="#")
+    results = results.set_index("measure")
     row = results.loc["agent_discussions"]
     assert row["DocuTeam_mean"] == 1 and row["Baseline_mean"] == 0  # never in Baseline
     assert (tmp_path / "figures" / "table2.csv").exists()
