@@ -182,6 +182,7 @@ def cmd_docuteam_demo(args: argparse.Namespace) -> int:
         participant=args.participant,
         task_name=args.task,
         order=args.order,
+        simulated_user=True,
     )
     session = Session.from_folder(
         DOCUTEAM_DATA / args.task,

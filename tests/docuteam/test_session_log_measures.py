@@ -168,5 +168,6 @@ def test_the_demo_command_writes_a_log_and_prints_measures(tmp_path, capsys):
     out = tmp_path / "demo.jsonl"
     assert cli(["docuteam", "demo", "--task", "sports_day", "--out", str(out)]) == 0
     measures = json.loads(capsys.readouterr().out)
-    assert measures == session_measures(SessionLog.read(out))
+    log = SessionLog.read(out)
+    assert measures == session_measures(log) and log.header.config["simulated_user"]
     assert measures["agent_discussions"] == 1 and measures["messages_applied"] == 1
