@@ -221,6 +221,49 @@ def cmd_study_example(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_study_logs(args: argparse.Namespace) -> int:
+    """Turn DocuTeam session logs into interaction rows of the study CSV; print errors, exit 1."""
+    from hasbench.docuteam.log import LogError
+    from hasbench.docuteam.measures import study_data
+    from hasbench.docuteam.study import StudyDataError, write_study
+
+    try:
+        data = study_data(args.logs)
+    except (LogError, StudyDataError, ValueError) as error:
+        print(error, file=sys.stderr)
+        return 1
+    path = write_study(data, args.out)
+    print(f"wrote {len(data.frame)} rows from {len(args.logs)} session logs to {path}")
+    return 0
+
+
+def cmd_docuteam_demo(args: argparse.Namespace) -> int:
+    """Run the scripted user's DocuTeam session on a task; write its log; print measures."""
+    import asyncio
+
+    from hasbench.docuteam import ManualClock, Session, SessionConfig, session_measures
+    from hasbench.docuteam.demo import DEMOS, DOCUTEAM_DATA, run_demo
+    from hasbench.docuteam.steps import Backends
+
+    config = SessionConfig(
+        condition=args.condition,
+        participant=args.participant,
+        task_name=args.task,
+        order=args.order,
+        simulated_user=True,
+    )
+    session = Session.from_folder(
+        DOCUTEAM_DATA / args.task,
+        config=config,
+        backends=Backends.all(args.backend),
+        clock=ManualClock(),
+        log_path=args.out,
+    )
+    asyncio.run(run_demo(session, DEMOS[args.task]))
+    print(json.dumps(session_measures(session.log), sort_keys=True))
+    return 0
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """Run (or resume) an experiment grid into its results store."""
     from hasbench.runner import load_experiment, run_experiment
@@ -342,6 +385,25 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--out", required=True, metavar="FILE", help="CSV file to write")
     q.add_argument("--seed", type=int, default=0, help="generator seed")
     q.set_defaults(func=cmd_study_example)
+    q = study.add_parser(
+        "logs", help="interaction rows of the study CSV from DocuTeam session logs"
+    )
+    q.add_argument(
+        "logs", nargs="+", metavar="LOG.jsonl", help="one log per participant and condition"
+    )
+    q.add_argument("--out", required=True, metavar="FILE", help="CSV file to write")
+    q.set_defaults(func=cmd_study_logs)
+
+    p = sub.add_parser("docuteam", help="DocuTeam engine: run the scripted demo session")
+    docuteam = p.add_subparsers(dest="docuteam_command", required=True, metavar="ACTION")
+    q = docuteam.add_parser("demo", help="a scripted user's session on an event plan, logged")
+    q.add_argument("--task", choices=["workshop", "sports_day"], default="workshop")
+    q.add_argument("--condition", choices=["DocuTeam", "Baseline"], default="DocuTeam")
+    q.add_argument("--backend", default="scripted:docuteam", help="model for every role")
+    q.add_argument("--participant", default="demo", help="participant label in the log")
+    q.add_argument("--order", type=int, choices=[1, 2], default=1, help="block order label")
+    q.add_argument("--out", required=True, metavar="LOG.jsonl", help="session log to write")
+    q.set_defaults(func=cmd_docuteam_demo)
 
     p = sub.add_parser("run", help="run or resume an experiment grid (EXPERIMENT.yaml)")
     p.add_argument("experiment", metavar="EXPERIMENT.yaml", help="an experiment file")
