@@ -103,6 +103,8 @@ class TraceHeader(BaseModel):
     library_versions: dict[str, str] = Field(default_factory=dict)
     participants: dict[str, str] = Field(default_factory=dict)
     """Participant id -> kind ("agent" or "human")."""
+    environment: dict[str, str] = Field(default_factory=dict)
+    """How the environment ran (``Environment.describe``), e.g. the coding sandbox mode."""
 
 
 class _Record(BaseModel):

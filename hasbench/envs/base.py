@@ -33,6 +33,9 @@ RISK_ORDER: dict[str, int] = {"none": 0, "low": 1, "medium": 2, "high": 3}
 ErrorType = Literal[
     "unknown_tool", "invalid_arguments", "not_found", "precondition_failed",
     "permission_denied", "needs_authorization",
+    # sandboxed code execution (coding): the limit a run exceeded
+    "timeout", "cpu_limit", "memory_limit", "process_limit", "output_limit",
+    "file_size_limit", "killed",
 ]  # fmt: skip
 
 
@@ -264,6 +267,35 @@ class Environment:
     def state_hash(self) -> str:
         """SHA-256 of the canonical JSON of the full state."""
         return hashlib.sha256(canonical_json(self.state()).encode()).hexdigest()
+
+    # -- evaluation hooks ------------------------------------------------------------
+
+    def describe(self) -> dict[str, str]:
+        """How this environment runs, for the trace header (e.g. the coding sandbox mode).
+
+        None by default.
+        """
+        return {}
+
+    def delivered(self, initial: Environment) -> bool | None:
+        """Whether the episode delivered the domain's deliverable, judged on the final state.
+
+        None (the default) leaves delivery to the trace (the agent finished with a
+        result); a domain with a deliverable of its own (e.g. a submitted code change)
+        decides here.
+        """
+        return None
+
+    def evaluation_details(self) -> dict[str, Any]:
+        """Evidence behind the assertions, kept in the evaluation details (none by default)."""
+        return {}
+
+    def judge_artifact(self, initial: Environment) -> str | None:
+        """The final work product an NL-assertion judge reads besides the transcript.
+
+        For example the code change; None (the default) when the transcript says it all.
+        """
+        return None
 
     # -- assertions ----------------------------------------------------------------
 
