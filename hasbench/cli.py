@@ -225,7 +225,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("build", help="regenerate task files from their seeded generators")
     build = p.add_subparsers(dest="build_command", required=True, metavar="WHAT")
     q = build.add_parser("tasks", help="write data/tasks/<domain>.yaml")
-    q.add_argument("--domain", choices=["retail", "airline", "telecom"], help="default: all")
+    q.add_argument(
+        "--domain", choices=["retail", "airline", "telecom", "coding"], help="default: all"
+    )
     q.set_defaults(func=cmd_build_tasks)
     q = build.add_parser("filter", help="step 1: filter the τ²-bench and MultiAgentBench tasks")
     q.add_argument("--tau2", required=True, metavar="DIR", help="τ²'s data/tau2/domains folder")

@@ -15,6 +15,7 @@ ENVIRONMENTS: dict[str, str] = {
     "retail": "hasbench.envs.retail:RetailEnvironment",
     "airline": "hasbench.envs.airline:AirlineEnvironment",
     "telecom": "hasbench.envs.telecom:TelecomEnvironment",
+    "coding": "hasbench.envs.coding:CodingEnvironment",
 }
 """Domain name -> "module:class". Adding a domain means adding one line here."""
 
