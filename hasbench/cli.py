@@ -129,6 +129,20 @@ def cmd_import_tau2(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_import_marble(args: argparse.Namespace) -> int:
+    """Convert a MultiAgentBench coding JSONL file into coding tasks (judge-scored)."""
+    from hasbench.build.marble_import import MarbleImportError, import_marble, write_tasks
+
+    try:
+        scenarios = import_marble(args.tasks, pattern=args.pattern)
+    except MarbleImportError as error:
+        print(f"hasbench import: {error}", file=sys.stderr)
+        return 1
+    write_tasks(scenarios, args.out)
+    print(f"wrote {len(scenarios)} judge-scored coding tasks to {args.out}")
+    return 0
+
+
 def cmd_episode(args: argparse.Namespace) -> int:
     """Run one episode, write its trace, print one JSON summary (see simulator.summarize)."""
     from hasbench.simulator import episode_command
@@ -246,6 +260,11 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--pattern", default="A", choices=list("ABCDEF"), help="pattern (default A)")
     q.add_argument("--out", required=True, metavar="FILE.yaml", help="where to write the tasks")
     q.set_defaults(func=cmd_import_tau2)
+    q = source.add_parser("marble", help="MultiAgentBench coding JSONL (judge-scored tasks)")
+    q.add_argument("tasks", metavar="FILE.jsonl", help="a MARBLE coding task file")
+    q.add_argument("--pattern", default="E", choices=list("ABCDEF"), help="pattern (default E)")
+    q.add_argument("--out", required=True, metavar="FILE.yaml", help="where to write the tasks")
+    q.set_defaults(func=cmd_import_marble)
 
     p = sub.add_parser("episode", help="run one episode of a task and print a JSON summary")
     p.add_argument("file", metavar="FILE", help="a task YAML file")
