@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -221,6 +222,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="hasbench", description="Research workbench for LLM-based Human-Agent Systems."
     )
+    parser.add_argument(
+        "--unsafe-no-sandbox", action="store_true",
+        help="run coding tasks' code without bubblewrap (unsafe; traces record it)",
+    )  # fmt: skip
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("validate", help="check task YAML files against the scenario schema")
@@ -320,6 +325,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the process exit status."""
     args = build_parser().parse_args(argv)
+    if args.unsafe_no_sandbox:
+        from hasbench.envs.coding.sandbox import UNSAFE_ENV
+
+        os.environ[UNSAFE_ENV] = "1"
     try:
         return args.func(args)
     except KeyboardInterrupt:
