@@ -28,7 +28,7 @@ Patterns (what the people hold and the agents must get from them):
 
 Coordination: most tasks have one developer agent (star); the others have a tech lead
 delegating to a developer and a tester (star), a developer handing off to a tester
-(chain), a lead with a developer and a quality engineer (tree), or a developer and a tester
+(chain), a lead with a developer and a reviewer agent (tree), or a developer and a tester
 collaborating (graph). The gold path is list, read, patch, test, submit, split over the
 agents. Each task is checked as it is built: the reference patch applies, parses, and is
 sensitive exactly when the pattern is C. Running the tests is left to ``hasbench check``.
@@ -133,13 +133,17 @@ def team(layout: str, repo: Repository) -> Team:
         steps = dict.fromkeys(("list", "read", "patch", "test", "submit"), "agent_0")
         return Team("star", agents, [], steps)
     if layout in ("lead", "tree"):
-        reviewer_role = "tester" if layout == "lead" else "quality engineer"
+        reviewer = (
+            f"You review changes to {about}: you read the diff, run the tests in the sandbox "
+            "and report what is wrong before the change is submitted."
+        )
+        checker = (tester, "tester") if layout == "lead" else (reviewer, "reviewer")
         agents = [
             agent("agent_0", profile=lead, role="tech lead", tools=[*READ_TOOLS, "submit"]),
             agent(
                 "agent_1", profile=developer, role="developer", tools=[*READ_TOOLS, *WRITE_TOOLS]
             ),
-            agent("agent_2", profile=tester, role=reviewer_role, tools=[*READ_TOOLS, *TEST_TOOLS]),
+            agent("agent_2", profile=checker[0], role=checker[1], tools=[*READ_TOOLS, *TEST_TOOLS]),
         ]
         label = "delegates" if layout == "lead" else "parent"
         edges = [["agent_0", "agent_1", label], ["agent_0", "agent_2", label]]

@@ -70,7 +70,8 @@ COMMANDS = ("python", "python3", "pytest", "ls", "cat", "head", "tail", "wc", "g
 HIDDEN_DIR = "/hidden"
 PYTEST_FLAGS = ["-p", "no:cacheprovider", "--no-header", "--color=no"]
 _RUN_CACHE: OrderedDict[tuple, RunResult] = OrderedDict()
-_RUN_CACHE_SIZE = 512
+_RUN_CACHE_BYTES = 64 << 20
+"""Output kept by the run cache; the oldest runs are forgotten beyond it."""
 
 
 @dataclass
@@ -498,7 +499,7 @@ class CodingEnvironment(Environment):
             return _RUN_CACHE[key]
         result = self.sandbox.run(argv, self.workspace.directory(), writable=False, binds=binds)
         _RUN_CACHE[key] = result
-        if len(_RUN_CACHE) > _RUN_CACHE_SIZE:
+        while sum(len(r.output) for r in _RUN_CACHE.values()) > _RUN_CACHE_BYTES:
             _RUN_CACHE.popitem(last=False)
         return result
 

@@ -27,6 +27,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from functools import cache
@@ -200,18 +201,16 @@ class Sandbox:
             mapping = {WORKSPACE: str(workspace), **{d: str(h) for d, h in binds.items()}}
             argv = [_translate(arg, mapping) for arg in argv]
             variables = {k: _translate(v, mapping) for k, v in variables.items()}
-            variables["TMPDIR"] = str(workspace)
-            full = limit_argv + argv
-            cwd = str(workspace)
-        else:
-            if writable and os.geteuid() == 0:
-                _chown_tree(workspace, _sandbox_uid())
-            full = _bwrap_argv(workspace, writable, binds, self.limits)
-            for key, value in sorted(variables.items()):
-                full += ["--setenv", key, value]
-            full += _drop_root_argv() + limit_argv + argv
-            variables, cwd = {"PATH": "/usr/bin:/bin"}, None
-        return _execute(full, variables, cwd, self.limits)
+            with tempfile.TemporaryDirectory(prefix="hasbench-tmp-") as scratch:
+                variables["TMPDIR"] = variables["HOME"] = scratch
+                return _execute(limit_argv + argv, variables, str(workspace), self.limits)
+        if writable and os.geteuid() == 0:
+            _chown_tree(workspace, _sandbox_uid())
+        full = _bwrap_argv(workspace, writable, binds, self.limits)
+        for key, value in sorted(variables.items()):
+            full += ["--setenv", key, value]
+        full += _drop_root_argv() + limit_argv + argv
+        return _execute(full, {"PATH": "/usr/bin:/bin"}, None, self.limits)
 
 
 def _base_env() -> dict[str, str]:
