@@ -13,7 +13,8 @@ When the caller is root, bubblewrap runs privileged (without a user namespace) a
 the command through ``setpriv`` as an unprivileged user id of this process, because root is
 exempt from the process limit; otherwise bubblewrap creates a user namespace.
 
-Without a working bubblewrap nothing runs: :class:`SandboxUnavailable` says why and how to
+bubblewrap 0.7 or newer is needed (for the size of ``/tmp``; Debian 12 ships 0.8). Without
+a working bubblewrap nothing runs: :class:`SandboxUnavailable` says why and how to
 fix it. Setting ``HASBENCH_UNSAFE_NO_SANDBOX=1`` (the CLI's ``--unsafe-no-sandbox``) runs
 commands directly on the host with the same limits but no isolation; :func:`sandbox_mode`
 reports which applies, and episodes record it in the trace header.
@@ -297,7 +298,7 @@ def _bwrap_argv(
     argv = ["bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
     argv += ["--unshare-cgroup-try", "--die-with-parent", "--new-session"]
     if os.geteuid() != 0:
-        argv += ["--unshare-user", "--disable-userns"]
+        argv += ["--unshare-user"]
     bound: set[str] = set()
     created = {"/"}
     for path, target in _system_roots():
