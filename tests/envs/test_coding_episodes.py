@@ -16,6 +16,7 @@ from hasbench.evaluate import evaluate
 from hasbench.participants.judges import JudgeResult, make_judge
 from hasbench.scenario import GoldAction, load_tasks
 from hasbench.simulator import Backends, run_episode
+from hasbench.sync import run_sync
 
 pytestmark = pytest.mark.skipif(
     sb.bubblewrap_problem() is not None, reason="bubblewrap cannot sandbox here"
@@ -114,7 +115,7 @@ def test_results_tables_flag_judge_scored_tasks(tmp_path, task):
     exp = tmp_path / "exp.yaml"
     exp.write_text(yaml.safe_dump(spec))
     experiment = runner.load_experiment(exp)
-    runner.run_sync(runner.run_experiment(experiment, tmp_path / "store", progress=False))
+    run_sync(runner.run_experiment(experiment, tmp_path / "store", progress=False))
     frame = runner.load_results(tmp_path / "store")
     flags = dict(zip(frame["task_id"], frame["judge_scored"], strict=True))
     assert flags == {"coding_F_001": True, task.task_id: False}
