@@ -103,6 +103,16 @@ class TraceHeader(BaseModel):
     library_versions: dict[str, str] = Field(default_factory=dict)
     participants: dict[str, str] = Field(default_factory=dict)
     """Participant id -> kind ("agent" or "human")."""
+    environment: dict[str, str] = Field(default_factory=dict)
+    """How the environment ran (``Environment.describe``), e.g. the coding sandbox mode;
+    left out of the file when empty."""
+
+    @model_serializer(mode="wrap")
+    def _omit_empty_environment(self, handler: Any) -> dict[str, Any]:
+        data = handler(self)
+        if not data.get("environment"):
+            data.pop("environment", None)
+        return data
 
 
 class _Record(BaseModel):

@@ -147,7 +147,7 @@ def test_check_passes_on_the_toy_domain_loaded_with_the_plugin_option(task_file,
 
 def test_without_the_plugin_the_domain_is_unknown(task_file, capsys):
     assert main(["validate", str(task_file)]) == 1
-    assert "toy_A_001: task_id: unknown domain 'toy' (known: airline, bargaining, mock," in (
+    assert "toy_A_001: task_id: unknown domain 'toy' (known: airline, bargaining, coding, mock," in (
         capsys.readouterr().out
     )
 
