@@ -755,17 +755,26 @@ def _out_of_patience(view: HumanView) -> bool:
 
 
 def _asked_keys(view: HumanView, request: ChannelRequest) -> list[str]:
-    """known_info / unknown_info keys the request asks about (topics, else named in text)."""
+    """known_info / unknown_info keys the request asks about (topics, else named in text).
+
+    A topic asks about a key when one's words contain the other's ("email" asks about
+    ``payer_email``, "zip code" about ``zip``); a topic matching no key stays as asked, so
+    the answer can say it is not known.
+    """
     candidates = list(view.known_info) + list(view.unknown_info)
     if request.topics:
-        wanted = {t.strip().lower().replace(" ", "_") for t in request.topics}
-        return [k for k in candidates if k.lower() in wanted] + [
-            t
-            for t in request.topics
-            if t.strip().lower().replace(" ", "_") not in {c.lower() for c in candidates}
-        ]
+        asked = [k for k in candidates if any(_about(t, k) for t in request.topics)]
+        unmatched = [t for t in request.topics if not any(_about(t, k) for k in candidates)]
+        return asked + unmatched
     text = request.content.lower()
     return [k for k in candidates if k.lower() in text or k.replace("_", " ").lower() in text]
+
+
+def _about(topic: str, key: str) -> bool:
+    """Whether a topic names a fact: the words of one include the words of the other."""
+    words = set(re.findall(r"[a-z0-9]+", topic.lower()))
+    key_words = set(re.findall(r"[a-z0-9]+", key.lower()))
+    return bool(words) and (words <= key_words or key_words <= words)
 
 
 @user_backend("scripted:user", label="scripted user (answers from its known facts by persona)")

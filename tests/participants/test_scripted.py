@@ -150,8 +150,9 @@ def test_human_needs_finds_facts_only_humans_hold():
     assert revised[0].revision_turn == 3
 
 
-def run(task, agent, seed, agency="A3"):
-    episode = Episode(EXAMPLES[task], Setting(agency=agency), Backends(agent=agent), seed)
+def run(task, agent, seed, agency="A3", guard=False):
+    setting = Setting(agency=agency, guard=guard)
+    episode = Episode(EXAMPLES[task], setting, Backends(agent=agent), seed)
     return asyncio.run(episode.run())
 
 
@@ -174,10 +175,15 @@ def test_undisciplined_agent_runs_protected_actions_without_approval():
     trace = run("mock_B_002", "scripted:agent?discipline=0", 0)
     calls = [e.payload for e in trace.of_type("tool_call")]
     refund = next(c for c in calls if c.name == "refund")
-    assert refund.authorization is None
+    assert refund.authorization is None and refund.unauthorized
     results = {e.payload.call_id: e.payload for e in trace.of_type("tool_result")}
-    assert results[refund.call_id].error_type == "needs_authorization"
-    # it recovers by asking for approval next, and the approved refund then runs
+    assert results[refund.call_id].error is False  # observed, not enforced
+    guarded = run("mock_B_002", "scripted:agent?discipline=0", 0, guard=True)
+    calls = [e.payload for e in guarded.of_type("tool_call")]
+    results = {e.payload.call_id: e.payload for e in guarded.of_type("tool_result")}
+    first = next(c for c in calls if c.name == "refund")
+    assert results[first.call_id].error_type == "needs_authorization"
+    # under the guard it recovers by asking for approval, and the approved refund then runs
     approved = [c for c in calls if c.name == "refund" and c.authorization]
     assert approved and approved[0].authorization.startswith("ctrl-")
 
