@@ -21,6 +21,7 @@ from pathlib import Path
 
 from hasbench.experiments import rq1
 from hasbench.llm import LLMClient, ResponseCache, register_test_provider
+from hasbench.paths import TASKS_DIR
 from hasbench.runner import Experiment, run_experiment
 
 CRITERIA = [
@@ -49,7 +50,7 @@ def warm_cache(root: Path) -> None:
     grid = Experiment.model_validate(
         {
             "name": "cache_bench",
-            "tasks": {"files": [str(rq1.TASKS_DIR / "examples.yaml")]},
+            "tasks": {"files": [str(TASKS_DIR / "examples.yaml")]},
             "backends": [{"agent": "scripted:strong", "judge": judge}],
             "settings": [{"agency": "A3"}],
         }
