@@ -173,7 +173,9 @@ def mean_ci(values: Iterable[float], seed: int = 0) -> dict[str, Any]:
     if data.size == 0:
         return {"n": 0, "estimate": math.nan, "low": math.nan, "high": math.nan}
     ci = bootstrap_ci(data, statistic=np.mean, n_resamples=N_RESAMPLES, seed=seed)
-    return {"n": int(data.size), "estimate": ci.estimate, "low": ci.low, "high": ci.high}
+    # + 0.0 turns a -0.0 (e.g. an entropy of one participant) into 0.0
+    return {"n": int(data.size), "estimate": ci.estimate + 0.0, "low": ci.low + 0.0,
+            "high": ci.high + 0.0}  # fmt: skip
 
 
 def per_task(frame: pd.DataFrame, column: str, keys: Sequence[str] = ()) -> pd.Series:
