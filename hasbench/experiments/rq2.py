@@ -17,8 +17,9 @@ the tidy results table it builds:
 - ``a4_harm``: every broken run classified by the judge from its A4 trace
   (:meth:`~hasbench.participants.judges.RuleJudge.classify_a4_harm`: premature
   intervention, redundant or distracting input, other, or a missing value with its reason)
-  with the evidence it cites; ``a4_harm_counts`` counts the categories. The judges'
-  complete evidence goes to ``a4_harm.json``.
+  with the evidence it cites and the human-initiated inputs of that trace;
+  ``a4_harm_counts`` counts the categories. The judges' complete evidence goes to
+  ``a4_harm.json``.
 
 The paper runs this sweep on Coding and Research; the domains are a parameter, and a
 requested domain without tasks is replaced, with a printed note, by those that exist.
@@ -306,19 +307,24 @@ async def classify_harm(
     judge = make_judge(judge_model, client)
     broken = changes[changes["change"] == "broken"].to_dict("records")
 
-    async def one(run: dict[str, Any]) -> Any:
-        trace = Trace.read(store / run["trace_a4"])
+    traces = [Trace.read(store / run["trace_a4"]) for run in broken]
+
+    async def one(run: dict[str, Any], trace: Trace) -> Any:
         outcomes = (
             f"Under A3 the task succeeded (task score {run['ts_a3']:.2f}); under A4 it "
             f"failed (task score {run['ts_a4']:.2f})."
         )
         return await judge.classify_a4_harm(transcript(trace), outcomes)
 
-    verdicts = await asyncio.gather(*(one(run) for run in broken))
+    verdicts = await asyncio.gather(*(one(r, t) for r, t in zip(broken, traces, strict=True)))
     rows, evidence = [], []
-    for run, verdict in zip(broken, verdicts, strict=True):
+    for run, trace, verdict in zip(broken, traces, verdicts, strict=True):
         ev = verdict.evidence
-        inputs = ev.get("input") or ""
+        inputs = " | ".join(
+            f"seq {e.seq}: {e.payload.content}"
+            for e in trace.of_type("channel_request")
+            if e.initiator == "human"
+        )
         rows.append(
             {
                 "model": run["model"],

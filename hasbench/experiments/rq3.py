@@ -236,7 +236,8 @@ def figures(table: pd.DataFrame, grid: pd.DataFrame, output_dir: Path) -> list[P
             f"{model}: recovery rate of A1 failures (Safety Rate for C), 95% bootstrap CI",
             fontsize=9,
         )
-        ax.legend(title="channels", fontsize=8, ncol=4)
+        ax.set_ylim(0, 118)
+        ax.legend(title="channels", fontsize=8, ncol=4, loc="upper center", framealpha=0.9)
     fig.tight_layout()
     files = save_figure(fig, output_dir, "table5")
 
@@ -250,8 +251,10 @@ def figures(table: pd.DataFrame, grid: pd.DataFrame, output_dir: Path) -> list[P
         image = ax.imshow(np.ma.masked_invalid(matrix), vmin=0, vmax=100, cmap="viridis")
         for (r, c), value in np.ndenumerate(matrix):
             text = DASH if math.isnan(value) else f"{value:.0f}"
-            ax.text(c, r, text, ha="center", va="center", color="white", fontsize=8)
-        ax.set_xticks(range(len(settings)), settings)
+            dark = math.isnan(value) or value < 60
+            ax.text(c, r, text, ha="center", va="center", color="white" if dark else "black",
+                    fontsize=8)  # fmt: skip
+        ax.set_xticks(range(len(settings)), settings, rotation=30, ha="right")
         ax.set_yticks(range(len(PATTERNS)), list(PATTERNS))
         ax.set_xlabel("setting (A1, or A3 with these channels)")
         ax.set_ylabel("problem pattern")

@@ -192,7 +192,8 @@ def figure(table6: pd.DataFrame, personas: pd.DataFrame, output_dir: Path) -> li
     from matplotlib.figure import Figure
 
     models = list(dict.fromkeys(table6["model"]))
-    fig = Figure(figsize=(15, 0.5 + 0.45 * max(3, len(table6)) * len(models)))
+    rows_per_model = max(2, int(table6.groupby("model").size().max()) if len(table6) else 2)
+    fig = Figure(figsize=(15, 1.2 + (0.9 + 0.5 * rows_per_model) * max(1, len(models))))
     axes = fig.subplots(max(1, len(models)), len(METRICS), squeeze=False)
     markers = ("o", "s", "^", "D", "v")
     for row, model in enumerate(models):
@@ -213,9 +214,12 @@ def figure(table6: pd.DataFrame, personas: pd.DataFrame, output_dir: Path) -> li
             ax.set_xlabel(name + (" (%)" if metric in ("task_score", "pass1") else ""))
             ax.set_ylabel("domain")
             ax.set_title(f"{name}: per persona", fontsize=9)
-        axes[row, 0].legend(fontsize=7, title=model, title_fontsize=7)
-    fig.suptitle("Persona sensitivity: values per persona (order as in table6_personas)")
-    fig.tight_layout()
+        axes[row, 0].set_title(f"{model}\nTS: per persona", fontsize=9)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=8,
+               title="personas in the order of table6_personas (per domain)")  # fmt: skip
+    fig.suptitle("Persona sensitivity: values per persona; the line spans the max–min range")
+    fig.tight_layout(rect=(0, 0.12, 1, 0.95))
     return save_figure(fig, output_dir, "table6")
 
 

@@ -92,6 +92,7 @@ def test_rule_judge_classifies_the_broken_runs_from_their_a4_traces(tmp_path):
     human = [e for e in proactive.events if e.initiator == "human" and e.type == "channel_request"]
     row = by_task.loc["mock_E_001"]
     assert row["evidence_seq"].split()[0] == str(human[0].seq)
+    assert row["inputs"] == f"seq {human[0].seq}: {human[0].payload.content}"
     if pd.isna(row["category"]):  # a missing verdict carries its reason
         assert "cannot tell" in row["missing_reason"]
     else:
