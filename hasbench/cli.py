@@ -288,12 +288,17 @@ def cmd_results(args: argparse.Namespace) -> int:
 
 
 def cmd_notebook(args: argparse.Namespace) -> int:
-    """Execute a notebook with papermill and print where the executed copy is."""
+    """Execute a notebook (or, for ``all``, every figure notebook and the index) with papermill."""
     import yaml
 
     from hasbench.runner import run_notebook
 
     parameters = {key: yaml.safe_load(value) for key, value in args.parameter or []}
+    if args.name == "all":
+        from hasbench.experiments.figures_index import run_all
+
+        print(run_all(parameters, args.output_dir))
+        return 0
     print(run_notebook(args.name, parameters, args.output_dir))
     return 0
 
@@ -420,7 +425,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_results)
 
     p = sub.add_parser("notebook", help="execute a registered notebook with papermill")
-    p.add_argument("name", metavar="NAME", help="the notebook's registered name, e.g. rq1")
+    p.add_argument(
+        "name", metavar="NAME",
+        help="the notebook's registered name, e.g. rq1; 'all' runs every figure notebook and "
+        "writes figures/index.html",
+    )  # fmt: skip
     p.add_argument(
         "-p", "--parameter", nargs=2, action="append", metavar=("KEY", "VALUE"),
         help="notebook parameter (VALUE is read as YAML); repeatable",

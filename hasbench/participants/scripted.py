@@ -46,6 +46,7 @@ from hasbench.participants.base import (
 if TYPE_CHECKING:
     from hasbench.agency import Setting
     from hasbench.graph import HASGraph
+    from hasbench.personas import Persona
     from hasbench.scenario import GoldAction, Scenario, TriggerRule
     from hasbench.tools import ToolSpec
 
@@ -639,15 +640,26 @@ class ScriptedUser:
 
     Args:
         rng: the seeded generator of the humans.
+        guarded: play a more guarded human: patience, cooperativeness and risk tolerance of
+            the persona in effect are halved (the ``scripted:user-guarded`` profile).
     """
 
-    def __init__(self, rng: np.random.Generator) -> None:
+    def __init__(self, rng: np.random.Generator, guarded: bool = False) -> None:
         self.rng = rng
+        self.guarded = guarded
+
+    def _persona(self, view: HumanView) -> Persona:
+        """The persona in effect, halved where this profile is guarded."""
+        persona = view.persona
+        if not self.guarded:
+            return persona
+        halved = ("patience", "cooperativeness", "risk_tolerance")
+        return persona.model_copy(update={d: getattr(persona, d) / 2 for d in halved})
 
     async def clarify(self, view: HumanView, request: ChannelRequest) -> ClarificationResponse:
         """Answer the asked-for facts from known_info."""
-        persona = view.persona
-        if _out_of_patience(view):
+        persona = self._persona(view)
+        if _out_of_patience(view, persona):
             return ClarificationResponse(
                 content="I have answered enough questions already.", refused=True
             )
@@ -682,8 +694,8 @@ class ScriptedUser:
         A cooperative reviewer names the missing facts the artifact refers to (e.g. a
         ``<case_number?>`` gap); an assertive one names every missing fact.
         """
-        persona = view.persona
-        if _out_of_patience(view) and view.untold_revision is None:
+        persona = self._persona(view)
+        if _out_of_patience(view, persona) and view.untold_revision is None:
             return FeedbackResponse(content="I have no time for another review.", labels=["skip"])
         edits: dict[str, Any] = {}
         notes: list[str] = []
@@ -714,7 +726,7 @@ class ScriptedUser:
         self, view: HumanView, request: ChannelRequest, facts: ActionFacts
     ) -> ControlDecision:
         """Approve, modify or deny an action; execute a user-side action when asked."""
-        persona = view.persona
+        persona = self._persona(view)
         action = request.action
         arguments = dict(action.arguments) if action else {}
         conflicts = {
@@ -749,9 +761,9 @@ class ScriptedUser:
         return "Please hold on before changing anything important."
 
 
-def _out_of_patience(view: HumanView) -> bool:
+def _out_of_patience(view: HumanView, persona: Persona) -> bool:
     """Patience sets how many requests a human answers: 1 at patience 0, 5 at patience 1."""
-    return view.asks > 1 + round(view.persona.patience * 4)
+    return view.asks > 1 + round(persona.patience * 4)
 
 
 def _asked_keys(view: HumanView, request: ChannelRequest) -> list[str]:
@@ -781,3 +793,13 @@ def _about(topic: str, key: str) -> bool:
 def scripted_user(model: str, seat: HumanSeat) -> ScriptedUser:
     """A human answering from its known facts according to its persona."""
     return ScriptedUser(seat.rng)
+
+
+@user_backend(
+    "scripted:user-guarded",
+    label="scripted user, guarded profile (half the persona's patience, cooperativeness and "
+    "risk tolerance)",
+)
+def guarded_user(model: str, seat: HumanSeat) -> ScriptedUser:
+    """A more guarded scripted human: a second user-simulator profile."""
+    return ScriptedUser(seat.rng, guarded=True)

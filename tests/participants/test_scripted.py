@@ -259,3 +259,15 @@ def test_a_withheld_fact_is_asked_for_again():
             assert any(set(withheld) & set(r.payload.topics) for r in requests[1:])
             withheld_then_asked += 1
     assert withheld_then_asked >= 1
+
+
+def test_guarded_user_profile_halves_patience_and_is_a_registered_backend():
+    from hasbench.participants.backends import USER_BACKENDS
+
+    assert USER_BACKENDS.resolve("scripted:user-guarded").name == "scripted:user-guarded"
+    question = ask("Email?", ["email"])
+    plain = answer(ScriptedUser(np.random.default_rng(0)).clarify(view(asks=4), question))
+    guarded = ScriptedUser(np.random.default_rng(0), guarded=True)
+    assert not plain.refused  # patience 0.9: five requests answered
+    assert answer(guarded.clarify(view(asks=3), question)).info  # patience 0.45: three
+    assert answer(guarded.clarify(view(asks=4), question)).refused
