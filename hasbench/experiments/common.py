@@ -140,7 +140,8 @@ def execute(
     progress: bool = True,
 ) -> tuple[RunSummary, pd.DataFrame]:
     """Run (or resume) a grid into its results store; return the summary and the results."""
-    from hasbench.runner import load_results, run_experiment, run_sync
+    from hasbench.runner import load_results, run_experiment
+    from hasbench.sync import run_sync
 
     summary = run_sync(run_experiment(grid, results_dir, client=client, progress=progress))
     return summary, load_results(summary.directory)

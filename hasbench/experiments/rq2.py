@@ -420,7 +420,7 @@ def run(
     Returns a dict with ``results``, ``tables`` (numeric), ``figure`` (PNG path),
     ``summary`` and ``notes``.
     """
-    from hasbench.runner import run_sync
+    from hasbench.sync import run_sync
 
     agents = agents_or_default(agent_models, sweep=True)
     ran_domains, notes = resolve_domains(domains, "RQ2")
