@@ -40,7 +40,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from hasbench.envs import make_environment
+from hasbench.envs import make_environment, replayed_environment
 from hasbench.envs.base import Environment, state_diff
 from hasbench.participants.judges import transcript
 from hasbench.scenario import GoldAction, Scenario
@@ -171,17 +171,22 @@ def replay_gold(scenario: Scenario) -> tuple[Environment, list[str]]:
     """A fresh environment with the gold actions executed in order.
 
     A gold action that fails is skipped and reported (its change is then absent from the
-    gold state, as in τ²-bench).
+    gold state, as in τ²-bench). The replay runs once per task content where the domain
+    shares bases (:func:`hasbench.envs.replayed_environment`).
     """
-    env = make_environment(scenario)
     users = {u.user_id for u in scenario.users}
-    errors: list[str] = []
-    for action in scenario.evaluation_criteria.actions:
-        side = "user" if action.requestor in users else "agent"
-        result = env.call(action.name, action.arguments, side)
-        if result.error:
-            errors.append(f"action {action.action_id} {action.name}: {result.message}")
-    return env, errors
+
+    def run(env: Environment) -> tuple[str, ...]:
+        errors = []
+        for action in scenario.evaluation_criteria.actions:
+            side = "user" if action.requestor in users else "agent"
+            result = env.call(action.name, action.arguments, side)
+            if result.error:
+                errors.append(f"action {action.action_id} {action.name}: {result.message}")
+        return tuple(errors)
+
+    env, errors = replayed_environment(scenario, "gold", run)
+    return env, list(errors)
 
 
 def failed_call_ids(trace: Trace) -> set[str]:

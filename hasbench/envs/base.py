@@ -8,6 +8,13 @@ the type hints. :meth:`Environment.call` validates arguments, runs the tool and 
 :class:`ToolResult`. A failing call returns a typed error and leaves the state exactly as
 it was (writes are rolled back). Hidden helpers marked with :func:`assertion` check the
 final state for evaluation and are never shown to participants.
+
+Domains whose tools never change a record of ``db`` in place declare ``copy_on_write``:
+a write takes its own copy of a record first (:meth:`Environment.writable`). Their
+environments then start from a shared, immutable base (one per task content, see
+:func:`hasbench.envs.make_environment`) and fork from it by copying only the tables;
+snapshots for rollback do the same, and the state hash re-encodes only the records that
+changed (the base's records are encoded once per process).
 """
 
 from __future__ import annotations
@@ -17,8 +24,11 @@ import hashlib
 import inspect
 import json
 import marshal
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
@@ -111,10 +121,19 @@ class Environment:
     compat: str | None = None
     """``"tau2"``: behave as τ²-bench v0.1.3 where the domain is deliberately stricter
     (set from ``environment.compat`` before the task is initialized)."""
+    copy_on_write: ClassVar[bool] = False
+    """True when the domain's code never changes a record of ``db`` (an item of one of its
+    tables) in place but takes a private copy with :meth:`writable` first, while
+    :attr:`writing` is set (inside write tools, setup helpers and :meth:`after_call`)."""
 
     def __init__(self, db: dict[str, Any], user_db: dict[str, Any] | None = None) -> None:
         self.db = db
         self.user_db = user_db
+        self.writing = False
+        """True while a write tool or setup helper runs (copy-on-write domains copy records
+        they hand out)."""
+        self._own: dict[int, Any] = {}
+        self._base: _Base | None = None
 
     @classmethod
     def from_scenario(cls, scenario: Scenario) -> Environment:
@@ -130,7 +149,9 @@ class Environment:
         env = scenario.environment
         if env.initialization_data is not None:
             if env.initialization_data.agent_data:
-                self.db = deep_merge(self.db, env.initialization_data.agent_data)
+                self.db = deep_merge(
+                    self.db, env.initialization_data.agent_data, self.copy_on_write
+                )
             if env.initialization_data.user_data:
                 if self.user_db is None:
                     raise EnvironmentDataError(
@@ -155,12 +176,13 @@ class Environment:
         if method is None or name.startswith("_") or not callable(method):
             return _error(name, "unknown_tool", f"Function '{name}' not found.")
         before = self.snapshot()
-        try:
-            output = method(**arguments)
-        except (ToolError, TypeError, KeyError, ValueError) as exc:
-            self.restore(before)
-            return _error(name, "precondition_failed", str(exc))
-        self.after_call(None)
+        with self.write_access():
+            try:
+                output = method(**arguments)
+            except (ToolError, TypeError, KeyError, ValueError) as exc:
+                self.restore(before)
+                return _error(name, "precondition_failed", str(exc))
+            self.after_call(None)
         return ToolResult(name=name, output=_jsonable(output))
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -213,16 +235,32 @@ class Environment:
             args = self._arg_models[name].model_validate(arguments)
         except ValidationError as exc:
             return _error(name, "invalid_arguments", _describe(exc))
-        before = self.snapshot() if spec.kind == "write" else None
-        try:
-            output = self._tool_methods[name](self, **dict(args))
-        except ToolError as exc:
-            if before is not None:
+        if spec.kind != "write":
+            try:
+                output = self._tool_methods[name](self, **dict(args))
+            except ToolError as exc:
+                return _error(name, exc.error_type, exc.message)
+            self.after_call(spec)
+            return ToolResult(name=name, output=_jsonable(output))
+        before = self.snapshot()
+        with self.write_access():
+            try:
+                output = self._tool_methods[name](self, **dict(args))
+            except ToolError as exc:
                 self.restore(before)
-            return _error(name, exc.error_type, exc.message)
-        self.after_call(spec)
-        diff = copy.deepcopy(state_diff(before, self.state())) if before is not None else []
+                return _error(name, exc.error_type, exc.message)
+            self.after_call(spec)
+        diff = copy.deepcopy(state_diff(before, self.state()))
         return ToolResult(name=name, output=_jsonable(output), diff=diff)
+
+    @contextmanager
+    def write_access(self) -> Iterator[None]:
+        """Set :attr:`writing` for the duration (a write tool, a setup helper)."""
+        outer, self.writing = self.writing, True
+        try:
+            yield
+        finally:
+            self.writing = outer
 
     def after_call(self, spec: ToolSpec | None) -> None:
         """Hook run after every successful call (e.g. Telecom syncs device and network)."""
@@ -234,16 +272,77 @@ class Environment:
         return {"db": self.db, "user_db": self.user_db}
 
     def snapshot(self) -> dict[str, Any]:
-        """A deep copy of the full state."""
-        return fast_copy(self.state())
+        """A copy of the full state that later calls leave untouched.
+
+        Deep, except in copy-on-write domains: there the tables are copied and the records
+        shared (the next write copies the records it changes).
+        """
+        if not self.copy_on_write:
+            return fast_copy(self.state())
+        self._own = {}  # records copied from now on are private until the next snapshot
+        return {"db": shared_tables(self.db), "user_db": fast_copy(self.user_db)}
 
     def restore(self, snapshot: dict[str, Any]) -> None:
-        """Put back a state taken by :meth:`snapshot`."""
-        self.db, self.user_db = snapshot["db"], snapshot["user_db"]
+        """Put back a state taken by :meth:`snapshot` (it stays reusable)."""
+        if self.copy_on_write:
+            self.db, self.user_db = shared_tables(snapshot["db"]), fast_copy(snapshot["user_db"])
+        else:
+            self.db, self.user_db = snapshot["db"], snapshot["user_db"]
+
+    def writable(self, table: str, key: Any) -> Any:
+        """The record ``db[table][key]`` (a key or a list index) as a copy a tool may change.
+
+        The copy replaces the shared record in this environment's table; later calls in
+        the same write get the same copy.
+        """
+        record = self.db[table][key]
+        if id(record) in self._own:
+            return record
+        record = fast_copy(record)
+        self.db[table][key] = record
+        self._own[id(record)] = record
+        return record
 
     def state_hash(self) -> str:
-        """SHA-256 of the canonical JSON of the full state."""
-        return hashlib.sha256(canonical_json(self.state()).encode()).hexdigest()
+        """SHA-256 of the canonical JSON of the full state.
+
+        In copy-on-write domains the text is put together from the cached encodings of
+        the shared records, and an environment its base has not changed gives the base's
+        hash.
+        """
+        if self._base is None:
+            return hashlib.sha256(canonical_json(self.state()).encode()).hexdigest()
+        if self.user_db == self._base.user_db and _same_tables(self.db, self._base.db):
+            return self._base.hash
+        text = _encode_state(self.state(), self._base.db)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    # -- shared bases ----------------------------------------------------------------
+
+    def freeze(self) -> None:
+        """Make the current state the immutable base that :meth:`fork` starts from.
+
+        Only copy-on-write domains can; the environment must not be changed afterwards
+        (forks change their own tables).
+        """
+        if not self.copy_on_write:
+            raise TypeError(f"{type(self).__name__} is not copy-on-write; it cannot be shared")
+        for table in self.db.values():
+            for record in _records(table):
+                if isinstance(record, dict | list) and id(record) not in _RECORD_JSON:
+                    _RECORD_JSON[id(record)] = (record, canonical_json(record))
+        self._own = {}
+        digest = hashlib.sha256(_encode_state(self.state()).encode()).hexdigest()
+        self._base = _Base(db=self.db, user_db=fast_copy(self.user_db), hash=digest)
+
+    def fork(self) -> Environment:
+        """A new environment in this (frozen) environment's state, sharing its records."""
+        if self._base is None or self._base.db is not self.db:
+            raise TypeError("only a frozen environment can be forked (call freeze() first)")
+        twin = copy.copy(self)
+        twin.db, twin.user_db = shared_tables(self.db), fast_copy(self.user_db)
+        twin.writing, twin._own = False, {}
+        return twin
 
     # -- evaluation hooks ------------------------------------------------------------
 
@@ -312,12 +411,18 @@ class Environment:
         return result
 
 
-def deep_merge(base: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]:
-    """Merge ``update`` into a copy of ``base``: dicts recursively, anything else replaced."""
-    merged = copy.deepcopy(base)
+def deep_merge(
+    base: dict[str, Any], update: dict[str, Any], share_base: bool = False
+) -> dict[str, Any]:
+    """Merge ``update`` into a copy of ``base``: dicts recursively, anything else replaced.
+
+    ``base`` is left unchanged. With ``share_base`` (copy-on-write data) the parts of it
+    that ``update`` does not reach are shared with the result instead of copied.
+    """
+    merged = dict(base) if share_base else copy.deepcopy(base)
     for key, value in update.items():
         if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = deep_merge(merged[key], value)
+            merged[key] = deep_merge(merged[key], value, share_base)
         else:
             merged[key] = copy.deepcopy(value)
     return merged
@@ -334,9 +439,13 @@ def state_diff(before: Any, after: Any, path: str = "") -> list[dict[str, Any]]:
     Mappings are compared key by key and lists of equal length item by item (paths like
     ``db.lines[3].status``); anything else that differs is reported whole.
     """
+    if before is after:  # shared (copy-on-write) parts are unchanged by definition
+        return []
     if isinstance(before, dict) and isinstance(after, dict):
         changes: list[dict[str, Any]] = []
-        for key in sorted(set(before) | set(after), key=str):
+        keys = [k for k, v in before.items() if k not in after or after[k] is not v]
+        keys += [k for k in after if k not in before]
+        for key in sorted(keys, key=str):
             sub = f"{path}.{key}" if path else str(key)
             if key not in before:
                 changes.append({"path": sub, "before": None, "after": after[key]})
@@ -349,12 +458,136 @@ def state_diff(before: Any, after: Any, path: str = "") -> list[dict[str, Any]]:
         return [
             change
             for index, (old, new) in enumerate(zip(before, after, strict=True))
-            if old != new
+            if old is not new and old != new
             for change in state_diff(old, new, f"{path}[{index}]")
         ]
     if before != after:
         return [{"path": path, "before": before, "after": after}]
     return []
+
+
+@dataclass(frozen=True)
+class _Base:
+    """The immutable state a frozen environment and its forks share, and its hash."""
+
+    db: dict[str, Any]
+    user_db: Any
+    hash: str
+
+
+_RECORD_JSON: dict[int, tuple[Any, str]] = {}
+"""id -> (record, canonical JSON) for every record of a frozen base. Such records never
+change (copy-on-write), and the entry keeps the record alive, so its id stays its own."""
+
+
+def _records(table: Any) -> Any:
+    if isinstance(table, dict):
+        return table.values()
+    return table if isinstance(table, list) else ()
+
+
+def shared_tables(db: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a database's tables (dicts and lists) that shares their records.
+
+    For copy-on-write domains: the copy can be changed through
+    :meth:`Environment.writable` without touching ``db``.
+    """
+    return {
+        name: dict(t) if isinstance(t, dict) else list(t) if isinstance(t, list) else t
+        for name, t in db.items()
+    }
+
+
+def _same_tables(db: dict[str, Any], base: dict[str, Any]) -> bool:
+    """Whether every table of ``db`` holds exactly the records of the base's table."""
+    if db.keys() != base.keys():
+        return False
+    for name, table in db.items():
+        other = base[name]
+        if table is other:
+            continue
+        if type(table) is not type(other) or len(table) != len(other):
+            return False
+        if isinstance(table, dict):
+            if any(other.get(k, _MISSING) is not v for k, v in table.items()):
+                return False
+        elif isinstance(table, list):
+            if any(a is not b for a, b in zip(table, other, strict=True)):
+                return False
+        elif table != other:
+            return False
+    return True
+
+
+_MISSING = object()
+
+
+def _encode_state(state: dict[str, Any], base_db: dict[str, Any] | None = None) -> str:
+    """``canonical_json(state)``, reusing cached encodings of shared records and tables.
+
+    ``base_db``: the frozen base the state was forked from; a table that still holds
+    exactly the base table's records reuses that table's encoding.
+    """
+    parts = []
+    for key in sorted(state):
+        value = state[key]
+        text = _encode_db(value, base_db or {}) if key == "db" else canonical_json(value)
+        parts.append(f"{_json_key(key)}:{text}")
+    return "{" + ",".join(parts) + "}"
+
+
+def _encode_db(db: Any, base_db: dict[str, Any]) -> str:
+    if not isinstance(db, dict) or not all(isinstance(k, str) for k in db):
+        return canonical_json(db)
+    tables = []
+    for name in sorted(db):
+        table, base = db[name], base_db.get(name, _MISSING)
+        if table is base or _same_tables({name: table}, {name: base}):
+            text = _base_table_text(base)
+        else:
+            text = _encode_table(table)
+        tables.append(f"{_json_key(name)}:{text}")
+    return "{" + ",".join(tables) + "}"
+
+
+def _encode_table(table: Any) -> str:
+    if isinstance(table, dict) and all(isinstance(k, str) for k in table):
+        return (
+            "{"
+            + ",".join(f"{_json_key(k)}:{_encode_record(table[k])}" for k in sorted(table))
+            + "}"
+        )
+    if isinstance(table, list):
+        return "[" + ",".join(_encode_record(r) for r in table) + "]"
+    return canonical_json(table)
+
+
+def _base_table_text(table: Any) -> str:
+    """The encoding of a frozen base's table (such tables never change), cached."""
+    entry = _TABLE_JSON.get(id(table))
+    if entry is not None and entry[0] is table:
+        _TABLE_JSON.move_to_end(id(table))
+        return entry[1]
+    text = _encode_table(table)
+    _TABLE_JSON[id(table)] = (table, text)
+    if len(_TABLE_JSON) > TABLE_TEXTS_KEPT:
+        _TABLE_JSON.popitem(last=False)
+    return text
+
+
+TABLE_TEXTS_KEPT = 32
+"""Encoded base tables kept per process (episodes of one task reuse them)."""
+_TABLE_JSON: OrderedDict[int, tuple[Any, str]] = OrderedDict()
+
+
+@cache
+def _json_key(key: str) -> str:
+    return json.dumps(key)
+
+
+def _encode_record(record: Any) -> str:
+    cached = _RECORD_JSON.get(id(record))
+    return cached[1] if cached is not None and cached[0] is record else canonical_json(record)
 
 
 def _arguments_model(name: str, method: Callable) -> type[BaseModel]:

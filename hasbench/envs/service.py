@@ -3,18 +3,17 @@
 A service environment's state is one JSON database in τ²-bench format. It comes either
 from ``environment.db_path`` of the scenario (a τ²-bench ``db.json`` loads as is) or,
 by default, from the domain's seeded generator. Both are validated by the domain's
-pydantic schema and cached per process, so each episode only pays for a copy.
+pydantic schema and cached per process; environments share its records (copy-on-write).
 Relative ``db_path`` values are looked up in the working directory, then in
 :data:`hasbench.paths.DATA_DIR`.
 
-Write tools change records copy-on-write (:meth:`ServiceEnvironment.writable`), so a
-snapshot for rollback and diffs costs a shallow copy of the tables, not of the database.
+Write tools change records copy-on-write (:meth:`Environment.writable`), so a snapshot
+for rollback and diffs costs a shallow copy of the tables, not of the database.
 """
 
 from __future__ import annotations
 
 import json
-import marshal
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -22,7 +21,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ValidationError
 
-from hasbench.envs.base import Environment, EnvironmentDataError, ToolError, fast_copy, tool
+from hasbench.envs.base import (
+    Environment,
+    EnvironmentDataError,
+    ToolError,
+    fast_copy,
+    shared_tables,
+    tool,
+)
 from hasbench.paths import DATA_DIR, POLICIES_DIR
 from hasbench.registry import get_domain
 
@@ -40,6 +46,7 @@ class ServiceEnvironment(Environment):
 
     schema: ClassVar[type[BaseModel]]
     """Pydantic model of the whole database (τ²-bench format)."""
+    copy_on_write = True
 
     @classmethod
     def generate_db(cls, seed: int) -> dict[str, Any]:
@@ -56,10 +63,13 @@ class ServiceEnvironment(Environment):
         """The database (file or generated) with the scenario's initial state applied."""
         settings = scenario.environment
         if settings.db_path:
-            db = cls.load_db(resolve_data_path(settings.db_path))
+            path = resolve_data_path(settings.db_path)
+            if not path.is_file():
+                raise EnvironmentDataError(f"{path}: database file not found")
+            shared = _loaded(cls, path, path.stat().st_mtime_ns)
         else:
-            db = cls.default_db()
-        env = cls(db)
+            shared = _generated(cls, DEFAULT_DB_SEED)
+        env = cls(shared_tables(shared))
         env.policy = (
             load_policy(settings.policy_path) if settings.policy_path else domain_policy(cls.domain)
         )
@@ -70,7 +80,7 @@ class ServiceEnvironment(Environment):
     @classmethod
     def default_db(cls, seed: int = DEFAULT_DB_SEED) -> dict[str, Any]:
         """A private copy of the generated database for ``seed``."""
-        return marshal.loads(_generated(cls, seed))
+        return fast_copy(_generated(cls, seed))
 
     @classmethod
     def load_db(cls, path: Path) -> dict[str, Any]:
@@ -81,7 +91,7 @@ class ServiceEnvironment(Environment):
         """
         if not path.is_file():
             raise EnvironmentDataError(f"{path}: database file not found")
-        return marshal.loads(_loaded(cls, path, path.stat().st_mtime_ns))
+        return fast_copy(_loaded(cls, path, path.stat().st_mtime_ns))
 
     @classmethod
     def normalize(cls, raw: Any, source: str) -> dict[str, Any]:
@@ -100,27 +110,6 @@ class ServiceEnvironment(Environment):
         if problems:
             raise EnvironmentDataError(f"{source}: invalid {cls.domain} database: {problems[0]}")
         return db
-
-    # -- copy-on-write state ------------------------------------------------------------
-
-    def snapshot(self) -> dict[str, Any]:
-        """A copy of the state that later tool calls leave untouched.
-
-        Tables are copied shallowly; records are shared. This is safe because a write tool
-        never changes a record in place: it takes its own copy first with
-        :meth:`writable`. Code outside the tools must not mutate ``db`` records either.
-        """
-        return {"db": {name: dict(table) for name, table in self.db.items()}, "user_db": None}
-
-    def restore(self, snapshot: dict[str, Any]) -> None:
-        """Put back a state taken by :meth:`snapshot` (the snapshot stays reusable)."""
-        self.db = {name: dict(table) for name, table in snapshot["db"].items()}
-
-    def writable(self, table: str, key: str) -> dict[str, Any]:
-        """The record ``db[table][key]`` as a private copy that a tool may change."""
-        record = fast_copy(self.db[table][key])
-        self.db[table][key] = record
-        return record
 
     # -- generic tools shared by the service domains ----------------------------------
 
@@ -190,19 +179,20 @@ def not_found(what: str) -> ToolError:
 
 
 @lru_cache(maxsize=8)
-def _generated(cls: type[ServiceEnvironment], seed: int) -> bytes:
-    """The validated generated database, serialized (each caller loads its own copy)."""
+def _generated(cls: type[ServiceEnvironment], seed: int) -> dict[str, Any]:
+    """The validated generated database, shared: callers copy it or change it copy-on-write."""
     source = f"generated {cls.domain} database (seed {seed})"
-    return marshal.dumps(cls.normalize(cls.generate_db(seed), source))
+    return cls.normalize(cls.generate_db(seed), source)
 
 
 @lru_cache(maxsize=8)
-def _loaded(cls: type[ServiceEnvironment], path: Path, mtime_ns: int) -> bytes:
+def _loaded(cls: type[ServiceEnvironment], path: Path, mtime_ns: int) -> dict[str, Any]:
+    """A validated database file, shared like :func:`_generated`."""
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise EnvironmentDataError(f"{path}: not valid JSON: {exc}") from None
-    return marshal.dumps(cls.normalize(raw, str(path)))
+    return cls.normalize(raw, str(path))
 
 
 @lru_cache(maxsize=16)

@@ -31,6 +31,7 @@ from hasbench.envs.base import (
     ToolError,
     ToolSpec,
     assertion,
+    shared_tables,
     tool,
 )
 from hasbench.envs.service import domain_policy, load_policy, resolve_data_path
@@ -39,9 +40,9 @@ from hasbench.envs.telecom_db import (
     TODAY,
     APNSettings,
     default_user_db,
-    generate_db,
     load_db,
     load_user_db,
+    shared_db,
 )
 from hasbench.paths import POLICIES_DIR, TASKS_DIR
 from hasbench.registry import Domain, Ownership
@@ -78,6 +79,7 @@ class TelecomEnvironment(Environment):
     """Carrier database + simulated phone, with the τ²-bench telecom tools."""
 
     domain = "telecom"
+    copy_on_write = True
 
     def __init__(
         self,
@@ -93,7 +95,7 @@ class TelecomEnvironment(Environment):
         """Load the databases (files or the generated default), then initialize."""
         cfg = scenario.environment
         try:
-            db = load_db(resolve_data_path(cfg.db_path)) if cfg.db_path else generate_db(0)
+            db = load_db(resolve_data_path(cfg.db_path)) if cfg.db_path else shared_db(0)
             user_db = (
                 load_user_db(resolve_data_path(cfg.user_db_path))
                 if cfg.user_db_path
@@ -102,16 +104,25 @@ class TelecomEnvironment(Environment):
             policy = load_policy(cfg.policy_path) if cfg.policy_path else None
         except EnvironmentDataError as exc:
             raise EnvironmentDataError(f"{scenario.task_id}: environment: {exc}") from None
-        env = cls(db, user_db, policy)
+        env = cls(shared_tables(db), user_db, policy)
         env.compat = cfg.compat
         env.initialize(scenario)
-        env.after_call(None)
+        with env.write_access():
+            env.after_call(None)
         return env
 
     # -- lookups ---------------------------------------------------------------------
 
     def _find(self, kind: str, key: str, value: str) -> dict[str, Any] | None:
-        return next((r for r in self.db[kind] if r[key] == value), None)
+        """The first record of a table with ``record[key] == value``.
+
+        While a write runs, the record is the environment's own copy (copy-on-write).
+        """
+        table = self.db[kind]
+        for index, record in enumerate(table):
+            if record[key] == value:
+                return self.writable(kind, index) if self.writing else record
+        return None
 
     def _customer(self, customer_id: str) -> dict[str, Any]:
         customer = self._find("customers", "customer_id", customer_id)

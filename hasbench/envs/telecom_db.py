@@ -388,6 +388,11 @@ def generate_db(seed: int = 0) -> dict[str, Any]:
     return fast_copy(_generated(seed))
 
 
+def shared_db(seed: int = 0) -> dict[str, Any]:
+    """The generated agent-side database for ``seed``, shared: change it copy-on-write only."""
+    return _generated(seed)
+
+
 @functools.lru_cache(maxsize=4)
 def _generated(seed: int) -> dict[str, Any]:
     rng = np.random.default_rng(seed)

@@ -108,6 +108,7 @@ def test_certificate_is_consumed_and_gift_card_debited(env):
         for u in env.db["users"].values()
         if {m["source"] for m in u["payment_methods"].values()} >= {"gift_card", "certificate"}
     )
+    user = env.writable("users", user["user_id"])  # records are shared: copy before changing
     cert = next(m for m in user["payment_methods"].values() if m["source"] == "certificate")
     gift = next(m for m in user["payment_methods"].values() if m["source"] == "gift_card")
     gift["amount"] = 5000.0

@@ -102,6 +102,7 @@ def test_cancel_refunds_every_payment_and_credits_gift_cards(env):
     order = first(env, "pending", source="gift_card")
     oid = order["order_id"]
     gift = method_of(env, order, "gift_card")
+    order = env.writable("orders", oid)  # records are shared: copy before changing
     order["payment_history"][0]["payment_method_id"] = gift["id"]
     balance, paid = gift["balance"], order["payment_history"][0]["amount"]
     result = env.call("cancel_pending_order", {"order_id": oid, "reason": "no longer needed"})
@@ -131,7 +132,8 @@ def test_modify_items_swaps_variant_and_settles_the_difference(env):
     old_price = item["price"]
     method = order["payment_history"][0]["payment_method_id"]
     if env.db["users"][order["user_id"]]["payment_methods"][method]["source"] == "gift_card":
-        env.db["users"][order["user_id"]]["payment_methods"][method]["balance"] = 10_000.0
+        user = env.writable("users", order["user_id"])  # records are shared: copy first
+        user["payment_methods"][method]["balance"] = 10_000.0
     result = env.call(
         "modify_pending_order_items",
         {

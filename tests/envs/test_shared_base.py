@@ -1,0 +1,95 @@
+"""Copy-on-write environments: forks of a shared base, hashes and diffs from the changes."""
+
+import asyncio
+import hashlib
+
+import pytest
+
+from hasbench.agency import Setting
+from hasbench.envs import _shared, make_environment, replayed_environment
+from hasbench.envs.base import _RECORD_JSON, fast_copy, state_diff
+from hasbench.evaluate import evaluate, replay_gold
+from hasbench.participants.judges import make_judge
+from hasbench.paths import TASKS_DIR
+from hasbench.scenario import load_tasks
+from hasbench.simulator import Backends, run_episode
+from hasbench.vocab import canonical_json
+
+SHARED_DOMAINS = ("retail", "airline", "telecom")
+
+
+def full_hash(env) -> str:
+    return hashlib.sha256(canonical_json(env.state()).encode()).hexdigest()
+
+
+def tasks(domain, count=6):
+    return load_tasks(TASKS_DIR / f"{domain}.yaml")[:count]
+
+
+@pytest.mark.parametrize("domain", SHARED_DOMAINS)
+def test_episodes_leave_the_shared_bases_unchanged(domain):
+    judge = make_judge("rule")
+    for scenario in tasks(domain):
+        for agency in ("A1", "A3"):
+            trace = run_episode(scenario, Setting(agency=agency), Backends(agent="scripted:oracle"))
+            asyncio.run(evaluate(scenario, trace, judge))
+    changed = [text for record, text in _RECORD_JSON.values() if canonical_json(record) != text]
+    assert not changed, changed[0][:200]
+    for env, _ in _shared.values():
+        assert full_hash(env) == env.state_hash()
+
+
+@pytest.mark.parametrize("domain", SHARED_DOMAINS)
+def test_hash_and_diff_from_the_changes_equal_the_full_computation(domain):
+    for scenario in tasks(domain):
+        gold, _ = replay_gold(scenario)
+        initial = make_environment(scenario)
+        assert gold.state_hash() == full_hash(gold)
+        assert initial.state_hash() == full_hash(initial)
+        # private copies share nothing, so the diff walks every record
+        expected = state_diff(fast_copy(initial.state()), fast_copy(gold.state()))
+        assert state_diff(initial.state(), gold.state()) == expected
+
+
+def test_forks_are_independent_and_a_failed_write_rolls_back():
+    scenario = tasks("retail", 1)[0]
+    first, second = make_environment(scenario), make_environment(scenario)
+    order_id = next(k for k, o in first.db["orders"].items() if o["status"] == "pending")
+    result = first.call(
+        "cancel_pending_order", {"order_id": order_id, "reason": "ordered by mistake"}
+    )
+    assert not result.error, result.message
+    assert result.diff and all(
+        c["path"].startswith(f"db.orders.{order_id}") or c["path"].startswith("db.users.")
+        for c in result.diff
+    )
+    assert first.db["orders"][order_id]["status"] == "cancelled"
+    assert second.db["orders"][order_id]["status"] == "pending"
+    assert second.state_hash() == full_hash(second) != first.state_hash() == full_hash(first)
+    before = first.state_hash()
+    refused = first.call(
+        "cancel_pending_order", {"order_id": order_id, "reason": "ordered by mistake"}
+    )
+    assert refused.error and first.state_hash() == before
+
+
+def test_a_replay_runs_once_per_task_content():
+    scenario = tasks("airline", 1)[0]
+    runs = []
+
+    def replay(env):
+        runs.append(1)
+        return len(runs)
+
+    first = replayed_environment(scenario, "counting", replay)
+    second = replayed_environment(scenario, "counting", replay)
+    assert runs == [1] and first[1] == second[1] == 1
+    assert first[0] is not second[0] and first[0].db is not second[0].db
+
+
+def test_domains_that_are_not_copy_on_write_build_every_environment():
+    scenario = load_tasks(TASKS_DIR / "bargaining.yaml")[0]
+    first, second = make_environment(scenario), make_environment(scenario)
+    assert first.db is not second.db and first.db == second.db
+    with pytest.raises(TypeError, match="not copy-on-write"):
+        first.freeze()
