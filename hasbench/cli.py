@@ -270,7 +270,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     from hasbench.sync import run_sync
 
     experiment = load_experiment(args.experiment)
-    done = run_sync(run_experiment(experiment, args.out, progress=not args.quiet))
+    done = run_sync(
+        run_experiment(experiment, args.out, progress=not args.quiet, workers=args.workers)
+    )
     print(
         f"{done.directory}: {done.total} episodes, {done.ran} run, {done.skipped} already "
         f"done, {done.failed} failed; {done.model_calls} model calls, "
@@ -418,6 +420,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("experiment", metavar="EXPERIMENT.yaml", help="an experiment file")
     p.add_argument("--out", metavar="DIR", help="results directory (default: runs/<name>)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--workers",
+        type=int,
+        metavar="N",
+        help="worker processes for offline (CPU-bound) episodes (default: one per CPU; 1: none)",
+    )
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("results", help="print the summary table of a results directory")

@@ -227,7 +227,8 @@ def test_concurrency_is_limited_per_agent_provider(tmp_path, monkeypatch):
             "concurrency": {"scripted": 2, "test": 5},
         }
     )
-    done = asyncio.run(runner.run_experiment(exp, tmp_path, progress=False))
+    # in-process (scripted episodes would otherwise go to worker processes, see test_runner_pool)
+    done = asyncio.run(runner.run_experiment(exp, tmp_path, progress=False, workers=1))
     assert done.ran == 60
     assert peak == {"scripted": 2, "test": 5}
 

@@ -2,7 +2,8 @@
 
 A rerun skips every episode that has a record; a run killed mid-way and started again
 finishes the grid with nothing lost or duplicated. An episode that raises is recorded
-with its error and the run goes on.
+with its error and the run goes on. CPU-bound episodes run in worker processes
+(:mod:`hasbench.runner.pool`); this process writes every record.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from hasbench.prompts import prompt_hashes
 from hasbench.runner import store as results
 from hasbench.runner.experiment import EpisodeSpec, Experiment, episode_key, grid
+from hasbench.runner.pool import cpu_bound, open_pool
 
 if TYPE_CHECKING:
     from hasbench.llm import LLMClient
@@ -52,6 +54,7 @@ async def run_experiment(
     *,
     client: LLMClient | None = None,
     progress: bool = True,
+    workers: int | None = None,
 ) -> RunSummary:
     """Run every episode of the grid that has no record yet.
 
@@ -61,6 +64,8 @@ async def run_experiment(
         client: the LLM client for agents, users and judges (default: one with the
             workbench response cache and the experiment's concurrency limits).
         progress: show a tqdm progress bar (terminal or notebook).
+        workers: worker processes for CPU-bound episodes (see
+            :func:`hasbench.runner.pool.open_pool`; None: sized to the machine).
     """
     from tqdm.auto import tqdm
 
@@ -82,13 +87,17 @@ async def run_experiment(
     limits: dict[str, asyncio.Semaphore] = {}
     failed = 0
     bar = tqdm(total=len(todo), desc=experiment.name, unit="episode", disable=not progress)
+    pool = open_pool([spec for spec, _, _ in todo], workers, client, run_one)
 
     async def one(spec: EpisodeSpec, identity: dict[str, Any], key: str) -> None:
         nonlocal failed
-        group = provider(spec.backends.agent)
-        limit = experiment.concurrency.get(group, DEFAULT_CONCURRENCY)
-        async with limits.setdefault(group, asyncio.Semaphore(limit)):
-            record = await run_one(spec, identity, key, store, client, experiment.judge_process)
+        if pool is not None and cpu_bound(spec.backends):
+            record = await pool.run(spec, identity, key, store, experiment.judge_process)
+        else:
+            group = provider(spec.backends.agent)
+            limit = experiment.concurrency.get(group, DEFAULT_CONCURRENCY)
+            async with limits.setdefault(group, asyncio.Semaphore(limit)):
+                record = await run_one(spec, identity, key, store, client, experiment.judge_process)
         failed += record["error"] is not None
         bar.update(1)
 
@@ -96,6 +105,8 @@ async def run_experiment(
         await asyncio.gather(*(one(*item) for item in todo))
     finally:
         bar.close()
+        if pool is not None:
+            pool.close()
     return RunSummary(
         directory=store,
         total=len(specs),

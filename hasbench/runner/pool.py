@@ -1,0 +1,157 @@
+"""Worker processes for CPU-bound episodes.
+
+Episodes whose agent, user and judge are all offline (``scripted:*`` policies, the
+``rule`` judge, ``local/*`` models served in-process) spend their time computing, not
+waiting for a provider, so :func:`run_experiment` hands them to a pool of worker processes
+sized to the machine. Model-bound episodes stay on the event loop of the main process,
+where their concurrency limits apply.
+
+A worker runs an episode exactly as the main process would (:func:`run_one`, into a
+scratch store of its own) and sends back the record and the trace text; the main process
+writes both to the results store. The store keeps a single writer, so a record still
+means a finished episode and resume works as before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hasbench.runner import store as results
+
+if TYPE_CHECKING:
+    from hasbench.llm import LLMClient
+    from hasbench.runner.experiment import EpisodeSpec
+    from hasbench.simulator import Backends
+
+OFFLINE_PREFIXES = ("scripted:", "local/")
+"""Backends that run in-process (with the ``rule`` judge): their episodes are CPU-bound."""
+RunOne = Callable[..., Awaitable[dict[str, Any]]]
+"""``run_one(spec, identity, key, store, client, judge_process)`` -> the episode's record."""
+MIN_POOL_EPISODES = 16
+"""Fewer CPU-bound episodes than this run in the main process (starting workers costs more)."""
+
+
+def cpu_bound(backends: Backends) -> bool:
+    """Whether every role of an episode is played offline (no model provider to wait for)."""
+    roles = (backends.agent, backends.user, backends.judge)
+    return all(m == "rule" or m.startswith(OFFLINE_PREFIXES) for m in roles)
+
+
+def machine_workers() -> int:
+    """The number of CPUs this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+class EpisodePool:
+    """A pool of worker processes that run CPU-bound episodes for one results store."""
+
+    def __init__(self, workers: int, client: LLMClient, run_one: RunOne) -> None:
+        cache = getattr(client.cache, "path", None) if client.cache is not None else None
+        self.workers = workers
+        self.client = client
+        self._run_one = run_one
+        self._slots = asyncio.Semaphore(2 * workers)
+        # fork on Linux: workers start at once, with what this process has loaded, and a
+        # script that starts a run needs no ``if __name__ == "__main__"`` guard
+        context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+        self._executor = ProcessPoolExecutor(
+            workers,
+            mp_context=context,
+            initializer=_start_worker,
+            initargs=(None if cache is None else str(cache),),
+        )
+
+    async def run(
+        self,
+        spec: EpisodeSpec,
+        identity: dict[str, Any],
+        key: str,
+        store: Path,
+        judge_process: bool,
+    ) -> dict[str, Any]:
+        """Run one episode in a worker; write its trace and record here; return the record."""
+        loop = asyncio.get_running_loop()
+        async with self._slots:
+            future = self._executor.submit(
+                _run_episode, self._run_one, spec, identity, key, judge_process
+            )
+            record, trace, calls, hits = await asyncio.wrap_future(future, loop=loop)
+        if trace is not None:
+            results.write_trace(store, key, trace)
+        results.write_record(store, key, record)
+        self.client.stats.calls += calls
+        self.client.stats.cache_hits += hits
+        return record
+
+    def close(self) -> None:
+        """Stop the workers."""
+        self._executor.shutdown(wait=True, cancel_futures=True)
+
+
+def open_pool(
+    specs: list[EpisodeSpec], workers: int | None, client: LLMClient, run_one: RunOne
+) -> EpisodePool | None:
+    """A pool for the CPU-bound episodes among ``specs``, or None when it would not pay.
+
+    Args:
+        specs: the episodes about to run.
+        workers: worker processes; None: one per CPU of the machine, when there are at
+            least :data:`MIN_POOL_EPISODES` CPU-bound episodes; 0 or 1: no pool.
+        client: the main process's client (its response cache file is shared).
+        run_one: what runs one episode into a store (``execution.run_one``).
+    """
+    count = sum(cpu_bound(spec.backends) for spec in specs)
+    if workers is None:
+        workers = machine_workers() if count >= MIN_POOL_EPISODES else 1
+    if workers <= 1 or count == 0:
+        return None
+    return EpisodePool(workers, client, run_one)
+
+
+# -- inside a worker process ------------------------------------------------------------
+
+_WORKER: dict[str, Any] = {}
+
+
+def _start_worker(cache_path: str | None) -> None:
+    from hasbench.llm import LLMClient, ResponseCache
+
+    base = "/dev/shm" if os.path.isdir("/dev/shm") else None
+    scratch = Path(tempfile.mkdtemp(prefix="hasbench-worker-", dir=base))
+    (scratch / "episodes").mkdir()
+    (scratch / "traces").mkdir()
+    _WORKER["scratch"] = scratch
+    _WORKER["client"] = LLMClient(cache=ResponseCache(cache_path) if cache_path else None)
+    _WORKER["loop"] = asyncio.new_event_loop()
+    import atexit
+
+    atexit.register(shutil.rmtree, scratch, ignore_errors=True)
+
+
+def _run_episode(
+    run_one: RunOne, spec: EpisodeSpec, identity: dict[str, Any], key: str, judge_process: bool
+) -> tuple[dict[str, Any], str | None, int, int]:
+    """(record, trace text or None, model calls, cache hits) of one episode."""
+    scratch, client = _WORKER["scratch"], _WORKER["client"]
+    calls0, hits0 = client.stats.calls, client.stats.cache_hits
+    record = _WORKER["loop"].run_until_complete(
+        run_one(spec, identity, key, scratch, client, judge_process)
+    )
+    trace = None
+    if record["trace"] is not None:
+        path = scratch / record["trace"]
+        trace = path.read_text(encoding="utf-8")
+        path.unlink()
+    (scratch / "episodes" / f"{key}.json").unlink()
+    return record, trace, client.stats.calls - calls0, client.stats.cache_hits - hits0

@@ -1,0 +1,60 @@
+"""CPU-bound episodes in worker processes: same records, one writer, resume holds."""
+
+import asyncio
+import json
+
+import pandas as pd
+
+from hasbench.experiments import rq1
+from hasbench.llm import LLMClient
+from hasbench.runner import load_results, run_experiment
+from hasbench.runner.pool import cpu_bound, open_pool
+from hasbench.simulator import Backends
+
+
+def small_grid():
+    return rq1.experiment(["scripted:strong", "scripted:weak"], max_tasks_per_domain=2)
+
+
+def run(grid, directory, workers):
+    return asyncio.run(run_experiment(grid, directory, progress=False, workers=workers))
+
+
+def test_episodes_in_worker_processes_give_the_same_store_as_in_process(tmp_path):
+    grid = small_grid()
+    local = run(grid, tmp_path / "local", workers=1)
+    pooled = run(grid, tmp_path / "pooled", workers=2)
+    assert pooled.total == local.total == 24 and pooled.ran == 24 and pooled.failed == 0
+    pd.testing.assert_frame_equal(
+        load_results(tmp_path / "pooled"), load_results(tmp_path / "local")
+    )
+    for path in sorted((tmp_path / "local").glob("*/*.json*")):
+        twin = tmp_path / "pooled" / path.relative_to(tmp_path / "local")
+        assert twin.read_text(encoding="utf-8") == path.read_text(encoding="utf-8"), path.name
+
+
+def test_a_pooled_rerun_resumes_only_the_missing_episodes(tmp_path):
+    grid = small_grid()
+    run(grid, tmp_path / "store", workers=2)
+    records = sorted((tmp_path / "store" / "episodes").glob("*.json"))
+    removed = records[:5]
+    kept = {p: p.read_text(encoding="utf-8") for p in records[5:]}
+    for path in removed:
+        path.unlink()
+    again = run(grid, tmp_path / "store", workers=2)
+    assert (again.ran, again.skipped) == (5, 19)
+    assert all(p.read_text(encoding="utf-8") == text for p, text in kept.items())
+    assert all(json.loads(p.read_text(encoding="utf-8"))["error"] is None for p in removed)
+
+
+def test_only_offline_episodes_go_to_the_pool():
+    assert cpu_bound(Backends(agent="scripted:strong", user="scripted:user", judge="rule"))
+    assert cpu_bound(Backends(agent="local/smollm2-135m"))
+    assert not cpu_bound(Backends(agent="openai/gpt-4o"))
+    assert not cpu_bound(Backends(agent="scripted:strong", judge="anthropic/claude-sonnet-4"))
+    from hasbench.runner.experiment import grid
+
+    specs = grid(small_grid())
+    client = LLMClient()
+    assert open_pool(specs[:3], None, client, None) is None  # too few to pay for workers
+    assert open_pool(specs, 1, client, None) is None
