@@ -22,6 +22,7 @@ from hasbench.agency import Setting
 from hasbench.envs import make_environment
 from hasbench.evaluate import evaluate
 from hasbench.participants.judges import make_judge
+from hasbench.runner.pool import MIN_POOL_EPISODES, machine_workers, worker_pool
 from hasbench.scenario import Scenario, leak_pattern, load_tasks, scalar_leaves, validate_file
 from hasbench.simulator import Backends, run_episode
 from hasbench.trace import Trace
@@ -49,8 +50,14 @@ class TaskCheck:
         return all(value in ("ok", "-") for value in self.results.values())
 
 
-def check_file(path: str | Path) -> list[TaskCheck]:
-    """Run every check on every task of a file (a file that doesn't validate gives one row)."""
+def check_file(path: str | Path, workers: int | None = None) -> list[TaskCheck]:
+    """Run every check on every task of a file (a file that doesn't validate gives one row).
+
+    Args:
+        path: the task file.
+        workers: worker processes (None: one per CPU when the file has at least
+            :data:`~hasbench.runner.pool.MIN_POOL_EPISODES` tasks; 1: in this process).
+    """
     problems = validate_file(path)
     if problems:
         by_task: dict[str, list[str]] = {}
@@ -60,7 +67,14 @@ def check_file(path: str | Path) -> list[TaskCheck]:
             TaskCheck(task_id, "?", {"validates": "; ".join(lines)})
             for task_id, lines in by_task.items()
         ]
-    return [check_task(scenario) for scenario in load_tasks(path)]
+    scenarios = load_tasks(path)
+    if workers is None:
+        workers = machine_workers() if len(scenarios) >= MIN_POOL_EPISODES else 1
+    if workers <= 1:
+        return [check_task(scenario) for scenario in scenarios]
+    chunk = max(1, len(scenarios) // (4 * workers))  # neighbouring tasks share bases
+    with worker_pool(workers) as pool:
+        return list(pool.map(check_task, scenarios, chunksize=chunk))
 
 
 def check_task(scenario: Scenario) -> TaskCheck:

@@ -53,6 +53,16 @@ def machine_workers() -> int:
     return os.cpu_count() or 1
 
 
+def worker_pool(workers: int, **options: Any) -> ProcessPoolExecutor:
+    """A process pool; ``options`` go to :class:`ProcessPoolExecutor` (e.g. an initializer).
+
+    Workers are forked on Linux: they start at once with what this process has loaded,
+    and a script that starts a run needs no ``if __name__ == "__main__"`` guard.
+    """
+    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+    return ProcessPoolExecutor(workers, mp_context=context, **options)
+
+
 class EpisodePool:
     """A pool of worker processes that run CPU-bound episodes for one results store."""
 
@@ -62,14 +72,8 @@ class EpisodePool:
         self.client = client
         self._run_one = run_one
         self._slots = asyncio.Semaphore(2 * workers)
-        # fork on Linux: workers start at once, with what this process has loaded, and a
-        # script that starts a run needs no ``if __name__ == "__main__"`` guard
-        context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-        self._executor = ProcessPoolExecutor(
-            workers,
-            mp_context=context,
-            initializer=_start_worker,
-            initargs=(None if cache is None else str(cache),),
+        self._executor = worker_pool(
+            workers, initializer=_start_worker, initargs=(None if cache is None else str(cache),)
         )
 
     async def run(
