@@ -271,7 +271,13 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     experiment = load_experiment(args.experiment)
     done = run_sync(
-        run_experiment(experiment, args.out, progress=not args.quiet, workers=args.workers)
+        run_experiment(
+            experiment,
+            args.out,
+            progress=not args.quiet,
+            workers=args.workers,
+            cluster=args.cluster,
+        )
     )
     print(
         f"{done.directory}: {done.total} episodes, {done.ran} run, {done.skipped} already "
@@ -425,6 +431,11 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         metavar="N",
         help="worker processes for offline (CPU-bound) episodes (default: one per CPU; 1: none)",
+    )
+    p.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="run the episodes on a Dask cluster (scheduler address, or local:N to start one)",
     )
     p.set_defaults(func=cmd_run)
 

@@ -4,10 +4,12 @@ import asyncio
 import json
 
 import pandas as pd
+import pytest
 
 from hasbench.experiments import rq1
 from hasbench.llm import LLMClient
 from hasbench.runner import load_results, run_experiment
+from hasbench.runner.cluster import ClusterError
 from hasbench.runner.pool import cpu_bound, open_pool
 from hasbench.simulator import Backends
 
@@ -58,3 +60,26 @@ def test_only_offline_episodes_go_to_the_pool():
     client = LLMClient()
     assert open_pool(specs[:3], None, client, None) is None  # too few to pay for workers
     assert open_pool(specs, 1, client, None) is None
+
+
+def test_a_local_dask_cluster_gives_the_same_table_as_a_local_run(tmp_path):
+    pytest.importorskip("distributed")
+    grid = small_grid()
+    run(grid, tmp_path / "local", workers=1)
+    remote = asyncio.run(
+        run_experiment(grid, tmp_path / "cluster", progress=False, cluster="local:2")
+    )
+    assert (remote.ran, remote.failed) == (24, 0)
+    pd.testing.assert_frame_equal(
+        load_results(tmp_path / "cluster"), load_results(tmp_path / "local")
+    )
+    again = asyncio.run(
+        run_experiment(grid, tmp_path / "cluster", progress=False, cluster="local:2")
+    )
+    assert (again.ran, again.skipped) == (0, 24)
+
+
+def test_a_bad_cluster_address_is_a_clear_error(tmp_path):
+    pytest.importorskip("distributed")
+    with pytest.raises(ClusterError, match="local:N"):
+        asyncio.run(run_experiment(small_grid(), tmp_path, progress=False, cluster="local:x"))

@@ -11,11 +11,13 @@ from __future__ import annotations
 import asyncio
 import traceback
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hasbench.prompts import prompt_hashes
 from hasbench.runner import store as results
+from hasbench.runner.cluster import ClusterPool
 from hasbench.runner.experiment import EpisodeSpec, Experiment, episode_key, grid
 from hasbench.runner.pool import cpu_bound, open_pool
 
@@ -55,6 +57,7 @@ async def run_experiment(
     client: LLMClient | None = None,
     progress: bool = True,
     workers: int | None = None,
+    cluster: str | None = None,
 ) -> RunSummary:
     """Run every episode of the grid that has no record yet.
 
@@ -66,6 +69,8 @@ async def run_experiment(
         progress: show a tqdm progress bar (terminal or notebook).
         workers: worker processes for CPU-bound episodes (see
             :func:`hasbench.runner.pool.open_pool`; None: sized to the machine).
+        cluster: a Dask scheduler address, or ``local:N``: run the episodes there
+            (:mod:`hasbench.runner.cluster`) instead of in local worker processes.
     """
     from tqdm.auto import tqdm
 
@@ -87,17 +92,19 @@ async def run_experiment(
     limits: dict[str, asyncio.Semaphore] = {}
     failed = 0
     bar = tqdm(total=len(todo), desc=experiment.name, unit="episode", disable=not progress)
-    pool = open_pool([spec for spec, _, _ in todo], workers, client, run_one)
+    remote = await ClusterPool(client, run_one).start(cluster) if cluster and todo else None
+    pool = remote or open_pool([spec for spec, _, _ in todo], workers, client, run_one)
+    episode = remote.run if remote is not None else partial(_run_here, run_one, client)
 
     async def one(spec: EpisodeSpec, identity: dict[str, Any], key: str) -> None:
         nonlocal failed
         if pool is not None and cpu_bound(spec.backends):
             record = await pool.run(spec, identity, key, store, experiment.judge_process)
-        else:
+        else:  # model-bound: admitted under its provider's limit (cluster-wide on a cluster)
             group = provider(spec.backends.agent)
             limit = experiment.concurrency.get(group, DEFAULT_CONCURRENCY)
             async with limits.setdefault(group, asyncio.Semaphore(limit)):
-                record = await run_one(spec, identity, key, store, client, experiment.judge_process)
+                record = await episode(spec, identity, key, store, experiment.judge_process)
         failed += record["error"] is not None
         bar.update(1)
 
@@ -105,7 +112,9 @@ async def run_experiment(
         await asyncio.gather(*(one(*item) for item in todo))
     finally:
         bar.close()
-        if pool is not None:
+        if remote is not None:
+            await remote.close()
+        elif pool is not None:
             pool.close()
     return RunSummary(
         directory=store,
@@ -116,6 +125,12 @@ async def run_experiment(
         model_calls=client.stats.calls - calls0,
         cache_hits=client.stats.cache_hits - hits0,
     )
+
+
+async def _run_here(run: Any, client: LLMClient, *args: Any) -> dict[str, Any]:
+    """``run_one`` in this process: ``(spec, identity, key, store, judge_process)``."""
+    spec, identity, key, store, judge_process = args
+    return await run(spec, identity, key, store, client, judge_process)
 
 
 async def run_one(

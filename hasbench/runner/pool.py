@@ -128,6 +128,20 @@ def open_pool(
 _WORKER: dict[str, Any] = {}
 
 
+def run_in_worker(
+    run_one: RunOne,
+    spec: EpisodeSpec,
+    identity: dict[str, Any],
+    key: str,
+    judge_process: bool,
+    cache_path: str | None,
+) -> tuple[dict[str, Any], str | None, int, int]:
+    """Run one episode in a worker process that has no pool initializer (a Dask worker)."""
+    if not _WORKER:
+        _start_worker(cache_path or None)
+    return _run_episode(run_one, spec, identity, key, judge_process)
+
+
 def _start_worker(cache_path: str | None) -> None:
     from hasbench.llm import LLMClient, ResponseCache
 
