@@ -29,6 +29,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
+from itertools import compress
+from operator import is_not
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
@@ -250,7 +252,7 @@ class Environment:
                 self.restore(before)
                 return _error(name, exc.error_type, exc.message)
             self.after_call(spec)
-        diff = copy.deepcopy(state_diff(before, self.state()))
+        diff = fast_copy(state_diff(before, self.state()))
         return ToolResult(name=name, output=_jsonable(output), diff=diff)
 
     @contextmanager
@@ -442,8 +444,11 @@ def state_diff(before: Any, after: Any, path: str = "") -> list[dict[str, Any]]:
         return []
     if isinstance(before, dict) and isinstance(after, dict):
         changes: list[dict[str, Any]] = []
-        keys = [k for k, v in before.items() if k not in after or after[k] is not v]
-        keys += [k for k in after if k not in before]
+        if len(before) == len(after) and list(before) == list(after):  # a copy's keys
+            keys = list(compress(before, map(is_not, before.values(), after.values())))
+        else:
+            keys = [k for k, v in before.items() if k not in after or after[k] is not v]
+            keys += [k for k in after if k not in before]
         for key in sorted(keys, key=str):
             sub = f"{path}.{key}" if path else str(key)
             if key not in before:
