@@ -638,7 +638,7 @@ def _base_table(table: Any) -> _TableText | None:
     return cached
 
 
-TABLE_TEXTS_KEPT = 32
+TABLE_TEXTS_KEPT = 16
 """Encoded base tables kept per process."""
 _TABLE_JSON: OrderedDict[tuple[Any, ...], _TableText] = OrderedDict()
 
