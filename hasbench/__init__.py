@@ -46,6 +46,7 @@ _EXPORTS: dict[str, str] = {
     # widgets
     "TraceViewer": "hasbench.widgets",
     "GraphViewer": "hasbench.widgets",
+    "EpisodeView": "hasbench.widgets",
     "RunBrowser": "hasbench.widgets",
 }
 __all__ = sorted(_EXPORTS)

@@ -104,9 +104,7 @@ def glossary_markdown(names: list[str], document: str = "../docs/metrics.md") ->
     if undefined:
         raise KeyError(f"{METRICS_DOC}: no definition of {undefined}")
     listed = list(dict.fromkeys(terms()[n] for n in names))
-    lines = [
-        f"- **[{t.title}]({document}#{t.anchor})** — {t.definition}" for t in listed
-    ]
+    lines = [f"- **[{t.title}]({document}#{t.anchor})** — {t.definition}" for t in listed]
     return "**Glossary**\n\n" + "\n".join(lines)
 
 

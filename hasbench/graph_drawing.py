@@ -100,9 +100,7 @@ def figure_size(graph: HASGraph) -> tuple[float, float]:
     return max(width, 3.2), height
 
 
-def draw(
-    graph: HASGraph, ax: Axes | None = None, channels: Collection[str] | None = None
-) -> Axes:
+def draw(graph: HASGraph, ax: Axes | None = None, channels: Collection[str] | None = None) -> Axes:
     """Draw the graph with matplotlib and return the axes.
 
     Humans are orange squares, agents blue circles; each node's id is written under it,

@@ -37,7 +37,9 @@ Payload conventions (every producer writes them, every reader relies on them):
 - ``finish``: a participant delivered its result; ``{deliverable}``.
 
 A *human step* is any event whose actor is a human participant and whose type is
-message, tool_call, channel_request or channel_response.
+message, tool_call, channel_request or channel_response. When a real person played a
+human (``human:notebook``, ``human:terminal``), the header's ``people`` names that human
+and its backend, and that human's steps are the person's.
 """
 
 from __future__ import annotations
@@ -85,10 +87,23 @@ class Usage(BaseModel):
         return self.prompt_tokens + self.completion_tokens
 
 
-class TraceHeader(BaseModel):
-    """What determines the episode: scenario, setting, backends, seed, versions."""
+class _Record(BaseModel):
+    """A trace record whose fields in ``optional`` are left out of the file when unset."""
 
     model_config = ConfigDict(extra="forbid")
+
+    optional: ClassVar[frozenset[str]] = frozenset()
+
+    @model_serializer(mode="wrap")
+    def _omit_unset(self, handler: Any) -> dict[str, Any]:
+        data = handler(self)
+        return {k: v for k, v in data.items() if v is not None or k not in self.optional}
+
+
+class TraceHeader(_Record):
+    """What determines the episode: scenario, setting, backends, seed, versions."""
+
+    optional: ClassVar[frozenset[str]] = frozenset({"people"})
 
     schema_version: int = SCHEMA_VERSION
     scenario_id: str
@@ -103,19 +118,10 @@ class TraceHeader(BaseModel):
     library_versions: dict[str, str] = Field(default_factory=dict)
     participants: dict[str, str] = Field(default_factory=dict)
     """Participant id -> kind ("agent" or "human")."""
-
-
-class _Record(BaseModel):
-    """A trace record whose fields in ``optional`` are left out of the file when unset."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    optional: ClassVar[frozenset[str]] = frozenset()
-
-    @model_serializer(mode="wrap")
-    def _omit_unset(self, handler: Any) -> dict[str, Any]:
-        data = handler(self)
-        return {k: v for k, v in data.items() if v is not None or k not in self.optional}
+    people: dict[str, str] | None = None
+    """Human id -> the backend through which a real person played it (``human:notebook``,
+    ``human:terminal``); left out when simulators played every human. Every step of such a
+    human is a real person's."""
 
 
 class Payload(_Record):

@@ -20,7 +20,9 @@ def test_definitions_titles_and_links():
     assert glossary.link("h_init") == "docs/metrics.md#initiative-entropy-h_init-h_init_judged"
     text = glossary.glossary_markdown(["hir", "hir_a3", "success"])
     assert text.count("\n- ") == 2  # one entry per term, in the order first named
-    assert "[Human Intervention Rate](../docs/metrics.md#human-intervention-rate-hir-hir_a3)" in text
+    assert (
+        "[Human Intervention Rate](../docs/metrics.md#human-intervention-rate-hir-hir_a3)" in text
+    )
     with pytest.raises(KeyError, match="no definition of \\['nope'\\]"):
         glossary.glossary_markdown(["nope"])
 

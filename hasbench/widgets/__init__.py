@@ -1,8 +1,9 @@
 """Jupyter widgets to explore traces, HAS Graphs and results stores."""
 
 from hasbench.widgets.demo import small_run
+from hasbench.widgets.episode_view import EpisodeView
 from hasbench.widgets.graph_viewer import GraphViewer
 from hasbench.widgets.run_browser import RunBrowser
 from hasbench.widgets.trace_viewer import EventRow, TraceViewer
 
-__all__ = ["EventRow", "GraphViewer", "RunBrowser", "TraceViewer", "small_run"]
+__all__ = ["EpisodeView", "EventRow", "GraphViewer", "RunBrowser", "TraceViewer", "small_run"]

@@ -60,9 +60,7 @@ class GraphViewer(widgets.VBox):
         self, source: Scenario | HASGraph, setting: Setting | Mapping[str, Any] | None = None
     ) -> None:
         self.graph = source if isinstance(source, HASGraph) else HASGraph.from_scenario(source)
-        self.setting = (
-            Setting.model_validate(setting) if isinstance(setting, Mapping) else setting
-        )
+        self.setting = Setting.model_validate(setting) if isinstance(setting, Mapping) else setting
         channels = self.setting.enabled_channels() if self.setting is not None else None
         self.unreachable = sorted(
             set(self.graph.humans()) - graph_drawing.reachable_humans(self.graph, channels)

@@ -43,5 +43,5 @@ def test_readme_notebook_examples_run_from_the_notebooks_folder():
     first, second = nb.cells[0].outputs, nb.cells[1].outputs
     html = "".join(o.get("data", {}).get("text/html", "") for o in first)
     assert "<table" in html and "channel_request" in html  # the trace as a table
-    widgets = [o for o in second if WIDGET in o.get("data", {})]
-    assert len(widgets) == 2  # the trace viewer and the graph viewer
+    (shown,) = [o for o in second if WIDGET in o.get("data", {})]
+    assert shown["data"]["text/plain"].startswith("EpisodeView(children=(TraceViewer(")
