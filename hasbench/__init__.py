@@ -48,6 +48,9 @@ _EXPORTS: dict[str, str] = {
     "GraphViewer": "hasbench.widgets",
     "EpisodeView": "hasbench.widgets",
     "RunBrowser": "hasbench.widgets",
+    # a real person in the loop
+    "play": "hasbench.widgets",
+    "HumanConsole": "hasbench.widgets",
 }
 __all__ = sorted(_EXPORTS)
 

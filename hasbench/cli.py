@@ -361,7 +361,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", metavar="FILE", help="a task YAML file")
     p.add_argument("task_id", metavar="TASK_ID", help="the task to run")
     p.add_argument("--agent", default="scripted:oracle", help="agent model or scripted:*")
-    p.add_argument("--user", default="scripted:user", help="user model or scripted:user")
+    p.add_argument(
+        "--user", default="scripted:user",
+        help="user model, scripted:user, or human:terminal to play the humans yourself "
+        "(human:terminal?play=user_1 plays only user_1)",
+    )  # fmt: skip
     p.add_argument("--judge", default="rule", help="judge model or 'rule'")
     p.add_argument("--agency", default="A3", choices=["A1", "A2", "A3", "A4", "A5"])
     p.add_argument(

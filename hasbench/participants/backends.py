@@ -39,6 +39,7 @@ _BUILTIN_MODULES = (
     "hasbench.participants.scripted",
     "hasbench.participants.users",
     "hasbench.participants.judges",
+    "hasbench.participants.human",
 )
 
 
