@@ -288,13 +288,15 @@ def cmd_results(args: argparse.Namespace) -> int:
 
 
 def cmd_notebook(args: argparse.Namespace) -> int:
-    """Execute a notebook with papermill and print where the executed copy is."""
+    """Execute a notebook with papermill; print where the executed copy and its HTML are."""
     import yaml
 
     from hasbench.runner import run_notebook
 
     parameters = {key: yaml.safe_load(value) for key, value in args.parameter or []}
-    print(run_notebook(args.name, parameters, args.output_dir))
+    executed = run_notebook(args.name, parameters, args.output_dir, progress=not args.quiet)
+    print(f"executed notebook: {executed}")
+    print(f"HTML report (opens without a kernel): {executed.with_suffix('.html')}")
     return 0
 
 
@@ -419,13 +421,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("directory", metavar="DIR", help="a results directory")
     p.set_defaults(func=cmd_results)
 
-    p = sub.add_parser("notebook", help="execute a registered notebook with papermill")
+    p = sub.add_parser(
+        "notebook", help="execute a registered notebook with papermill; also write it as HTML"
+    )
     p.add_argument("name", metavar="NAME", help="the notebook's registered name, e.g. rq1")
     p.add_argument(
         "-p", "--parameter", nargs=2, action="append", metavar=("KEY", "VALUE"),
         help="notebook parameter (VALUE is read as YAML); repeatable",
     )  # fmt: skip
     p.add_argument("--output-dir", metavar="D", help="where the executed copy goes")
+    p.add_argument("--quiet", action="store_true", help="no cell and progress lines")
     p.set_defaults(func=cmd_notebook)
 
     return parser
