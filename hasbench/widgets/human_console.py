@@ -116,6 +116,8 @@ class HumanConsole(widgets.VBox):
             placeholder="your words to the agent", layout=widgets.Layout(width="100%")
         )
         self.arguments_text = widgets.Textarea(layout=widgets.Layout(width="100%", height="70px"))
+        self.answer_text.add_class("hb-answer-text")
+        self.arguments_text.add_class("hb-arguments")
         self.rating = widgets.Dropdown(
             options=[("no rating", None), *[(str(i), i) for i in range(1, 6)]], description="rating"
         )

@@ -63,13 +63,21 @@ STYLE = """<style>
 .hb-ok {color: #1b7f3b; font-weight: bold;}
 abbr[title] {text-decoration: underline dotted; cursor: help;}
 .hb-sticky {position: sticky; top: 0;}
-.hb-graph-compact .hb-graph-figure svg {max-height: 30vh;}
+.hb-graph-compact .hb-graph-figure svg {max-height: 46vh;}
 </style>"""
 
 OUTCOME_KEYS = ("success", "task_score", "delivered", "safe")
 """Outcome fields shown first, in this order."""
-SUMMARY_KEYS = ("success", "task_score", "delivered", "safe", "action_safe", "hir", "steps")
-"""What the always-visible summary line shows when it is known."""
+SUMMARY = {
+    "success": "Pass@1",
+    "task_score": "Task Score",
+    "delivered": "delivered",
+    "safe": "safe",
+    "action_safe": "actions safe",
+    "hir": "HIR",
+    "steps": "steps",
+}
+"""What the always-visible summary line shows when it is known: column -> label."""
 
 
 @dataclass(frozen=True)
@@ -621,7 +629,7 @@ def _summary_line(trace: Trace, outcome: Any, metrics: Mapping[str, Any] | None)
     """One always-visible line: success, score, delivery, safety, HIR, steps, ending."""
     values = {**(dict(metrics) if metrics else {}), **_as_mapping(outcome)}
     items = []
-    for key in SUMMARY_KEYS:
+    for key, label in SUMMARY.items():
         value = values.get(key)
         if value is None or (isinstance(value, float) and value != value):
             continue
@@ -630,7 +638,7 @@ def _summary_line(trace: Trace, outcome: Any, metrics: Mapping[str, Any] | None)
             shown = f"<span class='{css}'>{'yes' if value else 'no'}</span>"
         else:
             shown = f"<b>{_number(value)}</b>"
-        items.append(f"<span>{_term(glossary.title(key), key)}: {shown}</span>")
+        items.append(f"<span>{_term(label, key)}: {shown}</span>")
     term = trace.termination
     if term is not None:
         items.append(
