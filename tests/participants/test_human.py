@@ -215,3 +215,27 @@ def test_the_terminal_leaves_a_request_unanswered_at_the_end_of_input():
     assert done.returncode == 0, done.stderr
     assert "(no more input: the request stays unanswered)" in done.stderr
     assert json.loads(done.stdout)["success"] is False
+
+
+def test_typed_answers_for_every_kind_of_request():
+    from hasbench.channels import ActionRef, ControlRequest, FeedbackRequest
+    from hasbench.participants.human import Ask, check, parse_answer
+
+    view = Episode(TASK, Setting(), Backends()).human_view("user_1")
+    execute = Ask(1, "user_1", "control", "Please do it.", "agent_2",
+                  ControlRequest(request_id="ctrl-0001", sender="agent_2", form="execute",
+                                 content="x", action=ActionRef(name="refund")), view)  # fmt: skip
+    assert execute.decisions == ("execute", "deny", "stop")
+    assert parse_answer(execute, "execute : done").decision == "execute"
+    with pytest.raises(ValueError, match="decide one of execute, deny, stop, not 'approve'"):
+        check(execute, parse_answer(execute, "approve"))
+    review = Ask(2, "user_1", "feedback", "Plan", "agent_0",
+                 FeedbackRequest(request_id="feed-0001", sender="agent_0", content="Plan"),
+                 view)  # fmt: skip
+    answer = parse_answer(review, "4: good, but add the date")
+    assert (answer.rating, answer.text) == (4, "good, but add the date")
+    assert parse_answer(review, "/decline").declined
+    approval = ControlRequest(request_id="ctrl-0002", sender="agent_2", content="x",
+                              action=ActionRef(name="refund"))  # fmt: skip
+    with pytest.raises(ValueError, match="modify needs a JSON object"):
+        parse_answer(Ask(3, "user_1", "control", "x", "agent_2", approval, view), "modify x=3")
