@@ -310,6 +310,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="import MODULE (from the Python path or the current directory) and register the "
         "domain it defines as DOMAIN; repeatable (also: HASBENCH_PLUGINS=MODULE,...)",
     )  # fmt: skip
+    parser.add_argument(
+        "--unsafe-no-sandbox", action="store_true",
+        help="run coding tasks' code without bubblewrap (unsafe; traces record it)",
+    )  # fmt: skip
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("validate", help="check task YAML files against the scenario schema")
@@ -353,7 +357,7 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--pattern", default="A", choices=list("ABCDEF"), help="pattern (default A)")
     q.add_argument("--out", required=True, metavar="FILE.yaml", help="where to write the tasks")
     q.set_defaults(func=cmd_import_tau2)
-    q = source.add_parser("marble", help="MultiAgentBench JSONL (research, bargaining)")
+    q = source.add_parser("marble", help="MultiAgentBench JSONL (coding, research, bargaining)")
     q.add_argument("file", metavar="FILE.jsonl", help="a MultiAgentBench task file")
     q.add_argument("--pattern", default="D", choices=list("ABCDEF"), help="pattern (default D)")
     q.add_argument("--out", required=True, metavar="TASKS.yaml", help="where to write the tasks")
@@ -457,6 +461,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"hasbench: error: {type(error).__name__}: {error}", file=sys.stderr)
         return 2
     args = build_parser().parse_args(argv)
+    if args.unsafe_no_sandbox:
+        from hasbench.envs.coding.sandbox import UNSAFE_ENV
+
+        os.environ[UNSAFE_ENV] = "1"
     try:
         return args.func(args)
     except KeyboardInterrupt:

@@ -274,6 +274,7 @@ class Episode:
             prompt_hashes=prompt_hashes(),
             library_versions=library_versions(),
             participants=participants,
+            environment=self.environment.describe(),
         )
 
     def _agent_view(self, agent_id: str, enabled: frozenset[str]) -> AgentView:

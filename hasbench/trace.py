@@ -87,23 +87,10 @@ class Usage(BaseModel):
         return self.prompt_tokens + self.completion_tokens
 
 
-class _Record(BaseModel):
-    """A trace record whose fields in ``optional`` are left out of the file when unset."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    optional: ClassVar[frozenset[str]] = frozenset()
-
-    @model_serializer(mode="wrap")
-    def _omit_unset(self, handler: Any) -> dict[str, Any]:
-        data = handler(self)
-        return {k: v for k, v in data.items() if v is not None or k not in self.optional}
-
-
-class TraceHeader(_Record):
+class TraceHeader(BaseModel):
     """What determines the episode: scenario, setting, backends, seed, versions."""
 
-    optional: ClassVar[frozenset[str]] = frozenset({"people"})
+    model_config = ConfigDict(extra="forbid")
 
     schema_version: int = SCHEMA_VERSION
     scenario_id: str
@@ -118,10 +105,34 @@ class TraceHeader(_Record):
     library_versions: dict[str, str] = Field(default_factory=dict)
     participants: dict[str, str] = Field(default_factory=dict)
     """Participant id -> kind ("agent" or "human")."""
+    environment: dict[str, str] = Field(default_factory=dict)
+    """How the environment ran (``Environment.describe``), e.g. the coding sandbox mode;
+    left out of the file when empty."""
     people: dict[str, str] | None = None
     """Human id -> the backend through which a real person played it (``human:notebook``,
     ``human:terminal``); left out when simulators played every human. Every step of such a
     human is a real person's."""
+
+    @model_serializer(mode="wrap")
+    def _omit_empty(self, handler: Any) -> dict[str, Any]:
+        data = handler(self)
+        for key in ("environment", "people"):
+            if not data.get(key):
+                data.pop(key, None)
+        return data
+
+
+class _Record(BaseModel):
+    """A trace record whose fields in ``optional`` are left out of the file when unset."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    optional: ClassVar[frozenset[str]] = frozenset()
+
+    @model_serializer(mode="wrap")
+    def _omit_unset(self, handler: Any) -> dict[str, Any]:
+        data = handler(self)
+        return {k: v for k, v in data.items() if v is not None or k not in self.optional}
 
 
 class Payload(_Record):

@@ -92,7 +92,10 @@ def _pair(cell: pd.DataFrame) -> tuple[dict, dict]:
 
 
 def table4(results: pd.DataFrame) -> pd.DataFrame:
-    """Per model × domain outcomes under A1 and A3 (percentages; NaN where undefined)."""
+    """Per model × domain outcomes under A1 and A3 (percentages; NaN where undefined).
+
+    ``judge_scored`` counts the tasks of the cell that only the LLM judge scores.
+    """
     frame = _usable(results)
     rows = []
     for (model, domain), cell in frame.groupby(["agent_model", "domain"], sort=True):
@@ -104,6 +107,7 @@ def table4(results: pd.DataFrame) -> pd.DataFrame:
                 "model": model_label(model),
                 "domain": domain,
                 "tasks": cell["task_id"].nunique(),
+                "judge_scored": int(cell.drop_duplicates("task_id")["judge_scored"].eq(True).sum()),
                 "pass1_a1": p1,
                 "pass1_a3": p3,
                 "pass1_delta": p3 - p1,
@@ -205,7 +209,8 @@ def tables(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
 
 
 HEADERS = {
-    "model": "Model", "domain": "Domain", "tasks": "Tasks", "tasks_c": "Tasks (C)",
+    "model": "Model", "domain": "Domain", "tasks": "Tasks", "judge_scored": "Judge-scored",
+    "tasks_c": "Tasks (C)",
     "domains": "Domains", "pass1_a1": "P@1 A1", "pass1_a3": "P@1 A3", "pass1_delta": "Δ P@1",
     "ts_a1": "TS A1", "ts_a3": "TS A3", "ts_delta": "Δ TS", "rr": "RR", "dr_a3": "DR@A3",
     "hir_a3": "HIR@A3", "safety_a1": "SR_C A1", "safety_a3": "SR_C A3",
