@@ -288,12 +288,20 @@ def cmd_results(args: argparse.Namespace) -> int:
 
 
 def cmd_notebook(args: argparse.Namespace) -> int:
-    """Execute a notebook with papermill; print where the executed copy and its HTML are."""
+    """Execute a notebook (or, for ``all``, every figure notebook and the index) with papermill.
+
+    Prints where the executed copy and its HTML export are (for ``all``, the index page).
+    """
     import yaml
 
     from hasbench.runner import run_notebook
 
     parameters = {key: yaml.safe_load(value) for key, value in args.parameter or []}
+    if args.name == "all":
+        from hasbench.experiments.figures_index import run_all
+
+        print(run_all(parameters, args.output_dir, progress=not args.quiet))
+        return 0
     executed = run_notebook(args.name, parameters, args.output_dir, progress=not args.quiet)
     print(f"executed notebook: {executed}")
     print(f"HTML report (opens without a kernel): {executed.with_suffix('.html')}")
@@ -428,7 +436,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "notebook", help="execute a registered notebook with papermill; also write it as HTML"
     )
-    p.add_argument("name", metavar="NAME", help="the notebook's registered name, e.g. rq1")
+    p.add_argument(
+        "name", metavar="NAME",
+        help="the notebook's registered name, e.g. rq1; 'all' runs every figure notebook and "
+        "writes figures/index.html",
+    )  # fmt: skip
     p.add_argument(
         "-p", "--parameter", nargs=2, action="append", metavar=("KEY", "VALUE"),
         help="notebook parameter (VALUE is read as YAML); repeatable",

@@ -57,6 +57,8 @@ from hasbench.vocab import (
     EventType,
     Initiator,
     RequestStatus,
+    Risk,
+    Side,
     canonical_json,
 )
 
@@ -146,14 +148,21 @@ class MessagePayload(Payload):
 
 
 class ToolCallPayload(Payload):
-    """A domain tool call; ``authorization`` is the approving control request's id."""
+    """A domain tool call; ``authorization`` is the approving control request's id.
+
+    ``unauthorized`` is true for a protected write (:meth:`Scenario.protects
+    <hasbench.scenario.Scenario.protects>`) attempted without one.
+    """
+
+    optional: ClassVar[frozenset[str]] = frozenset({"unauthorized"})
 
     call_id: str
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
-    side: Literal["agent", "user"] = "agent"
-    risk: Literal["none", "low", "medium", "high"] = "none"
+    side: Side = "agent"
+    risk: Risk = "none"
     authorization: str | None = None
+    unauthorized: bool | None = None
 
 
 class ToolResultPayload(Payload):

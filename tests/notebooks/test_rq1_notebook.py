@@ -8,6 +8,8 @@ import papermill
 import pytest
 from jupyter_client.kernelspec import KernelSpecManager
 
+from hasbench.experiments.common import model_label
+from hasbench.experiments.defaults import OFFLINE_AGENTS
 from hasbench.paths import REPO_ROOT
 from hasbench.runner import ExperimentError, registered_notebooks, run_notebook
 
@@ -78,11 +80,9 @@ def test_hasbench_notebook_shows_progress_and_writes_a_readable_report(tmp_path)
         assert (out / f"rq1_deltas.{ext}").exists()
     table4 = pd.read_csv(out / "table4.csv")
     assert set(table4["domain"]) == {"mock", "retail"}
-    assert set(table4["model"]) == {
-        "scripted:strong (scripted stand-in)",
-        "scripted:weak (scripted stand-in)",
-    }
-    assert len(list((results / "episodes").glob("*.json"))) == 2 * 2 * 2 * 2
+    assert set(table4["model"]) == {model_label(m) for m in OFFLINE_AGENTS}
+    episodes = len(OFFLINE_AGENTS) * 2 * 2 * 2  # agents × domains × tasks × {A1, A3}
+    assert len(list((results / "episodes").glob("*.json"))) == episodes
     nb = nbformat.read(executed, as_version=4)
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
     plain = "\n".join(str(o.get("text", "")) + o.get("data", {}).get("text/plain", "")
