@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import math
+import re
 from collections.abc import Mapping
 from html import escape
 from pathlib import Path
@@ -25,6 +26,8 @@ if TYPE_CHECKING:
     from hasbench.runner import RunSummary
 
 DASH = "–"
+BOLD = re.compile(r"\*\*(.+?)\*\*")
+"""A cell's Markdown bold, as the experiment tables mark best and largest values."""
 
 
 class Shown:
@@ -55,6 +58,9 @@ class Shown:
 def show(frame: pd.DataFrame, digits: int = 1, labels: Mapping[str, str] | None = None) -> Shown:
     """A table for reading: no index, floats rounded to ``digits``, "–" where missing.
 
+    Text is shown as text (HTML characters escaped); a cell's ``**marked**`` part, as the
+    experiment tables mark a best or largest value, is shown in bold.
+
     Args:
         frame: the table.
         digits: decimals of floating-point numbers.
@@ -62,7 +68,8 @@ def show(frame: pd.DataFrame, digits: int = 1, labels: Mapping[str, str] | None 
     """
     shown = frame.rename(columns=dict(labels or {})).reset_index(drop=True)
     cells = shown.map(lambda v: cell(v, digits))
-    table = cells.style.hide(axis="index").to_html()
+    marked = cells.map(lambda text: BOLD.sub(r"<strong>\1</strong>", escape(text)))
+    table = marked.style.hide(axis="index").format_index(escape="html", axis=1).to_html()
     return Shown(cells.to_string(index=False), html=table)
 
 

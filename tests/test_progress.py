@@ -69,3 +69,20 @@ def test_estimate_times_one_episode_per_backend_and_the_run_skips_it(tmp_path):
     assert (summary.skipped, summary.ran) == (2, 6)
     again = run_sync(estimate(grid, tmp_path))
     assert str(again).endswith("all of them are in the results store already.")
+
+
+def test_a_grid_of_user_simulators_is_timed_per_agent_and_simulator(tmp_path):
+    users = ("scripted:user", "scripted:user-guarded")
+    grid = Experiment(
+        name="simulators",
+        tasks=TaskSelection(files=["data/tasks/examples.yaml"], ids=["mock_A_001", "mock_C_001"]),
+        backends=[Backends(agent="scripted:strong", user=u) for u in users],
+        settings=[Setting(agency="A3")],
+        seeds=[0],
+    )
+    plan = run_sync(estimate(grid, tmp_path))
+    assert set(plan.measured) == {f"scripted:strong with {u}" for u in users}
+    assert (plan.total, plan.to_run) == (4, 2)
+    assert "4 episodes (2 tasks × 1 agent backend × 2 user simulators × 1 setting × 1 seed)" in (
+        str(plan)
+    )

@@ -47,6 +47,7 @@ from hasbench.experiments.common import (
     model_label,
     output_dir_for,
     per_task,
+    plan_work,
     resolve_domains,
     run_notes,
     save_figure,
@@ -60,6 +61,7 @@ from hasbench.experiments.defaults import (
     agents_or_default,
 )
 from hasbench.runner import Experiment, TaskSelection
+from hasbench.runner.planning import Plan
 from hasbench.simulator import Backends
 
 METRICS = {"pass1": "Pass@1", "task_score": "Task Score"}
@@ -251,6 +253,28 @@ def figure(table: pd.DataFrame, output_dir: Path) -> list[Path]:
     axes[0].legend(title="user simulator", fontsize=7)
     fig.tight_layout()
     return save_figure(fig, output_dir, "robustness")
+
+
+def plan(
+    agent_models: Sequence[str] | None = None,
+    user_models: Sequence[str] | None = None,
+    judge_model: str = OFFLINE_JUDGE,
+    domains: Sequence[str] = PAPER_DOMAINS,
+    max_tasks_per_domain: int | None = 2,
+    seed: int = 0,
+    results_dir: str | Path | None = None,
+) -> Plan:
+    """How much work :func:`run` with these arguments is, before it runs.
+
+    Counts the study's episodes and those already stored, and times one pending episode
+    per agent and user simulator (stored, so :func:`run` skips them) to estimate the rest.
+    """
+    agents = agents_or_default(agent_models, sweep=False)
+    requested = list(user_models) if user_models is not None else list(OFFLINE_USER_SIMULATORS)
+    users, _ = available_models(requested, "Robustness")
+    ran_domains, _ = resolve_domains(domains, "Robustness")
+    grid = experiment(agents, users, judge_model, ran_domains, max_tasks_per_domain, seed)
+    return plan_work(grid, results_dir)
 
 
 def run(

@@ -34,6 +34,7 @@ from hasbench.experiments.common import (
     make_client,
     model_label,
     output_dir_for,
+    plan_work,
     run_notes,
     save_figure,
     write_manifest,
@@ -320,12 +321,9 @@ def plan(
     per agent model (stored, so :func:`run` skips it) to estimate how long the rest takes.
     ``agent_models`` defaults to the offline stand-ins, as in :func:`run`.
     """
-    from hasbench.runner.planning import estimate
-    from hasbench.sync import run_sync
-
     agents = agents_or_default(agent_models, sweep=False)
     grid = experiment(agents, user_model, judge_model, domains, max_tasks_per_domain, seed)
-    return run_sync(estimate(grid, results_dir))
+    return plan_work(grid, results_dir)
 
 
 def run(

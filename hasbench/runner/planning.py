@@ -1,8 +1,9 @@
 """How much work a grid is before it runs: episodes to run, and a measured time estimate.
 
 :func:`estimate` counts the grid's episodes and those already in the results store, then
-runs one pending episode per agent backend (it is stored, so nothing is wasted) and
-extrapolates from their times. Scripted backends run one episode after another; model
+runs one pending episode per backend (it is stored, so nothing is wasted) and extrapolates
+from their times. A backend is the agent backend, or the agent with its user simulator when
+the grid compares user simulators. Scripted backends run one episode after another; model
 backends up to their concurrency limit at a time.
 """
 
@@ -32,9 +33,9 @@ class Plan:
         shape: the grid's sizes: tasks, agent backends, settings, seeds.
         total: episodes in the grid.
         stored: episodes in the results store before the plan (a run skips them).
-        measured: seconds the one episode timed per agent backend took (it is stored).
-        pending: episodes left to run after the timed ones, per agent backend.
-        parallel: episodes run at a time, per agent backend.
+        measured: seconds the one episode timed per backend took (it is stored).
+        pending: episodes left to run after the timed ones, per backend.
+        parallel: episodes run at a time, per backend.
     """
 
     name: str
@@ -63,7 +64,7 @@ class Plan:
         text += f"{self.stored} already in the results store."
         timed = ", ".join(f"{b} {duration(s)}" for b, s in self.measured.items())
         return (
-            f"{text} Timed one episode per agent backend ({timed}): the other "
+            f"{text} Timed one episode per backend ({timed}): the other "
             f"{self.to_run} should take about {duration(self.seconds)}."
         )
 
@@ -77,7 +78,7 @@ class Plan:
 async def estimate(
     experiment: Experiment, directory: str | Path | None = None, client: LLMClient | None = None
 ) -> Plan:
-    """Count the grid's work and time one pending episode per agent backend.
+    """Count the grid's work and time one pending episode per backend.
 
     The timed episodes are written to the results store like any other, so the run that
     follows skips them.
@@ -90,17 +91,21 @@ async def estimate(
         client = LLMClient(cache=ResponseCache.default(), concurrency=experiment.concurrency)
     prompts = prompt_hashes()
     specs = grid(experiment)
+    users = {b.user for b in experiment.backends}
     pending: dict[str, list] = {}
     for spec in specs:
         identity = spec.identity(prompts)
         key = episode_key(identity)
         if not results.has_record(store, key):
-            pending.setdefault(spec.backends.agent, []).append((spec, identity, key))
+            agent = spec.backends.agent
+            backend = agent if len(users) == 1 else f"{agent} with {spec.backends.user}"
+            pending.setdefault(backend, []).append((spec, identity, key))
     plan = Plan(
         name=experiment.name,
         shape={
             "tasks": len({s.scenario.task_id for s in specs}),
-            "agent backends": len(experiment.backends),
+            "agent backends": len({b.agent for b in experiment.backends}),
+            **({"user simulators": len(users)} if len(users) > 1 else {}),
             "settings": len(experiment.settings),
             "seeds": len(experiment.seeds),
         },
@@ -112,7 +117,7 @@ async def estimate(
         await run_one(*items[0], store, client, experiment.judge_process)
         plan.measured[backend] = time.monotonic() - started
         plan.pending[backend] = len(items) - 1
-        group = provider(backend)
+        group = provider(items[0][0].backends.agent)
         limit = 1 if group == "scripted" else experiment.concurrency.get(group, DEFAULT_CONCURRENCY)
         plan.parallel[backend] = max(1, min(limit, len(items) - 1))
     announce(f"Plan. {plan}")

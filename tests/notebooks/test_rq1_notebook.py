@@ -39,7 +39,7 @@ def test_committed_notebook_is_thin_and_stripped():
     assert "report.glossary(" in code[-1].source
 
 
-@pytest.mark.parametrize("name", ["rq1", "docuteam_user_study", "explore_traces"])
+@pytest.mark.parametrize("name", sorted(registered_notebooks()))
 def test_every_parameter_of_the_parameters_cell_is_seen_by_papermill(name):
     path = registered_notebooks()[name]
     nb = nbformat.read(path, as_version=4)
@@ -67,7 +67,7 @@ def test_hasbench_notebook_shows_progress_and_writes_a_readable_report(tmp_path)
     terminal = done.stderr
     assert "cell 1 of 9: agent_models" in terminal and "cell 9 of 9: report.glossary" in terminal
     assert re.search(r"Plan\. rq1: 16 episodes \(4 tasks × 2 agent backends × 2 settings × "
-                     r"1 seed\); 0 already in the results store\. Timed one episode per agent "
+                     r"1 seed\); 0 already in the results store\. Timed one episode per "
                      r"backend \(scripted:strong \d+ ms, scripted:weak \d+ ms\): the other 14 "
                      r"should take about", terminal)  # fmt: skip
     assert "rq1: 100%" in terminal and "14/14" in terminal  # the live bar of the run
