@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 DASH = "–"
 BOLD = re.compile(r"\*\*(.+?)\*\*")
 """A cell's Markdown bold, as the experiment tables mark best and largest values."""
+WORD = re.compile(r"[^\W\d_]")
+"""A cell that starts with a letter: a name or label (left-aligned), not a number."""
 
 
 class Shown:
@@ -69,8 +71,12 @@ def show(frame: pd.DataFrame, digits: int = 1, labels: Mapping[str, str] | None 
     shown = frame.rename(columns=dict(labels or {})).reset_index(drop=True)
     cells = shown.map(lambda v: cell(v, digits))
     marked = cells.map(lambda text: BOLD.sub(r"<strong>\1</strong>", escape(text)))
-    table = marked.style.hide(axis="index").format_index(escape="html", axis=1).to_html()
-    return Shown(cells.to_string(index=False), html=table)
+    style = marked.style.hide(axis="index").format_index(escape="html", axis=1)
+    words = [i for i in range(cells.shape[1]) if any(map(WORD.match, cells.iloc[:, i]))]
+    style.set_table_styles(  # names and labels read from the left, numbers from the right
+        [{"selector": f".col{i}", "props": "text-align: left"} for i in words]
+    )
+    return Shown(cells.to_string(index=False), html=style.to_html())
 
 
 def cell(value: Any, digits: int = 1) -> str:

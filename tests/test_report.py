@@ -57,3 +57,13 @@ def test_a_run_is_told_in_one_sentence():
         "runs/x; 5 model calls (2 answered from the cache)."
     )
     assert "`runs/x`" in shown.markdown
+
+
+def test_names_read_from_the_left_and_numbers_from_the_right():
+    frame = pd.DataFrame({"Model": ["scripted:strong"], "TS": ["**80.0** [70.0, 90.0]"],
+                          "n": [3]})  # fmt: skip
+    html = report.show(frame).html
+    assert ".col0 {\n  text-align: left;" in html
+    assert ".col1 {" not in html and ".col2 {" not in html
+    empty = report.show(frame.iloc[:0]).html
+    assert ">Model</th>" in empty and "<td" not in empty  # the headings of an empty table
