@@ -98,9 +98,25 @@ def resolve_domains(requested: Sequence[str], experiment: str) -> tuple[list[str
 # Backends and running
 
 
+STANDIN_MARK = " (scripted stand-in)"
+"""What :func:`model_label` adds to a scripted backend's name."""
+STANDIN_FOOTNOTE = "scripted:* are scripted policies standing in for language models"
+"""A figure's footnote when its ticks name scripted stand-ins (said once, not per tick)."""
+
+
 def model_label(model: str) -> str:
     """The model name as shown in tables, marking scripted stand-ins."""
-    return f"{model} (scripted stand-in)" if model.startswith("scripted:") else model
+    return f"{model}{STANDIN_MARK}" if model.startswith("scripted:") else model
+
+
+def tick_labels(labels: Sequence[str]) -> tuple[list[str], str | None]:
+    """Model labels for figure ticks without the stand-in mark, and a footnote saying it once.
+
+    The footnote is None when no label carries the mark.
+    """
+    marked = any(label.endswith(STANDIN_MARK) for label in labels)
+    names = [label.removesuffix(STANDIN_MARK) for label in labels]
+    return names, STANDIN_FOOTNOTE if marked else None
 
 
 def available_models(models: Sequence[str], experiment: str) -> tuple[list[str], list[str]]:

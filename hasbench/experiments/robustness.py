@@ -51,6 +51,7 @@ from hasbench.experiments.common import (
     resolve_domains,
     run_notes,
     save_figure,
+    tick_labels,
     usable,
     write_manifest,
     write_table,
@@ -233,6 +234,7 @@ def figure(table: pd.DataFrame, output_dir: Path) -> list[Path]:
     from matplotlib.figure import Figure
 
     agents = list(dict.fromkeys(table["model"]))
+    names, footnote = tick_labels(agents)
     simulators = list(dict.fromkeys(table["simulator"]))
     fig = Figure(figsize=(11, 4))
     axes = fig.subplots(1, len(METRICS), squeeze=False)[0]
@@ -246,11 +248,13 @@ def figure(table: pd.DataFrame, output_dir: Path) -> list[Path]:
             shown = np.isfinite(est)
             pos = x + (i - (len(simulators) - 1) / 2) * width
             ax.bar(pos[shown], est[shown], width, yerr=err[:, shown], capsize=3, label=sim)
-        ax.set_xticks(x, agents, rotation=10, ha="right", fontsize=8)
+        ax.set_xticks(x, names, rotation=10, ha="right", fontsize=8)
         ax.set_xlabel("agent")
         ax.set_ylabel(f"{name} (%)")
         ax.set_title(f"{name} per user simulator, 95% bootstrap CI over tasks", fontsize=9)
     axes[0].legend(title="user simulator", fontsize=7)
+    if footnote:
+        fig.text(0.5, -0.05, footnote, ha="center", fontsize=8)
     fig.tight_layout()
     return save_figure(fig, output_dir, "robustness")
 

@@ -29,6 +29,7 @@ import pandas as pd
 
 from hasbench.agency import Setting
 from hasbench.experiments.common import (
+    STANDIN_FOOTNOTE,
     domain_files,
     fmt,
     make_client,
@@ -300,8 +301,7 @@ def figure(results: pd.DataFrame, output_dir: str | Path, seed: int = 0) -> Path
         ax.yaxis.set_tick_params(labelleft=True)
         ax.set_title(f"{label}, mean over tasks with 95% bootstrap CI", fontsize=9)
     if results["agent_model"].str.startswith("scripted:").any():
-        note = "scripted:* are scripted policies standing in for language models"
-        fig.text(0.5, -0.12, note, ha="center", fontsize=8)
+        fig.text(0.5, -0.12, STANDIN_FOOTNOTE, ha="center", fontsize=8)
     fig.tight_layout()
     return save_figure(fig, out, "rq1_deltas")[0]
 

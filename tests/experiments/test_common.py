@@ -58,3 +58,11 @@ def test_a_figure_is_written_as_png_and_pdf_only_with_labelled_axes(tmp_path):
     right.set_ylabel("pattern")
     png, pdf = common.save_figure(fig, tmp_path, "f")
     assert png.read_bytes().startswith(b"\x89PNG") and pdf.read_bytes().startswith(b"%PDF")
+
+
+def test_figure_ticks_name_models_and_the_stand_in_mark_is_said_once():
+    labels = [common.model_label(m) for m in ("scripted:strong", "openai/gpt-4.1")]
+    assert common.tick_labels(labels) == (
+        ["scripted:strong", "openai/gpt-4.1"], common.STANDIN_FOOTNOTE,
+    )  # fmt: skip
+    assert common.tick_labels(["openai/gpt-4.1"]) == (["openai/gpt-4.1"], None)
