@@ -288,7 +288,10 @@ def cmd_results(args: argparse.Namespace) -> int:
 
 
 def cmd_notebook(args: argparse.Namespace) -> int:
-    """Execute a notebook (or, for ``all``, every figure notebook and the index) with papermill."""
+    """Execute a notebook (or, for ``all``, every figure notebook and the index) with papermill.
+
+    Prints where the executed copy and its HTML export are (for ``all``, the index page).
+    """
     import yaml
 
     from hasbench.runner import run_notebook
@@ -297,9 +300,11 @@ def cmd_notebook(args: argparse.Namespace) -> int:
     if args.name == "all":
         from hasbench.experiments.figures_index import run_all
 
-        print(run_all(parameters, args.output_dir))
+        print(run_all(parameters, args.output_dir, progress=not args.quiet))
         return 0
-    print(run_notebook(args.name, parameters, args.output_dir))
+    executed = run_notebook(args.name, parameters, args.output_dir, progress=not args.quiet)
+    print(f"executed notebook: {executed}")
+    print(f"HTML report (opens without a kernel): {executed.with_suffix('.html')}")
     return 0
 
 
@@ -370,7 +375,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", metavar="FILE", help="a task YAML file")
     p.add_argument("task_id", metavar="TASK_ID", help="the task to run")
     p.add_argument("--agent", default="scripted:oracle", help="agent model or scripted:*")
-    p.add_argument("--user", default="scripted:user", help="user model or scripted:user")
+    p.add_argument(
+        "--user", default="scripted:user",
+        help="user model, scripted:user, or human:terminal to play the humans yourself "
+        "(human:terminal?play=user_1 plays only user_1)",
+    )  # fmt: skip
     p.add_argument("--judge", default="rule", help="judge model or 'rule'")
     p.add_argument("--agency", default="A3", choices=["A1", "A2", "A3", "A4", "A5"])
     p.add_argument(
@@ -424,7 +433,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("directory", metavar="DIR", help="a results directory")
     p.set_defaults(func=cmd_results)
 
-    p = sub.add_parser("notebook", help="execute a registered notebook with papermill")
+    p = sub.add_parser(
+        "notebook", help="execute a registered notebook with papermill; also write it as HTML"
+    )
     p.add_argument(
         "name", metavar="NAME",
         help="the notebook's registered name, e.g. rq1; 'all' runs every figure notebook and "
@@ -435,6 +446,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="notebook parameter (VALUE is read as YAML); repeatable",
     )  # fmt: skip
     p.add_argument("--output-dir", metavar="D", help="where the executed copy goes")
+    p.add_argument("--quiet", action="store_true", help="no cell and progress lines")
     p.set_defaults(func=cmd_notebook)
 
     return parser

@@ -164,6 +164,12 @@ def human_steps(trace: Trace) -> list[Event]:
     return [e for e in trace.of_type(*HUMAN_STEP_TYPES) if kinds.get(e.actor) == "human"]
 
 
+def person_steps(trace: Trace) -> list[Event]:
+    """Human steps of humans a real person played (the header's ``people``)."""
+    people = trace.header.people or {}
+    return [e for e in human_steps(trace) if e.actor in people]
+
+
 def human_intervention_rate(trace: Trace) -> float:
     """Human steps / all steps; NaN when the trace has no step."""
     total = len(steps(trace))

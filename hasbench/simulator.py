@@ -58,6 +58,7 @@ from hasbench.participants.base import (
     HumanView,
     Incoming,
     Malformed,
+    PlayedByPerson,
     SendMessage,
     UserPolicy,
 )
@@ -232,6 +233,12 @@ class Episode:
         for user_id, human in self.humans.items():
             seat = HumanSeat(user_id, _Gateway(self, user_id), human_rng)
             human.policy = make_user(self.backends.user, seat)
+        people = {
+            user_id: human.policy.interface
+            for user_id, human in self.humans.items()
+            if isinstance(human.policy, PlayedByPerson)
+        }
+        self.trace.header.people = people or None
         shared: list[str] = []
         self.agents: dict[str, _Agent] = {
             agent_id: _Agent(
@@ -434,6 +441,7 @@ class Episode:
         try:
             self._revise_goals()
             await self._fire("at_turn", self.step_no)
+            await self._initiatives()
             if not self.ended:
                 agent_id = self.active
                 state = self.agents[agent_id]
@@ -786,19 +794,38 @@ class Episode:
 
     async def _intervene(self, user_id: str, rule: TriggerRule, mode: str) -> None:
         channel = rule.action_type
-        candidates = [
-            a for a in self.graph.agents() if channel in self.graph.channels_between(user_id, a)
-        ]
-        agent_id = self.active if self.active in candidates else (candidates or [self.lead])[0]
         human = self.humans[user_id]
         content = rule.predefined_message if mode != "llm" else None
         if content is None:
+            agent_id = self._addressee(user_id, channel)
             content = await human.policy.intervene(human.view(self._digest()), rule, agent_id)
         if not content:
             return
         form = {"clarification": "inform", "feedback": "comment"}.get(
             channel, rule.decision or "deny"
         )
+        self._deliver(user_id, channel, form, content)
+
+    async def _initiatives(self) -> None:
+        """Deliver what people playing humans contributed unprompted since the last turn."""
+        for user_id, human in self.humans.items():
+            if not isinstance(human.policy, PlayedByPerson) or self.ended:
+                continue
+            for item in await human.policy.initiatives(human.view(self._digest())):
+                if not self.ended:  # after a stop nothing more is delivered
+                    self._deliver(user_id, item.channel, item.form, item.content)
+
+    def _addressee(self, user_id: str, channel: str) -> str:
+        """The agent a human's unprompted input goes to: the active one if it can be reached."""
+        candidates = [
+            a for a in self.graph.agents() if channel in self.graph.channels_between(user_id, a)
+        ]
+        return self.active if self.active in candidates else (candidates or [self.lead])[0]
+
+    def _deliver(self, user_id: str, channel: str, form: str, content: str) -> None:
+        """Open a human-initiated request and hand it to the agent (a stop ends the episode)."""
+        agent_id = self._addressee(user_id, channel)
+        human = self.humans[user_id]
         controller = self.controllers[channel]
         try:
             request = controller.open(

@@ -37,7 +37,9 @@ Payload conventions (every producer writes them, every reader relies on them):
 - ``finish``: a participant delivered its result; ``{deliverable}``.
 
 A *human step* is any event whose actor is a human participant and whose type is
-message, tool_call, channel_request or channel_response.
+message, tool_call, channel_request or channel_response. When a real person played a
+human (``human:notebook``, ``human:terminal``), the header's ``people`` names that human
+and its backend, and that human's steps are the person's.
 """
 
 from __future__ import annotations
@@ -108,12 +110,17 @@ class TraceHeader(BaseModel):
     environment: dict[str, str] = Field(default_factory=dict)
     """How the environment ran (``Environment.describe``), e.g. the coding sandbox mode;
     left out of the file when empty."""
+    people: dict[str, str] | None = None
+    """Human id -> the backend through which a real person played it (``human:notebook``,
+    ``human:terminal``); left out when simulators played every human. Every step of such a
+    human is a real person's."""
 
     @model_serializer(mode="wrap")
-    def _omit_empty_environment(self, handler: Any) -> dict[str, Any]:
+    def _omit_empty(self, handler: Any) -> dict[str, Any]:
         data = handler(self)
-        if not data.get("environment"):
-            data.pop("environment", None)
+        for key in ("environment", "people"):
+            if not data.get(key):
+                data.pop(key, None)
         return data
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from hasbench.prompts import prompt_hashes
 from hasbench.runner import store as results
 from hasbench.runner.experiment import EpisodeSpec, Experiment, episode_key, grid
+from hasbench.runner.progress import Progress
 
 if TYPE_CHECKING:
     from hasbench.llm import LLMClient
@@ -60,10 +61,9 @@ async def run_experiment(
         directory: the results store (default ``RUNS_DIR/<name>``).
         client: the LLM client for agents, users and judges (default: one with the
             workbench response cache and the experiment's concurrency limits).
-        progress: show a tqdm progress bar (terminal or notebook).
+        progress: show live progress (a line in a notebook, a bar in a terminal; see
+            :class:`~hasbench.runner.progress.Progress`).
     """
-    from tqdm.auto import tqdm
-
     from hasbench.llm import LLMClient, ResponseCache
 
     store = Path(directory) if directory is not None else experiment.default_dir()
@@ -81,7 +81,7 @@ async def run_experiment(
             todo.append((spec, identity, key))
     limits: dict[str, asyncio.Semaphore] = {}
     failed = 0
-    bar = tqdm(total=len(todo), desc=experiment.name, unit="episode", disable=not progress)
+    bar = Progress(len(todo), experiment.name, enabled=progress)
 
     async def one(spec: EpisodeSpec, identity: dict[str, Any], key: str) -> None:
         nonlocal failed
