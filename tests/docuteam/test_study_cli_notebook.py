@@ -1,12 +1,9 @@
 import json
-import sys
 from pathlib import Path
 
 import nbformat
 import papermill
 import pytest
-from ipykernel.kernelspec import install
-from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 
 from hasbench.cli import main
 from hasbench.docuteam.study import generate_example, write_study
@@ -17,16 +14,6 @@ ARTIFACTS = {
     for stem in ("results", "results_raw", "table2", "agreement", "power")
     for ext in ("csv", "md", "tex")
 } | {"figure3.png", "figure4.png", "figure5.png", "figure8.png", "analysis.json"}
-
-
-@pytest.fixture(scope="module")
-def hasbench_kernel():
-    """Register the ``hasbench`` Jupyter kernel in this environment if it is missing."""
-    try:
-        KernelSpecManager().get_kernel_spec("hasbench")
-    except NoSuchKernel:
-        install(kernel_name="hasbench", prefix=sys.prefix)
-    return "hasbench"
 
 
 def broken_csv(tmp_path) -> Path:
