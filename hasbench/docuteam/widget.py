@@ -32,7 +32,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from hasbench.docuteam import schemas as s
-from hasbench.docuteam.discussion import Discussion
+from hasbench.docuteam.discussion import Discussion, summary_entries
 from hasbench.docuteam.document import Block, DocumentError
 from hasbench.docuteam.log import LogEvent
 from hasbench.docuteam.session import Condition, ConditionError, Session, SessionConfig
@@ -156,45 +156,6 @@ class _Card:
     html: widgets.HTML
     open: widgets.Button
     box: widgets.VBox
-
-
-@dataclass(frozen=True)
-class SummaryEntry:
-    """One line of a discussion summary.
-
-    Its section (cluster, agreed, in dispute, or an agent's evaluation), its text, the
-    message it links to, and whether it can be applied to the document.
-    """
-
-    section: str
-    text: str
-    message_id: str
-    applicable: bool = True
-
-
-def summary_entries(summary: s.Summary | None) -> list[SummaryEntry]:
-    """The lines of a mode summary, each linked to the message it comes from."""
-    if summary is None:
-        return []
-    if isinstance(summary, s.IdeaSummary):
-        return [
-            SummaryEntry(cluster.label, item.text, item.message_id)
-            for cluster in summary.clusters
-            for item in cluster.items
-        ]
-    if isinstance(summary, s.DiscussionSummary):
-        agreed = [SummaryEntry("Agreed", i.text, i.message_id) for i in summary.consensus]
-        disputed = [
-            SummaryEntry(
-                "In dispute", f"{c.description} ({' / '.join(c.sides)})", c.message_id, False
-            )
-            for c in summary.conflicts
-        ]
-        return agreed + disputed
-    return [
-        SummaryEntry(f"{e.agent_id}: {e.evaluation}", e.suggestion, e.message_id)
-        for e in summary.evaluations
-    ]
 
 
 class DocuTeamWidget(widgets.VBox):

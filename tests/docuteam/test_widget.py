@@ -13,8 +13,9 @@ import pytest
 from conftest import NETWORKING_EDIT, WORKSHOP
 
 from hasbench.docuteam import Session, SessionConfig, SystemClock
+from hasbench.docuteam.discussion import summary_entries
 from hasbench.docuteam.steps import Backends
-from hasbench.docuteam.widget import DocuTeamWidget, session_widget, summary_entries
+from hasbench.docuteam.widget import DocuTeamWidget, session_widget
 from hasbench.llm import LLMClient, register_test_provider
 
 
