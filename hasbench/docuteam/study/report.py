@@ -1,7 +1,8 @@
 """Tables (CSV, Markdown, LaTeX) and figures (Figures 3, 4, 5, 8) of the DocuTeam study.
 
 Outputs made from synthetic data say so: a first comment line in CSV, a note in
-Markdown, the LaTeX caption, and a banner on every figure.
+Markdown, the LaTeX caption, and a banner on every figure. Data from simulated
+participants (metadata ``participants: simulated``) say that instead.
 """
 
 from __future__ import annotations
@@ -29,6 +30,10 @@ from hasbench.docuteam.study.data import (
 from hasbench.docuteam.study.example import generate_example
 
 SYNTHETIC_NOTE = "SYNTHETIC EXAMPLE DATA - generated to exercise the pipeline, not study results"
+SIMULATED_NOTE = (
+    "SIMULATED PARTICIPANTS - scripted or model personas used both conditions; not results "
+    "from people"
+)
 COLORS = {"treatment": "#3b6fb6", "control": "#9a9a9a"}
 AGREE_LABELS = (
     "Strongly disagree",
@@ -90,16 +95,23 @@ def table2(analysis: StudyAnalysis) -> pd.DataFrame:
     )
 
 
-def _write_table(frame: pd.DataFrame, stem: Path, caption: str, synthetic: bool) -> list[Path]:
-    """Write one table as CSV, Markdown and LaTeX; return the paths."""
+def data_note(data: StudyData) -> str:
+    """The note every output of these data carries ('' for collected data)."""
+    if data.meta.get("participants", "").strip().lower() == "simulated":
+        return SIMULATED_NOTE
+    return SYNTHETIC_NOTE if data.synthetic else ""
+
+
+def _write_table(frame: pd.DataFrame, stem: Path, caption: str, note: str) -> list[Path]:
+    """Write one table as CSV, Markdown and LaTeX (each with the data's note); return paths."""
     csv, md, tex = (stem.with_suffix(s) for s in (".csv", ".md", ".tex"))
     with csv.open("w", encoding="utf-8") as handle:
-        if synthetic:
-            handle.write(f"# {SYNTHETIC_NOTE}\n")
+        if note:
+            handle.write(f"# {note}\n")
         frame.to_csv(handle, index=False, lineterminator="\n")
-    note = f"> **{SYNTHETIC_NOTE}**\n\n" if synthetic else ""
-    md.write_text(f"{note}**{caption}**\n\n{frame.to_markdown(index=False)}\n", encoding="utf-8")
-    full_caption = f"{caption} ({SYNTHETIC_NOTE})" if synthetic else caption
+    quote = f"> **{note}**\n\n" if note else ""
+    md.write_text(f"{quote}**{caption}**\n\n{frame.to_markdown(index=False)}\n", encoding="utf-8")
+    full_caption = f"{caption} ({note})" if note else caption
     latex = frame.to_latex(
         index=False,
         caption=full_caption,
@@ -115,9 +127,9 @@ def _write_table(frame: pd.DataFrame, stem: Path, caption: str, synthetic: bool)
 # --------------------------------------------------------------------------- figures
 
 
-def _banner(fig: plt.Figure, synthetic: bool) -> None:
-    if synthetic:
-        fig.text(0.5, 0.005, SYNTHETIC_NOTE, ha="center", va="bottom", color="#b00020", fontsize=8)
+def _banner(fig: plt.Figure, note: str) -> None:
+    if note:
+        fig.text(0.5, 0.005, note, ha="center", va="bottom", color="#b00020", fontsize=8)
 
 
 def _present(analysis: StudyAnalysis, group: str, scale: str | None = None) -> list[str]:
@@ -201,7 +213,7 @@ def figure3(analysis: StudyAnalysis) -> plt.Figure | None:
     )
     fig.suptitle("Error bars: 1 SD.  * p < .05, ** p < .01, *** p < .001", fontsize=9, y=0.995)
     fig.tight_layout(rect=(0, 0.1, 1, 0.97))
-    _banner(fig, analysis.synthetic)
+    _banner(fig, data_note(analysis.data))
     return fig
 
 
@@ -266,7 +278,7 @@ def likert_figure(
     )
     fig.suptitle(f"{title}  (* p < .05, ** p < .01, *** p < .001)", fontsize=10)
     fig.tight_layout(rect=(0, 0.12, 1, 0.97))
-    _banner(fig, analysis.synthetic)
+    _banner(fig, data_note(analysis.data))
     return fig
 
 
@@ -283,20 +295,21 @@ def write_outputs(analysis: StudyAnalysis, out_dir: str | Path) -> list[Path]:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     synthetic = analysis.synthetic
+    note = data_note(analysis.data)
     written: list[Path] = []
     raw = analysis.results.drop(columns=["apa"])
-    written += _write_table(raw, out / "results_raw", "All measures (numeric)", synthetic)
+    written += _write_table(raw, out / "results_raw", "All measures (numeric)", note)
     written += _write_table(
-        results_table(analysis), out / "results", "DocuTeam vs Baseline, all measures", synthetic
+        results_table(analysis), out / "results", "DocuTeam vs Baseline, all measures", note
     )
     written += _write_table(
-        table2(analysis), out / "table2", "Table 2: task-process measures (M ± SD)", synthetic
+        table2(analysis), out / "table2", "Table 2: task-process measures (M ± SD)", note
     )
     written += _write_table(
-        analysis.agreement, out / "agreement", "Inter-rater agreement (weighted kappa)", synthetic
+        analysis.agreement, out / "agreement", "Inter-rater agreement (weighted kappa)", note
     )
     written += _write_table(
-        analysis.power, out / "power", "Participants needed for 80% power (paired)", synthetic
+        analysis.power, out / "power", "Participants needed for 80% power (paired)", note
     )
     fig4_names = {m.name for m in KNOWN_MEASURES.values() if m.figure == "figure4"}
     survey = _present(analysis, "survey", scale="1-7")
@@ -337,7 +350,7 @@ def write_outputs(analysis: StudyAnalysis, out_dir: str | Path) -> list[Path]:
             {
                 "source": analysis.data.source,
                 "synthetic": synthetic,
-                "note": SYNTHETIC_NOTE if synthetic else "",
+                "note": note,
                 "metadata": analysis.data.meta,
                 "alpha": analysis.alpha,
                 "seed": analysis.seed,
