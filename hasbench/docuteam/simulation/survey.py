@@ -137,7 +137,9 @@ class Experience:
         asked = [e for e in log.of_type("clarification") if e.payload["action"] == "asked"]
         applications = [e.payload for e in log.of_type("application")]
         steps = user_log.steps
-        acted = [st for st in steps if st["action"] and st["action"]["action"] != "finish"]
+        acted = [
+            st for st in steps if st["action"] and st["action"]["action"] not in ("wait", "finish")
+        ]
         return cls(
             condition=log.header.condition,
             budget=int(user_log.header.get("budget", len(steps)) or 1),

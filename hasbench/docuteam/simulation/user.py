@@ -5,11 +5,11 @@ the task sheet, the document, the agents, the discussions with their status, foc
 bubble, messages, summary and any question, the notices of the agents' reactions, how
 its last action went and the steps it has left — and answers with one
 :class:`UserAction`: edit or insert a block, start a discussion, post into one, answer a
-question, add or remove an agent, set a focus, apply a message, stop a discussion, or
-finish. :func:`run_user` performs the action on the session (the engine refuses what
-the condition does not offer, and the refusal is the step's result), lets the session
-clock move on so that edits reach the agents, waits for the discussions to pause, and
-writes one line per step to the participant's log.
+question, add or remove an agent, set a focus, apply a message, stop a discussion, wait
+(read and let the agents work), or finish. :func:`run_user` performs the action on the
+session (the engine refuses what the condition does not offer, and the refusal is the
+step's result), lets the session clock move on so that edits reach the agents, waits for
+the discussions to pause, and writes one line per step to the participant's log.
 
 Two players:
 
@@ -36,8 +36,9 @@ Two players:
      Discussion at random — with the two agents (three when i >= 0.6) whose profiles
      share most words with the scope and its request; the scope is the block it last
      wrote (DocuTeam) or the whole document (Baseline);
-  6. a request it has not written yet: it adds it as a new line after the block that
-     shares most words with it; otherwise it finishes.
+  6. a request it has not written yet: with probability 0.2 + 0.6i it adds it as a new
+     line after the block that shares most words with it, else it waits; with every
+     request written it finishes.
 
 - :class:`ModelUser` (any model string or ``local/<name>``) is shown the persona in
   words and the rendered view, and replies with one JSON action (asked again once, the
@@ -89,6 +90,7 @@ ActionName = Literal[
     "set_focus",
     "apply",
     "stop",
+    "wait",
     "finish",
 ]
 REQUIRED: dict[str, tuple[str, ...]] = {
@@ -102,6 +104,7 @@ REQUIRED: dict[str, tuple[str, ...]] = {
     "set_focus": ("discussion", "text"),
     "apply": ("discussion", "message_id", "block_id"),
     "stop": ("discussion",),
+    "wait": (),
     "finish": (),
 }
 """The fields each action needs."""
@@ -363,6 +366,8 @@ async def perform(session: Session, action: UserAction) -> str:
     if a.action == "stop":
         d = await session.stop(a.discussion)
         return f"stopped {a.discussion}, now {d.status}"
+    if a.action == "wait":
+        return "waited"
     return "finished"
 
 
@@ -593,6 +598,8 @@ class ScriptedUser:
         fresh = [i for i in self.ideas if i not in self.used]
         if not fresh:
             return UserAction(action="finish", reasoning="every request of the task is written")
+        if not self._chance(0.2 + 0.6 * self.persona.initiative):
+            return UserAction(action="wait", reasoning="reading what the agents do")
         idea = fresh[0]
         self.used.add(idea)
         candidates = [b for b in view.blocks if b.type in ("list_item", "paragraph")]
