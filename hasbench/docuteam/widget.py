@@ -32,15 +32,14 @@ from typing import Any
 import ipywidgets as widgets
 
 from hasbench.docuteam import schemas as s
+from hasbench.docuteam.demo import DOCUTEAM_DATA
 from hasbench.docuteam.discussion import Discussion, summary_entries
 from hasbench.docuteam.document import Block, DocumentError
 from hasbench.docuteam.log import LogEvent
 from hasbench.docuteam.session import Condition, ConditionError, Session, SessionConfig
 from hasbench.docuteam.steps import SCRIPTED, Backends
 from hasbench.docuteam.timing import SystemClock
-from hasbench.paths import DATA_DIR
 
-DOCUTEAM_TASKS = DATA_DIR / "docuteam"
 MODE_LABELS: dict[str, str] = {
     "idea": "Idea",
     "discussion": "Discussion",
@@ -931,9 +930,9 @@ def session_widget(
     """
     folder = Path(task)
     if not folder.is_dir():
-        folder = DOCUTEAM_TASKS / str(task)
+        folder = DOCUTEAM_DATA / str(task)
     if not folder.is_dir():
-        known = ", ".join(sorted(p.name for p in DOCUTEAM_TASKS.iterdir() if p.is_dir()))
+        known = ", ".join(sorted(p.name for p in DOCUTEAM_DATA.iterdir() if p.is_dir()))
         raise FileNotFoundError(f"no DocuTeam task {task!r} (known: {known})")
     backends = Backends(**{**Backends.all(backend).model_dump(), **(role_backends or {})})
     config = SessionConfig(

@@ -35,7 +35,7 @@ Two players:
      starts one — Idea mode when e < 0.4, Discussion when e < 0.7, else Evaluation or
      Discussion at random — with the two agents (three when i >= 0.6) whose profiles
      share most words with the scope and its request; the scope is the block it last
-     wrote (DocuTeam) or the whole document (Baseline);
+     wrote, else the first open block (DocuTeam), or the whole document (Baseline);
   6. a request it has not written yet: with probability 0.2 + 0.6i it adds it as a new
      line after the block that shares most words with it, else it waits; with every
      request written it finishes.
