@@ -20,6 +20,7 @@ from hasbench.docuteam.simulation.study import (
     assign_personas,
     simulate_study,
 )
+from hasbench.docuteam.simulation.survey import ITEMS
 from hasbench.docuteam.study import analyze, load_study
 from hasbench.docuteam.study.report import SIMULATED_NOTE, figure3, likert_figure
 from hasbench.llm import LLMClient, ModelError, register_test_provider
@@ -211,3 +212,23 @@ def test_the_session_notebook_opens_the_widget(tmp_path, hasbench_kernel):
     assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in outputs)
     header = SessionLog.read(log).header
     assert header.condition == "Baseline" and header.task_name == "sports_day"
+
+
+def test_a_model_plays_the_personas_and_answers_their_questionnaires(tmp_path):
+    def persona(messages, tools):
+        if "Questionnaire." in messages[-1]["content"]:
+            return {"content": json.dumps({"answers": {item: 4 for item in ITEMS}})}
+        return {"content": json.dumps({"action": "finish", "reasoning": "Looks done to me."})}
+
+    model = register_test_provider("docuteam-sim-persona", persona)
+    config = SimulationConfig(participants=3, budget=3, user=model)
+    assert config.answered_by == model and config.uses_models()
+    study = asyncio.run(simulate_study(config, tmp_path, LLMClient(cache=None)))
+    frame = study.data.frame
+    answers = frame[frame["measure_group"].isin(["survey", "nasa_tlx"])]
+    assert len(answers) == 3 * 2 * 15 and set(answers["value"]) == {4.0}
+    for s in study.sessions:
+        steps = [json.loads(x) for x in s.user_log.read_text().splitlines()][1:]
+        assert [st["result"] for st in steps] == ["finished"]
+        assert steps[0]["action"]["reasoning"] == "Looks done to me."
+    assert study.data.meta["user"] == model and study.data.meta["respondent"] == model
