@@ -32,6 +32,8 @@ from hasbench.runner.experiment import (
 from hasbench.runner.notebooks import (
     KERNEL,
     NOTEBOOKS_DIR,
+    FigureNotebook,
+    figure_notebooks,
     find_notebook,
     registered_notebooks,
     run_notebook,
@@ -40,7 +42,8 @@ from hasbench.runner.store import COLUMNS, load_results, summary
 
 __all__ = [
     "COLUMNS", "DEFAULT_CONCURRENCY", "KERNEL", "NOTEBOOKS_DIR", "RECORD_FORMAT", "EpisodeSpec",
-    "Experiment", "ExperimentError", "RunSummary", "TaskSelection", "episode_key",
-    "find_notebook", "grid", "load_experiment", "load_results", "provider", "registered_notebooks",
-    "run_experiment", "run_notebook", "run_one", "select_tasks", "summary",
+    "Experiment", "ExperimentError", "FigureNotebook", "RunSummary", "TaskSelection",
+    "episode_key", "figure_notebooks", "find_notebook", "grid", "load_experiment", "load_results",
+    "provider", "registered_notebooks", "run_experiment", "run_notebook", "run_one",
+    "select_tasks", "summary",
 ]  # fmt: skip
