@@ -1,14 +1,18 @@
 """Issue 17, point 5: a simulated within-subjects study, its CSV and its analysis."""
 
 import asyncio
+import itertools
 import json
 from collections import Counter
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pandas as pd
 import papermill
 import pytest
+import scipy
+from scipy import stats as sps
 
 from hasbench.cli import main
 from hasbench.docuteam import SessionLog
@@ -21,7 +25,7 @@ from hasbench.docuteam.simulation.study import (
     simulate_study,
 )
 from hasbench.docuteam.simulation.survey import ITEMS
-from hasbench.docuteam.study import analyze, load_study
+from hasbench.docuteam.study import analyze, load_study, write_outputs
 from hasbench.docuteam.study.report import SIMULATED_NOTE, figure3, likert_figure
 from hasbench.llm import LLMClient, ModelError, register_test_provider
 from hasbench.runner.notebooks import find_notebook
@@ -108,6 +112,71 @@ def test_the_analysis_of_simulated_data_is_bannered_everywhere(simulated):
     assert SIMULATED_NOTE in [t.get_text() for t in fig.texts]
     tlx = likert_figure(analysis, "nasa_tlx", ["effort"], tuple("1234567"), "TLX")
     assert SIMULATED_NOTE in [t.get_text() for t in tlx.texts]
+
+
+def sign_flip_p(d: np.ndarray) -> float:
+    """Two-sided signed-rank p by enumerating every sign pattern (zero differences dropped)."""
+    d = d[d != 0]
+    ranks = sps.rankdata(np.abs(d))
+    observed = ranks[d > 0].sum()
+    flips = itertools.product((False, True), repeat=d.size)
+    sums = np.array([ranks[np.array(signs)].sum() for signs in flips])
+    return min(1.0, 2 * min(np.mean(sums <= observed + 1e-9), np.mean(sums >= observed - 1e-9)))
+
+
+def test_the_simulated_study_is_analysed_within_subjects_as_written(simulated, tmp_path):
+    out, study = simulated
+    write_outputs(analyze(study.data, alpha=0.05), tmp_path)
+    results = pd.read_csv(tmp_path / "results_raw.csv", comment="#", keep_default_na=False)
+    csv = pd.read_csv(out / "study.csv", comment="#")
+    scores = csv.groupby(["measure_group", "measure", "condition", "participant"])["value"].mean()
+    tlx = scores["nasa_tlx"].groupby(["condition", "participant"]).mean()
+    wilcoxon_options = {
+        "zero_method": "wilcox", "correction": False, "method": "auto", "alternative": "two-sided"
+    }  # fmt: skip
+    seen = Counter()
+    for r in results.itertuples():
+        per_condition = tlx if r.measure == "overall" else scores[r.measure_group, r.measure]
+        d = (per_condition["DocuTeam"] - per_condition["Baseline"]).sort_index().to_numpy()
+        assert r.scipy_version == scipy.__version__ and r.n == 4
+        if r.test == "wilcoxon":
+            assert json.loads(r.options) == wilcoxon_options, r.measure
+            if not d.any():
+                assert (r.method, float(r.pvalue)) == ("none", 1.0) and r.note
+            else:
+                ties_or_zeros = len(set(np.abs(d[d != 0]))) < d.size
+                assert r.method == ("permutation" if ties_or_zeros else "exact"), r.measure
+                assert float(r.pvalue) == pytest.approx(sign_flip_p(d)), r.measure
+        else:
+            assert r.test == "paired-t" and r.measure_group == "interaction"
+            assert json.loads(r.options) == {"alternative": "two-sided", "confidence": 0.95}
+            t = sps.ttest_rel(d, np.zeros_like(d))
+            assert float(r.pvalue) == pytest.approx(t.pvalue)
+        if r.measure_group == "interaction":
+            if np.ptp(d) == 0:
+                assert r.shapiro_p == "" and "constant" in r.note
+            else:
+                shapiro = sps.shapiro(d).pvalue
+                assert float(r.shapiro_p) == pytest.approx(shapiro)
+                assert (r.test == "paired-t") == (shapiro >= 0.05), r.measure
+        else:
+            assert r.test == "wilcoxon" and r.shapiro_p == ""
+        seen[r.measure_group, r.test] += 1
+    assert seen["interaction", "paired-t"] and seen["interaction", "wilcoxon"]
+    assert seen["blind_rating", "wilcoxon"] == 4 and seen["nasa_tlx", "wilcoxon"] == 6
+    table2 = pd.read_csv(tmp_path / "table2.csv", comment="#")
+    tested = results.set_index("measure")["test"]
+    prefix = {"paired-t": "t(3) = ", "wilcoxon": "W = "}
+    for measure, cell in zip(
+        ("steering_messages", "draft_word_changes", "messages_applied"), table2["Test"], strict=True
+    ):
+        assert cell.startswith(prefix[tested[measure]]), (measure, cell)
+    manifest = json.loads((tmp_path / "analysis.json").read_text())
+    assert manifest["versions"]["scipy"] == scipy.__version__
+    assert manifest["tests"]["likert"] == {
+        "test": "wilcoxon", "zero_method": "wilcox", "correction": False, "method": "auto"
+    }  # fmt: skip
+    assert manifest["tests"]["interaction"]["alpha"] == 0.05
 
 
 def test_a_rating_a_model_could_not_give_is_left_out_of_both_conditions(tmp_path):

@@ -18,6 +18,7 @@ import scipy
 
 from hasbench.docuteam.study.analysis import (
     TLX_OVERALL,
+    WILCOXON_OPTIONS,
     StudyAnalysis,
     analyze,
     likert_counts,
@@ -357,9 +358,13 @@ def write_outputs(analysis: StudyAnalysis, out_dir: str | Path) -> list[Path]:
                 "conditions": list(analysis.data.conditions),
                 "n_participants": len(analysis.data.participants),
                 "tests": {
-                    "likert": "wilcoxon(zero_method='wilcox', correction=False, method='auto')",
-                    "interaction": f"paired_test(alpha={analysis.alpha}): Shapiro-Wilk, "
-                    "then paired t or Wilcoxon",
+                    "likert": {"test": "wilcoxon", **WILCOXON_OPTIONS},
+                    "interaction": {
+                        "test": "Shapiro-Wilk on the differences; paired-t if p >= alpha, "
+                        "else wilcoxon",
+                        "alpha": analysis.alpha,
+                    },
+                    "per_measure": "results_raw.csv: test, method, options, scipy_version",
                 },
                 "versions": {
                     "hasbench": version("hasbench"),
