@@ -6,6 +6,7 @@ clock, as in a notebook.
 """
 
 import asyncio
+import html
 import json
 
 import ipywidgets as widgets
@@ -137,6 +138,44 @@ def test_opening_answering_and_applying_from_the_thread():
     assert application["message_id"] == last.id and application["target"] == "b22"
     assert w.session.document.block("b22").text == application["text"] != NETWORKING_EDIT
     assert w.rows["b22"].text.value == application["text"]
+
+
+def test_answering_in_the_text_box_and_the_card_showing_the_bubble_summary():
+    async def main():
+        w = live()
+        w.rows["b22"].text.value = NETWORKING_EDIT
+        await w.settle()
+        w.cards["d1"].open.click()
+        asking = w.cards["d1"].html.value
+        w.reply_text.value = "  About forty people, mostly students.  "
+        w.reply_send.click()
+        await w.settle()
+        return w, asking
+
+    w, asking = asyncio.run(main())
+    d = w.session.discussions["d1"]
+    answered = [
+        e.payload
+        for e in w.session.log.of_type("clarification")
+        if e.payload["action"] == "answered"
+    ]
+    assert answered == [
+        {
+            "action": "answered",
+            "question": answered[0]["question"],
+            "answer": "About forty people, mostly students.",
+            "option": None,
+        }
+    ]
+    assert answered[0]["question"] in asking and w.reply_text.value == ""
+    assert "You answered" in text_of(w.message_rows)
+    assert "About forty people" in text_of(w.message_rows)
+    # Once the discussion moves on, its card beside the block carries the bubble summary.
+    assert d.status == "converged" and d.bubble
+    card = w.cards["d1"].html.value
+    assert html.escape(d.bubble) in card and "The agents ask you" not in card
+    for agent in d.participants:
+        assert w.session.agents[agent].profile.name in card
 
 
 def test_starting_a_discussion_on_ticked_blocks_with_chosen_mode_and_agents():
