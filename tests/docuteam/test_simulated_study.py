@@ -248,6 +248,7 @@ def test_a_tiny_study_runs_end_to_end_through_its_notebook(tmp_path, hasbench_ke
     assert (out / "study.csv").exists() and (out / "simulation.json").exists()
     text = json.dumps([c.get("outputs", []) for c in result.cells])
     assert SIMULATED_NOTE in text and "Steering msgs." in text
+    assert "zero_method" in text and "shapiro_p" in text and scipy.__version__ in text
     assert text.count("image/png") >= 4
 
 
