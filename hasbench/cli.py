@@ -237,6 +237,38 @@ def cmd_study_logs(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_study_simulate(args: argparse.Namespace) -> int:
+    """Run a simulated DocuTeam study; write logs, the study CSV, Table 2 and the figures."""
+    from hasbench.docuteam.simulation.study import SimulationConfig, run_simulated_study
+    from hasbench.docuteam.study import StudyDataError
+    from hasbench.paths import FIGURES_DIR, RUNS_DIR
+
+    config = SimulationConfig(
+        participants=args.participants,
+        user=args.user,
+        engine=args.engine,
+        raters=tuple(args.rater or ["rule"]),
+        respondent=args.respondent,
+        budget=args.budget,
+        seed=args.seed,
+        **({"personas": args.personas} if args.personas else {}),
+    )
+    out = Path(args.out) if args.out else RUNS_DIR / "docuteam_sim"
+    figures = Path(args.figures) if args.figures else FIGURES_DIR / "docuteam_simulated"
+    try:
+        study, analysis, paths = run_simulated_study(config, out, figures, alpha=args.alpha)
+    except StudyDataError as error:
+        print(error, file=sys.stderr)
+        return 1
+    print(
+        f"simulated participants: {len(study.data.participants)} personas x 2 conditions; "
+        f"{len(study.data.frame)} rows in {study.csv} ({len(study.dropped)} values left out, "
+        f"see {study.manifest})"
+    )
+    print(f"wrote {len(paths)} files to {figures}")
+    return 0
+
+
 def cmd_docuteam_demo(args: argparse.Namespace) -> int:
     """Run the scripted user's DocuTeam session on a task; write its log; print measures."""
     import asyncio
@@ -411,6 +443,30 @@ def build_parser() -> argparse.ArgumentParser:
     )
     q.add_argument("--out", required=True, metavar="FILE", help="CSV file to write")
     q.set_defaults(func=cmd_study_logs)
+    q = study.add_parser(
+        "simulate",
+        help="a simulated within-subjects study: personas use both conditions; then analyse",
+    )
+    q.add_argument("--participants", type=int, default=8, help="simulated participants (>= 3)")
+    q.add_argument("--user", default="scripted", help="'scripted' or a model for the personas")
+    q.add_argument("--engine", default="scripted:docuteam", help="model for every DocuTeam role")
+    q.add_argument(
+        "--rater", action="append", metavar="RATER",
+        help="blind rater: 'rule' (default) or a model; repeat for several raters",
+    )  # fmt: skip
+    q.add_argument(
+        "--respondent", default=None,
+        help="who answers the questionnaires: 'scripted' or a model (default: as --user)",
+    )  # fmt: skip
+    q.add_argument("--budget", type=int, default=12, help="steps per session")
+    q.add_argument("--seed", type=int, default=0, help="seed of the simulation and analysis")
+    q.add_argument("--personas", metavar="FILE", help="personas YAML (default: data/docuteam)")
+    q.add_argument("--alpha", type=float, default=0.05, help="significance level")
+    q.add_argument("--out", metavar="DIR", help="logs and study CSV (default: runs/docuteam_sim)")
+    q.add_argument(
+        "--figures", metavar="DIR", help="tables and figures (default: figures/docuteam_simulated)"
+    )
+    q.set_defaults(func=cmd_study_simulate)
 
     p = sub.add_parser("docuteam", help="DocuTeam engine: run the scripted demo session")
     docuteam = p.add_subparsers(dest="docuteam_command", required=True, metavar="ACTION")

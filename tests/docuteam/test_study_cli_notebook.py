@@ -1,12 +1,9 @@
 import json
-import sys
 from pathlib import Path
 
 import nbformat
 import papermill
 import pytest
-from ipykernel.kernelspec import install
-from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 
 from hasbench.cli import main
 from hasbench.docuteam.study import generate_example, write_study
@@ -21,16 +18,6 @@ ARTIFACTS = (
     | {f"figure{n}.{ext}" for n in (3, 4, 5, 8) for ext in ("png", "pdf")}
     | {"analysis.json"}
 )
-
-
-@pytest.fixture(scope="module")
-def hasbench_kernel():
-    """Register the ``hasbench`` Jupyter kernel in this environment if it is missing."""
-    try:
-        KernelSpecManager().get_kernel_spec("hasbench")
-    except NoSuchKernel:
-        install(kernel_name="hasbench", prefix=sys.prefix)
-    return "hasbench"
 
 
 def broken_csv(tmp_path) -> Path:

@@ -3,7 +3,8 @@
 Tables read as a paper's: readable group and measure names, rounded numbers, and the
 significance stars in a column of their own. Figures are written as PNG and PDF. Outputs
 made from synthetic data say so: a first comment line in CSV, a note in Markdown, the
-LaTeX caption, and a banner on every figure.
+LaTeX caption, and a banner on every figure. Data from simulated participants (metadata
+``participants: simulated``) say that instead.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import scipy
 
 from hasbench.docuteam.study.analysis import (
     TLX_OVERALL,
+    WILCOXON_OPTIONS,
     StudyAnalysis,
     analyze,
     likert_counts,
@@ -31,6 +33,10 @@ from hasbench.docuteam.study.data import (
 from hasbench.docuteam.study.example import generate_example
 
 SYNTHETIC_NOTE = "SYNTHETIC EXAMPLE DATA - generated to exercise the pipeline, not study results"
+SIMULATED_NOTE = (
+    "SIMULATED PARTICIPANTS - scripted or model personas used both conditions; not results "
+    "from people"
+)
 COLORS = {"treatment": "#3b6fb6", "control": "#9a9a9a"}
 AGREE_LABELS = (
     "Strongly disagree",
@@ -135,24 +141,27 @@ def power_table(analysis: StudyAnalysis) -> pd.DataFrame:
     )
 
 
+def data_note(data: StudyData) -> str:
+    """The note every output of these data carries ('' for collected data)."""
+    if data.meta.get("participants", "").strip().lower() == "simulated":
+        return SIMULATED_NOTE
+    return SYNTHETIC_NOTE if data.synthetic else ""
+
+
 def _write_table(
-    frame: pd.DataFrame,
-    stem: Path,
-    caption: str,
-    synthetic: bool,
-    shown: pd.DataFrame | None = None,
+    frame: pd.DataFrame, stem: Path, caption: str, note: str, shown: pd.DataFrame | None = None
 ) -> list[Path]:
-    """Write one table as CSV (``frame``) and Markdown and LaTeX (``shown``, else ``frame``)."""
+    """Write a table as CSV (``frame``), Markdown and LaTeX (``shown`` or ``frame``) with a note."""
     csv, md, tex = (stem.with_suffix(s) for s in (".csv", ".md", ".tex"))
     with csv.open("w", encoding="utf-8") as handle:
-        if synthetic:
-            handle.write(f"# {SYNTHETIC_NOTE}\n")
+        if note:
+            handle.write(f"# {note}\n")
         frame.to_csv(handle, index=False, lineterminator="\n")
     frame = frame if shown is None else shown
-    note = f"> **{SYNTHETIC_NOTE}**\n\n" if synthetic else ""
+    quote = f"> **{note}**\n\n" if note else ""
     text = frame.to_markdown(index=False, disable_numparse=True)
-    md.write_text(f"{note}**{caption}**\n\n{text}\n", encoding="utf-8")
-    full_caption = f"{caption} ({SYNTHETIC_NOTE})" if synthetic else caption
+    md.write_text(f"{quote}**{caption}**\n\n{text}\n", encoding="utf-8")
+    full_caption = f"{caption} ({note})" if note else caption
     latex = frame.to_latex(
         index=False,
         caption=full_caption,
@@ -168,9 +177,9 @@ def _write_table(
 # --------------------------------------------------------------------------- figures
 
 
-def _banner(fig: plt.Figure, synthetic: bool) -> None:
-    if synthetic:
-        fig.text(0.5, 0.005, SYNTHETIC_NOTE, ha="center", va="bottom", color="#b00020", fontsize=8)
+def _banner(fig: plt.Figure, note: str) -> None:
+    if note:
+        fig.text(0.5, 0.005, note, ha="center", va="bottom", color="#b00020", fontsize=8)
 
 
 def _present(analysis: StudyAnalysis, group: str, scale: str | None = None) -> list[str]:
@@ -254,7 +263,7 @@ def figure3(analysis: StudyAnalysis) -> plt.Figure | None:
     )
     fig.suptitle("Error bars: 1 SD.  * p < .05, ** p < .01, *** p < .001", fontsize=9, y=0.995)
     fig.tight_layout(rect=(0, 0.1, 1, 0.97))
-    _banner(fig, analysis.synthetic)
+    _banner(fig, data_note(analysis.data))
     return fig
 
 
@@ -320,7 +329,7 @@ def likert_figure(
     )
     fig.suptitle(f"{title}  (* p < .05, ** p < .01, *** p < .001)", fontsize=10)
     fig.tight_layout(rect=(0, 0.12, 1, 0.97))
-    _banner(fig, analysis.synthetic)
+    _banner(fig, data_note(analysis.data))
     return fig
 
 
@@ -337,21 +346,22 @@ def write_outputs(analysis: StudyAnalysis, out_dir: str | Path) -> list[Path]:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     synthetic = analysis.synthetic
+    note = data_note(analysis.data)
     written: list[Path] = []
     raw = analysis.results.drop(columns=["apa"])
-    written += _write_table(raw, out / "results_raw", "All measures (numeric)", synthetic)
+    written += _write_table(raw, out / "results_raw", "All measures (numeric)", note)
     written += _write_table(
-        results_table(analysis), out / "results", "DocuTeam vs Baseline, all measures", synthetic
+        results_table(analysis), out / "results", "DocuTeam vs Baseline, all measures", note
     )
     written += _write_table(
-        table2(analysis), out / "table2", "Table 2: task-process measures (M ± SD)", synthetic
+        table2(analysis), out / "table2", "Table 2: task-process measures (M ± SD)", note
     )
     written += _write_table(
         analysis.agreement, out / "agreement", "Inter-rater agreement (weighted kappa)",
-        synthetic, agreement_table(analysis),
+        note, agreement_table(analysis),
     )  # fmt: skip
     written += _write_table(
-        analysis.power, out / "power", "Participants needed for 80% power (paired)", synthetic,
+        analysis.power, out / "power", "Participants needed for 80% power (paired)", note,
         power_table(analysis),
     )  # fmt: skip
     fig4_names = {m.name for m in KNOWN_MEASURES.values() if m.figure == "figure4"}
@@ -394,16 +404,20 @@ def write_outputs(analysis: StudyAnalysis, out_dir: str | Path) -> list[Path]:
             {
                 "source": analysis.data.source,
                 "synthetic": synthetic,
-                "note": SYNTHETIC_NOTE if synthetic else "",
+                "note": note,
                 "metadata": analysis.data.meta,
                 "alpha": analysis.alpha,
                 "seed": analysis.seed,
                 "conditions": list(analysis.data.conditions),
                 "n_participants": len(analysis.data.participants),
                 "tests": {
-                    "likert": "wilcoxon(zero_method='wilcox', correction=False, method='auto')",
-                    "interaction": f"paired_test(alpha={analysis.alpha}): Shapiro-Wilk, "
-                    "then paired t or Wilcoxon",
+                    "likert": {"test": "wilcoxon", **WILCOXON_OPTIONS},
+                    "interaction": {
+                        "test": "Shapiro-Wilk on the differences; paired-t if p >= alpha, "
+                        "else wilcoxon",
+                        "alpha": analysis.alpha,
+                    },
+                    "per_measure": "results_raw.csv: test, method, options, scipy_version",
                 },
                 "versions": {
                     "hasbench": version("hasbench"),
