@@ -692,7 +692,8 @@ class ScriptedUser:
         """Point out a goal change and known facts the artifact lacks.
 
         A cooperative reviewer names the missing facts the artifact refers to (e.g. a
-        ``<case_number?>`` gap); an assertive one names every missing fact.
+        ``<case_number?>`` gap) or its own goal asks for (a goal that wants "the case
+        number"); an assertive one names every missing fact.
         """
         persona = self._persona(view)
         if _out_of_patience(view, persona) and view.untold_revision is None:
@@ -703,11 +704,13 @@ class ScriptedUser:
             notes.append(f"My goal has changed: {view.untold_revision.goal}")
             edits.update(view.untold_revision.known_info)
         text = request.content.lower()
+        wants = f"{view.goal} {view.task_instructions}".lower()
         for key, value in view.known_info.items():
             if str(value).lower() in text or key in edits:
                 continue
-            named = key.lower() in text or key.replace("_", " ").lower() in text
-            if (named and persona.cooperativeness >= 0.34) or persona.assertiveness >= 0.67:
+            label = key.replace("_", " ").lower()
+            relevant = key.lower() in text or label in text or label in wants
+            if (relevant and persona.cooperativeness >= 0.34) or persona.assertiveness >= 0.67:
                 edits[key] = value
         for key, value in edits.items():
             if key not in (view.untold_revision.known_info if view.untold_revision else {}):
