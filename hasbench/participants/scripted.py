@@ -728,7 +728,16 @@ class ScriptedUser:
     async def decide(
         self, view: HumanView, request: ChannelRequest, facts: ActionFacts
     ) -> ControlDecision:
-        """Approve, modify or deny an action; execute a user-side action when asked."""
+        """Decide on an action by persona; execute a user-side action when asked.
+
+        Arguments that contradict the human's known facts: a very assertive human
+        (assertiveness 0.8+) overrides them with its own full set, an assertive one (0.5+)
+        modifies just the wrong ones, anyone else denies. An action riskier than it
+        tolerates (risk tolerance below 0.25 for high, 0.1 for medium risk): it takes the
+        action over when it holds a human-side tool for it and is cooperative (0.5+), stops
+        the whole episode when it is very cautious (below 0.1) and assertive (0.5+) about
+        a high-risk action, else denies. Otherwise it approves.
+        """
         persona = self._persona(view)
         action = request.action
         arguments = dict(action.arguments) if action else {}
@@ -742,17 +751,52 @@ class ScriptedUser:
                 return ControlDecision(decision="deny", content="I'd rather not do that myself.")
             return ControlDecision(decision="execute", content="Done, I did it.")
         if conflicts:
+            if persona.assertiveness >= 0.8:
+                return ControlDecision(
+                    decision="override",
+                    content="No. Run it exactly like this, with my details.",
+                    arguments={**arguments, **conflicts},
+                )
             if persona.assertiveness >= 0.5:
                 return ControlDecision(
-                    decision="modify",
-                    content="Not like that; use my details.",
-                    arguments={**arguments, **conflicts},
+                    decision="modify", content="Not like that; use my details.", arguments=conflicts
                 )
             return ControlDecision(decision="deny", content="That does not match what I want.")
         cautious = {"high": 0.25, "medium": 0.1}.get(facts.risk, 0.0)
         if persona.risk_tolerance < cautious:
+            own = _own_tool(view, action.name if action else "", arguments)
+            if own is not None and persona.cooperativeness >= 0.5:
+                return ControlDecision(
+                    decision="take_over",
+                    content="I'd rather do this myself.",
+                    tool=own[0],
+                    arguments=own[1],
+                )
+            if (
+                facts.risk == "high"
+                and persona.risk_tolerance < 0.1
+                and persona.assertiveness >= 0.5
+            ):
+                return ControlDecision(decision="stop", content="Stop. I don't want any of this.")
             return ControlDecision(decision="deny", content="That is too risky for me.")
         return ControlDecision(decision="approve", content="Yes, go ahead.")
+
+    async def next_subtask(self, view: HumanView, given: int) -> str | None:
+        """The next part of its goal, one sentence per round, then a request to wrap up.
+
+        The first subtask also tells what the human knows (a driving human hands over the
+        details it expects the agent to need).
+        """
+        parts = [p for p in re.split(r"(?<=[.!?])\s+", view.goal.strip()) if p]
+        if given < len(parts):
+            text = f"Next, please do this: {parts[given]}"
+            if given == 0 and view.known_info:
+                facts = "; ".join(f"{k.replace('_', ' ')}: {v}" for k, v in view.known_info.items())
+                text += f" You may need these details: {facts}."
+            return text
+        if given == len(parts):
+            return "That is all. Please tell me what you did and finish."
+        return None
 
     async def intervene(self, view: HumanView, rule: TriggerRule, agent_id: str) -> str:
         """A spontaneous message: a fact, a reminder of the goal, or a caution."""
@@ -762,6 +806,27 @@ class ScriptedUser:
         if rule.action_type == "feedback":
             return f"Please check your work against what I want: {view.goal}"
         return "Please hold on before changing anything important."
+
+
+def _own_tool(
+    view: HumanView, action: str, arguments: dict[str, Any]
+) -> tuple[str, dict[str, Any]] | None:
+    """A human-side tool of the human for the same thing as ``action``, with its arguments.
+
+    The tool's name shares a word of four or more letters with the action's name (the
+    customer's ``toggle_roaming`` for the agent's ``enable_roaming``); its required
+    parameters are filled from the action's arguments or the human's known facts.
+    """
+    words = {w for w in action.split("_") if len(w) >= 4}
+    for spec in view.tools:
+        if not words & {w for w in spec.name.split("_") if len(w) >= 4}:
+            continue
+        params = spec.parameters.get("properties", {})
+        values = {**view.known_info, **arguments}
+        filled = {name: values[name] for name in params if name in values}
+        if all(name in filled for name in spec.parameters.get("required", [])):
+            return spec.name, filled
+    return None
 
 
 def _out_of_patience(view: HumanView, persona: Persona) -> bool:
