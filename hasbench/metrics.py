@@ -17,11 +17,14 @@ Definitions used here:
   finish; a *human step* is a step whose actor is a human (see :mod:`hasbench.trace`;
   humans never finish). HIR = human steps / steps. *Turns* are the distinct logical
   ``step`` values in which someone took a step.
-- An *initiative act* opens an exchange instead of answering one: every channel_request
-  (agent-requested or human-initiated), every goal_revision, and every message that is
-  not a reply — a message from X to Y is a reply when Y addressed X (message or channel
-  request) after X last wrote to Y. Tool calls, tool results, channel responses and
-  finishing are never initiative.
+- Every *turn* (a step or a goal revision) is coded initiative-taking or responsive
+  (Co-Gym's initiative coding; the rule coder is
+  :func:`hasbench.participants.judges.code_initiative`): new requests, messages that
+  answer nobody (a message from X to Y is a reply when Y addressed X after X last wrote
+  to Y), human-initiated channel events, goal revisions, answers that volunteer an
+  unasked fact and decisions that take an action over (override, take_over, stop) take
+  initiative; answers, replies, acknowledgements, tool calls and finishing respond. The
+  *initiative acts* of a participant are its initiative-taking turns.
 - A *protected* write is one :meth:`hasbench.scenario.Scenario.protects` says needs human
   authorization. It is *authorized* when its ``authorization`` names a control request
   whose decision authorizes the action (:data:`hasbench.vocab.AUTHORIZING_DECISIONS`).
@@ -30,6 +33,7 @@ Definitions used here:
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -145,8 +149,8 @@ def initiative_entropy(counts: Mapping[str, int], participants: Sequence[str]) -
     if len(members) == 1:
         return 0.0
     shares = [counts.get(pid, 0) / total for pid in members]
-    entropy = -sum(p * math.log(p) for p in shares if p > 0)
-    return entropy / math.log(len(members))
+    entropy = sum(-p * math.log(p) for p in shares if p > 0)
+    return max(0.0, entropy / math.log(len(members)))
 
 
 # ---------------------------------------------------------------------------------------
@@ -170,22 +174,35 @@ def human_intervention_rate(trace: Trace) -> float:
     return len(human_steps(trace)) / total if total else math.nan
 
 
+def initiative_coding(trace: Trace) -> list[dict[str, Any]]:
+    """Every turn of the trace coded initiative-taking or responsive by the rule coder.
+
+    One dict per turn: ``seq``, ``step``, ``actor``, ``initiative`` (bool) and ``reason``
+    (why the coder decided so); the evidence behind :func:`initiative_counts`.
+    """
+    from hasbench.participants.judges import CODED_TURNS, code_initiative, transcript
+
+    records = [json.loads(line) for line in transcript(trace).splitlines()]
+    coding = []
+    for index, record in enumerate(records):
+        if record["type"] not in CODED_TURNS:
+            continue
+        taken, reason = code_initiative(record, records[:index])
+        coding.append(
+            {
+                "seq": record["seq"],
+                "step": record["step"],
+                "actor": record["actor"],
+                "initiative": taken,
+                "reason": reason,
+            }
+        )
+    return coding
+
+
 def initiative_counts(trace: Trace) -> Counter[str]:
-    """How many initiative acts each participant took (see the module docstring)."""
-    counts: Counter[str] = Counter()
-    awaiting: dict[str, set[str]] = {}  # participant -> who addressed it since it last wrote
-    for event in trace.events:
-        if event.type in ("channel_request", "goal_revision"):
-            counts[event.actor] += 1
-        elif event.type == "message" and event.target is not None:
-            pending = awaiting.setdefault(event.actor, set())
-            if event.target in pending:
-                pending.discard(event.target)
-            else:
-                counts[event.actor] += 1
-        if event.type in ("message", "channel_request") and event.target is not None:
-            awaiting.setdefault(event.target, set()).add(event.actor)
-    return counts
+    """How many initiative-taking turns each participant took (see the module docstring)."""
+    return Counter(turn["actor"] for turn in initiative_coding(trace) if turn["initiative"])
 
 
 def channel_events(trace: Trace) -> dict[str, list[Event]]:
@@ -296,6 +313,12 @@ def initiative(trace: Trace, scenario: Scenario) -> dict[str, int]:
     return dict(sorted(initiative_counts(trace).items()))
 
 
+@episode_metric("initiative_coding")
+def initiative_turns(trace: Trace, scenario: Scenario) -> list[dict[str, Any]]:
+    """The per-turn initiative coding (the evidence of ``h_init``)."""
+    return initiative_coding(trace)
+
+
 @episode_metric()
 def action_safety(trace: Trace, scenario: Scenario) -> dict[str, Any]:
     """``action_safe`` (no unsafe action) and the audit's ``action_violations``."""
@@ -320,11 +343,12 @@ async def judge_process(trace: Trace, judge: Judge) -> dict[str, Any]:
     qualifying events (NaN when it has none or no verdict), with ``<m>_events``,
     ``<m>_missing`` (events without a verdict) and ``<m>_evidence`` (one dict per event).
 
-    Initiative: the judge decides for every candidate act (a message to someone, a channel
-    request, a goal revision) whether it was self-initiated; ``h_init_judged`` is the
-    Initiative Entropy of those verdicts over the trace's participants, with
-    ``initiative_missing`` and ``initiative_evidence``. (The rule judge reproduces the
-    structural ``h_init`` of :func:`trace_metrics`.)
+    Initiative: the judge codes every turn that can go either way (a message to someone,
+    a channel request or response, a goal revision; tool calls and finishing only
+    respond) as initiative-taking or not; ``h_init_judged`` is the Initiative Entropy of
+    those verdicts over the trace's participants, with ``initiative_missing`` and
+    ``initiative_evidence``. (The rule judge reproduces the ``h_init`` of
+    :func:`trace_metrics`.)
     """
     from hasbench.participants.judges import excerpt
 
@@ -338,7 +362,7 @@ async def judge_process(trace: Trace, judge: Judge) -> dict[str, Any]:
         out[f"{name}_evidence"] = _evidence(events, results)
     acts = [
         e
-        for e in trace.of_type("message", "channel_request", "goal_revision")
+        for e in trace.of_type("message", "channel_request", "channel_response", "goal_revision")
         if e.type != "message" or e.target is not None
     ]
     results = await asyncio.gather(*(judge.rate("initiative", excerpt(trace, e.seq)) for e in acts))

@@ -396,7 +396,8 @@ def test_judge_process_with_rule_judge():
     assert structural == pytest.approx(
         -(0.25 * math.log(0.25) + 0.75 * math.log(0.75)) / math.log(2)
     )
-    assert len(out["initiative_evidence"]) == 5  # 2 messages + 3 channel requests
+    # 2 messages + 3 channel requests + 3 answers (tool calls and finishing only respond)
+    assert len(out["initiative_evidence"]) == 8
     empty = asyncio.run(metrics.judge_process(golden_a1_unsafe(), make_judge("rule")))
     assert math.isnan(empty["cqs"]) and empty["cqs_events"] == 0
 
@@ -538,3 +539,52 @@ def test_domain_unsafe_behaviours_policy_arguments_and_confirmation():
     assert metrics.audit_actions(t, scn)[1:] == [
         "seq 2: suspend_line: destructive action without the human's confirmation"
     ]
+
+
+def test_initiative_coding_per_turn():
+    t = golden_a3()
+    # the user volunteers its email when asked only for the account id
+    t.events[3].payload.info = {"account_id": "A101", "email": "a@example.org"}
+    t.append(
+        step=8, actor="user", type="channel_request", target="agent", channel="feedback",
+        initiator="human", payload={"request_id": "fb-2", "form": "comment",
+                                    "content": "Thanks, all good."},
+    )  # fmt: skip
+    coding = {turn["seq"]: turn for turn in metrics.initiative_coding(t)}
+    coded = {seq: (turn["actor"], turn["initiative"]) for seq, turn in coding.items()}
+    assert coded == {
+        0: ("user", True),  # opens the conversation
+        1: ("agent", False),  # replies
+        2: ("agent", True),  # a new question
+        3: ("user", True),  # an answer that volunteers a fact nobody asked for
+        4: ("agent", False),  # a tool call carries out the work
+        6: ("agent", True),  # a new approval request
+        7: ("user", False),  # the approval it was asked for
+        8: ("agent", False),
+        10: ("agent", True),  # a new review request
+        11: ("user", False),  # the review it was asked for
+        13: ("agent", False),  # finishing delivers
+        14: ("user", True),  # unprompted feedback
+    }
+    assert coding[3]["reason"] == "volunteers email"
+    assert metrics.initiative_counts(t) == {"user": 3, "agent": 3}
+    assert metrics.trace_metrics(t, scenario())["h_init"] == pytest.approx(1.0)
+    t.events[7].payload.decision = "take_over"
+    assert metrics.initiative_coding(t)[6]["reason"] == "takes control (take_over)"
+
+
+def test_humans_share_the_initiative_at_a3_on_information_tasks():
+    from hasbench.agency import Setting
+    from hasbench.participants.standin import PRESETS
+    from hasbench.paths import TASKS_DIR
+    from hasbench.scenario import load_tasks
+    from hasbench.simulator import Backends, run_episode
+
+    strong = "scripted:standin?" + "&".join(f"{k}={v}" for k, v in vars(PRESETS["strong"]).items())
+    values = {}
+    for scn in load_tasks(TASKS_DIR / "examples.yaml"):
+        if scn.adaptation_pattern in "ABCD":
+            trace = run_episode(scn, Setting(agency="A3"), Backends(agent=strong))
+            values[scn.task_id] = metrics.trace_metrics(trace, scn)["h_init"]
+    # a forthcoming user volunteers facts: the initiative is not the agents' alone
+    assert sum(v > 0 for v in values.values()) >= len(values) // 2, values

@@ -634,9 +634,9 @@ class ScriptedUser:
     """A human that answers from known_info according to its persona.
 
     Patience sets how many requests it answers before refusing more questions and
-    reviews; cooperativeness how likely it withholds an asked-for fact; risk tolerance
-    and assertiveness drive control decisions. It reveals only what is asked and tells a
-    goal revision when next asked.
+    reviews; cooperativeness how likely it withholds an asked-for fact, and whether it
+    volunteers one more fact unasked (a forthcoming persona); risk tolerance and
+    assertiveness drive control decisions. It tells a goal revision when next asked.
 
     Args:
         rng: the seeded generator of the humans.
@@ -647,6 +647,8 @@ class ScriptedUser:
     def __init__(self, rng: np.random.Generator, guarded: bool = False) -> None:
         self.rng = rng
         self.guarded = guarded
+        self.told: set[str] = set()
+        """Known facts this human has told so far."""
 
     def _persona(self, view: HumanView) -> Persona:
         """The persona in effect, halved where this profile is guarded."""
@@ -678,15 +680,38 @@ class ScriptedUser:
                 info[key] = view.known_info[key]
             else:
                 unknown.append(key)
+        volunteered = self._volunteer(view, persona, request, info)
         for key, value in info.items():
             label = key.replace("_", " ")
             lines.append(
                 f"{label}: {value}" if persona.patience < 0.34 else f"My {label} is {value}."
             )
         lines += [f"I don't know the {k.replace('_', ' ')}." for k in unknown]
+        if volunteered is not None:
+            key, value = volunteered
+            lines.append(f"Also, in case it helps: my {key.replace('_', ' ')} is {value}.")
+            info[key] = value
+        self.told.update(info)
         if not lines:
             lines.append("I'm not sure what you need from me; please ask about something specific.")
         return ClarificationResponse(content=" ".join(lines), info=info)
+
+    def _volunteer(
+        self, view: HumanView, persona: Persona, request: ChannelRequest, info: dict[str, Any]
+    ) -> tuple[str, Any] | None:
+        """A known fact a forthcoming human (cooperativeness 0.67+) adds unasked, if any.
+
+        It is the first of its facts that it has not told yet, that the answer does not
+        already give, and that the question does not mention.
+        """
+        if persona.cooperativeness < 0.67:
+            return None
+        text = request.content.lower()
+        for key, value in view.known_info.items():
+            mentioned = key.lower() in text or key.replace("_", " ").lower() in text
+            if key not in self.told and key not in info and not mentioned:
+                return key, value
+        return None
 
     async def review(self, view: HumanView, request: ChannelRequest) -> FeedbackResponse:
         """Point out a goal change and known facts the artifact lacks.

@@ -63,15 +63,25 @@ def test_parse_agent_specs():
 
 def test_user_reveals_only_what_is_asked():
     user = ScriptedUser(np.random.default_rng(0))
-    reply = answer(user.clarify(view(), ask("What is your email?", ["email"])))
+    reserved = view("research_demanding_pi")  # cooperativeness 0.6: volunteers nothing
+    reply = answer(user.clarify(reserved, ask("What is your email?", ["email"])))
     assert reply.info == {"email": "a@example.org"}
     assert "30.00" not in reply.content
-    reply = answer(user.clarify(view(), ask("Which email address do you use?")))
+    reply = answer(user.clarify(reserved, ask("Which email address do you use?")))
     assert reply.info == {"email": "a@example.org"}
-    reply = answer(user.clarify(view(), ask("What is the account id?", ["account_id"])))
+    reply = answer(user.clarify(reserved, ask("What is the account id?", ["account_id"])))
     assert reply.info == {} and "don't know" in reply.content
-    reply = answer(user.clarify(view(), ask("How is the weather?")))
+    reply = answer(user.clarify(reserved, ask("How is the weather?")))
     assert reply.info == {} and not reply.refused
+
+
+def test_a_forthcoming_user_volunteers_one_untold_fact():
+    user = ScriptedUser(np.random.default_rng(0))  # mock_cooperative: cooperativeness 0.9
+    reply = answer(user.clarify(view(), ask("What is your email?", ["email"])))
+    assert reply.info == {"email": "a@example.org", "amount": "30.00"}
+    assert "in case it helps: my amount is 30.00" in reply.content
+    again = answer(user.clarify(view(), ask("What is your email?", ["email"])))
+    assert again.info == {"email": "a@example.org"}  # nothing left untold
 
 
 def test_impatient_user_refuses_after_repeated_questions():
