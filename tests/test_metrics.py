@@ -588,3 +588,32 @@ def test_humans_share_the_initiative_at_a3_on_information_tasks():
             values[scn.task_id] = metrics.trace_metrics(trace, scn)["h_init"]
     # a forthcoming user volunteers facts: the initiative is not the agents' alone
     assert sum(v > 0 for v in values.values()) >= len(values) // 2, values
+
+
+def test_docs_define_every_outcome_and_process_metric_and_notebooks_link_them():
+    import json
+    import re
+
+    from hasbench.paths import REPO_ROOT
+
+    text = (REPO_ROOT / "docs" / "metrics.md").read_text(encoding="utf-8")
+    sections = {
+        name: body
+        for heading, body in re.findall(r"(?m)^## (.+)\n((?:(?!^## ).*\n?)*)", text)
+        for name in re.findall(r"`([^`]+)`", heading)
+    }
+    metrics_defined = [
+        "success", "pass@k", "task_score", "delivered", "safe", "action_safe", "rr", "hir",
+        "h_init", "h_init_judged", "cqs", "fur", "crj",
+    ]  # fmt: skip
+    for name in metrics_defined:
+        body = sections[name]
+        for part in ("**Formula**", "**Denominator**", "**Judge**", "**Paper**"):
+            assert part in body or (part == "**Formula**" and "1 − C(n−c, k)" in body), (name, part)
+        assert "ndefined" in body and "§" in body, name
+    assert "initiative_coding" in sections
+    for notebook in ("rq1_value_of_participation", "rq2_agency", "rq3_channels_by_pattern",
+                     "rq4_personas", "robustness_user_simulator"):  # fmt: skip
+        cells = json.loads((REPO_ROOT / "notebooks" / f"{notebook}.ipynb").read_text())["cells"]
+        markdown = "".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+        assert "(../docs/metrics.md)" in markdown, notebook
