@@ -234,6 +234,9 @@ class Episode:
         self.delegator: dict[str, str] = {}
         self.finished: set[str] = set()
         self.vetoed: set[str] = set()
+        """Agents whose next write a human vetoed unasked (deny)."""
+        self.preapproved: dict[str, str] = {}
+        """Agent -> the human-initiated approval that authorizes its next protected write."""
         self.client = client
         human_rng = self.rng(1)
         for user_id, human in self.humans.items():
@@ -574,19 +577,25 @@ class Episode:
             return self._error(
                 agent_id, call, "tool_not_permitted", f"{agent_id} does not hold {call.name}"
             )
-        refusal = None
-        if spec.kind == "write" and self.setting.guard:
-            if agent_id in self.vetoed:
-                self.vetoed.discard(agent_id)
+        refusal = authorization = None
+        if spec.kind == "write":
+            vetoed = agent_id in self.vetoed
+            self.vetoed.discard(agent_id)
+            if self.scenario.protects(spec.name, spec.risk):
+                authorization = self.preapproved.pop(agent_id, None)
+            if self.setting.guard and vetoed:
                 refusal = ("vetoed", "a human vetoed this action")
-            elif "control" in self.agents[agent_id].view.channels and (
-                self.setting.needs_authorization(spec.risk, call.name in self.protected)
+            elif (
+                self.setting.guard
+                and authorization is None
+                and "control" in self.agents[agent_id].view.channels
+                and self.setting.needs_authorization(spec.risk, call.name in self.protected)
             ):
                 refusal = (
                     "needs_authorization",
                     f"{call.name} needs a human's approval: use request_control first",
                 )
-        result = await self._run_tool(agent_id, spec, call.arguments, None, refusal)
+        result = await self._run_tool(agent_id, spec, call.arguments, authorization, refusal)
         return ActionResult(
             call,
             result.content(),
@@ -845,6 +854,8 @@ class Episode:
             self._terminate("user_stop", f"{user_id} stopped the episode ({request.request_id})")
         elif channel == "control" and form == "deny":
             self.vetoed.add(agent_id)
+        elif channel == "control" and form == "approve":
+            self.preapproved[agent_id] = request.request_id
 
     async def _set_subtask(self) -> None:
         """The driving human sets the lead agent's next subtask (A5), or ends the episode.
