@@ -25,7 +25,9 @@ Payload conventions (every producer writes them, every reader relies on them):
 - ``channel_response``: the human ``actor`` answers ``target``; ``{request_id, form,
   content}`` plus for feedback ``rating``/``labels``/``edits``/``demonstration`` when
   given, and for control ``decision`` (approve, deny, stop, modify, override, take_over,
-  execute) and ``arguments`` when the human modified the action; for clarification
+  execute), ``arguments`` when the human changed the action (modify: the changed
+  ones; override, take_over: all) and ``tool`` when it took over with a human-side tool
+  of its own; for clarification
   ``info`` (the known facts the answer revealed) and ``refused`` when declined.
 - ``model_call``: ``{model, role, cached, cost, attempts}`` with ``usage`` set.
 - ``error``: malformed participant output fed back to it; ``{error_type, message}`` with
@@ -209,8 +211,11 @@ class ChannelResponsePayload(Payload):
     """A human's answer (clarification), review (feedback) or decision (control)."""
 
     optional: ClassVar[frozenset[str]] = frozenset(
-        {"info", "refused", "rating", "labels", "edits", "demonstration", "decision", "arguments"}
-    )
+        {
+            "info", "refused", "rating", "labels", "edits", "demonstration", "decision",
+            "arguments", "tool",
+        }
+    )  # fmt: skip
 
     request_id: str
     form: str
@@ -223,6 +228,7 @@ class ChannelResponsePayload(Payload):
     demonstration: list[ActionPayload] | None = None
     decision: Decision | None = None
     arguments: dict[str, Any] | None = None
+    tool: str | None = None
 
 
 class ModelCallPayload(Payload):

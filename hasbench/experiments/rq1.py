@@ -58,8 +58,13 @@ def experiment(
     max_tasks_per_domain: int | None = None,
     seed: int = 0,
     name: str = "rq1",
+    judge_process: bool = True,
 ) -> Experiment:
-    """The RQ1 grid: the domains' task files × agent models × {A1, A3} × one seed."""
+    """The RQ1 grid: the domains' task files × agent models × {A1, A3} × one seed.
+
+    The process metrics (CQS, FUR, CRJ, judged initiative) are judged unless
+    ``judge_process`` is False; Table 4 itself reports only DR and HIR of them.
+    """
     return Experiment(
         name=name,
         tasks=TaskSelection(
@@ -69,7 +74,7 @@ def experiment(
         backends=[Backends(agent=m, user=user_model, judge=judge_model) for m in agent_models],
         settings=[Setting(agency="A1"), Setting(agency="A3")],
         seeds=[seed],
-        judge_process=False,  # RQ1 reports outcomes, DR and HIR only
+        judge_process=judge_process,
     )
 
 
@@ -122,6 +127,24 @@ def table4(results: pd.DataFrame) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+PROCESS_COLUMNS = ("hir", "h_init", "h_init_judged", "action_safe", "cqs", "fur", "crj")
+"""The process metrics of an RQ1 cell (docs/metrics.md)."""
+
+
+def process_table(results: pd.DataFrame) -> pd.DataFrame:
+    """Per model × domain × agency: the mean of each process metric (NaN where undefined).
+
+    ``action_safe`` becomes the Action Safety Rate; CQS, FUR and CRJ are means over the
+    episodes that had their event (event-conditioned).
+    """
+    frame = _usable(results)
+    for column in PROCESS_COLUMNS:
+        frame[column] = pd.to_numeric(frame[column].astype("object"), errors="coerce")
+    keys = ["agent_model", "domain", "agency"]
+    table = frame.groupby(keys, sort=True)[list(PROCESS_COLUMNS)].mean().reset_index()
+    return table.rename(columns={"action_safe": "asr"})
 
 
 def macro_deltas(table: pd.DataFrame) -> pd.DataFrame:

@@ -201,6 +201,8 @@ class HumanView:
         untold_revision: a goal revision of its own not yet told to any agent.
         asks: how many requests it has received so far (including this one).
         history: a short digest of the episode so far (for spontaneous input).
+        tools: the human-side tools it holds (its own device or account), for carrying
+            out or taking over an action itself.
     """
 
     user_id: str
@@ -213,6 +215,7 @@ class HumanView:
     untold_revision: GoalRevision | None = None
     asks: int = 0
     history: str = ""
+    tools: tuple[ToolSpec, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -242,7 +245,11 @@ class UserPolicy(Protocol):
     async def decide(
         self, view: HumanView, request: ChannelRequest, facts: ActionFacts
     ) -> ControlDecision | None:
-        """Decide on an action (approve it, or execute it for the agent)."""
+        """Decide on an action (approve, deny, modify, stop, override, take_over; execute)."""
+        ...
+
+    async def next_subtask(self, view: HumanView, given: int) -> str | None:
+        """The next subtask a driving human sets (A5) after ``given`` ones; None: no more."""
         ...
 
     async def intervene(self, view: HumanView, rule: TriggerRule, agent_id: str) -> str | None:

@@ -289,6 +289,9 @@ class TraceViewer(widgets.VBox):
                 if request.target is None and e.type == "channel_status" and e.target:
                     request.target = e.target
                 request.entries.append((e.seq, e.step, _lifecycle_entry(e)))
+        from hasbench.metrics import initiative_coding
+
+        coding = {turn["seq"]: turn for turn in initiative_coding(self.trace)}
         rows = []
         for index, e in enumerate(events):
             rid = getattr(e.payload, "request_id", None)
@@ -302,7 +305,8 @@ class TraceViewer(widgets.VBox):
                     index=index, seq=e.seq, step=e.step, actor=e.actor,
                     actor_kind=kinds.get(e.actor), type=e.type, channel=e.channel,
                     target=target, request_id=rid,
-                    summary=_summary(e, target, kinds), detail=_detail(e, partner),
+                    summary=_summary(e, target, kinds) + _initiative_badge(coding.get(e.seq)),
+                    detail=_detail(e, partner),
                 )
             )  # fmt: skip
         return rows
@@ -522,6 +526,14 @@ def _summary(e: Event, target: str | None, kinds: Mapping[str, str]) -> str:
     else:
         text = f"{actor} {html.escape(e.type)}"
     return f"<span class='hb-type'>[{html.escape(e.type)}]</span> {text}"
+
+
+def _initiative_badge(turn: Mapping[str, Any] | None) -> str:
+    """The turn's initiative code (docs/metrics.md, Initiative Entropy), its reason on hover."""
+    if turn is None:
+        return ""
+    word = "initiative" if turn["initiative"] else "responsive"
+    return f" <span class='hb-muted' title='{html.escape(turn['reason'])}'>· {word}</span>"
 
 
 def _field(name: str, value: Any, css: str = "") -> str:

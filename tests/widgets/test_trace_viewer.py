@@ -219,3 +219,13 @@ def test_a_broken_trace_file_names_file_and_line(tmp_path, trace):
     path.write_text("\n".join(lines) + "\n")
     with pytest.raises(TraceError, match=rf"{path}: line {number + 1}: "):
         TraceViewer(path)
+
+
+def test_each_turn_shows_its_initiative_code(trace):
+    viewer = TraceViewer(trace)
+    assert "What is your email?" in current_row(viewer)
+    assert "· initiative" in current_row(viewer)  # an agent's new question
+    assert "title='new question'" in current_row(viewer)
+    viewer.slider.value = 2  # the user's answer
+    assert "· responsive" in current_row(viewer)
+    assert "title='answers a request'" in current_row(viewer)
