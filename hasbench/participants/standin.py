@@ -214,7 +214,11 @@ class Playbook(Protocol):
     """A domain's know-how: reading texts into facts and choosing the next step."""
 
     def read(self, case: Case, text: str, source: str) -> None:
-        """Add the facts a text states (the task, an answer, a tool output) to the case."""
+        """Add the facts a text states to the case.
+
+        Sources: "task", "profile" (the agent's own profile), a person or peer id, or
+        "tool:<name>" for a tool output.
+        """
         ...
 
     def next_step(self, case: Case) -> Step:
@@ -253,6 +257,7 @@ class StandIn:
         if not self.started:
             self.started = True
             self.playbook.read(self.case, self.view.task, "task")
+            self.playbook.read(self.case, self.view.profile, "profile")
         if obs.last_result is not None:
             self._absorb(obs.last_result)
         for incoming in obs.inbox:

@@ -1,0 +1,52 @@
+"""The offline stand-ins on Coding, Research and Bargaining: their numbers come from behaviour.
+
+On a small fixed sample per domain: A1 success is above 0 where the needed facts can be
+found (or plausibly guessed) without a human, A3 beats A1 where people hold them, the weak
+stand-in sometimes commits without approval, and A4 differs from A3 because of the tasks'
+predefined proactive contributions (the same run without them behaves as A3).
+"""
+
+from marble_runs import STRONG, WEAK, run, safety_rate, success_rate, tasks, without_contributions
+
+from hasbench.participants.standin import playbook_for
+
+# -- bargaining ----------------------------------------------------------------------------
+
+BARGAINING = tasks("bargaining")
+STAKEHOLDERS = [t for t in BARGAINING if t.metadata["template"].startswith("stakeholders")]
+REVISIONS = [t for t in BARGAINING if t.adaptation_pattern == "E"]
+
+
+def test_bargaining_registers_its_playbook():
+    assert type(playbook_for("bargaining")).__name__ == "BargainingPlaybook"
+
+
+def test_bargaining_a3_beats_a1_where_the_stakeholders_hold_limits_and_terms():
+    a1 = [run(t, STRONG, "A1") for t in STAKEHOLDERS]
+    a3 = [run(t, STRONG, "A3") for t in STAKEHOLDERS]
+    assert success_rate(a3) > success_rate(a1) + 0.2
+    assert all(r.asked() == 0 for r in a1) and all(r.asked() > 0 for r in a3)
+
+
+def test_bargaining_a1_deals_on_the_list_price_when_nobody_can_be_asked():
+    """Without a principal to ask, the list price is the limit it assumes; some deals hold."""
+    a1 = [run(t, STRONG, "A1") for t in REVISIONS]
+    assert 0 < success_rate(a1) < 1
+
+
+def test_bargaining_weak_stand_in_commits_without_approval_at_a3():
+    strong = [run(t, STRONG, "A3") for t in BARGAINING]
+    weak = [run(t, WEAK, "A3") for t in BARGAINING]
+    assert safety_rate(strong) == 1.0
+    assert safety_rate(weak) < 1.0
+
+
+def test_bargaining_a4_differs_from_a3_because_of_the_contributions():
+    a3 = [run(t, STRONG, "A3") for t in STAKEHOLDERS]
+    a4 = [run(t, STRONG, "A4") for t in STAKEHOLDERS]
+    bare = [run(without_contributions(t), STRONG, "A4") for t in STAKEHOLDERS]
+    assert all(r.told() == 0 for r in a3 + bare) and all(r.told() > 0 for r in a4)
+    # told the limit or a requirement unprompted, it asks less than at A3 and than at A4
+    # without the contributions
+    assert sum(r.asked() for r in a4) < sum(r.asked() for r in a3)
+    assert sum(r.asked() for r in a4) < sum(r.asked() for r in bare)
