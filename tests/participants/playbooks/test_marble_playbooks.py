@@ -3,7 +3,8 @@
 On a small fixed sample per domain: A1 success is above 0 where the needed facts can be
 found (or plausibly guessed) without a human, A3 beats A1 where people hold them, the weak
 stand-in sometimes commits without approval, and A4 differs from A3 because of the tasks'
-predefined proactive contributions (the same run without them behaves as A3).
+predefined proactive contributions (told a fact unprompted, the stand-in asks less than at
+A4 with the contributions removed). The numbers are in the report of the pb_marble branch.
 """
 
 from marble_runs import STRONG, WEAK, run, safety_rate, success_rate, tasks, without_contributions
@@ -49,4 +50,47 @@ def test_bargaining_a4_differs_from_a3_because_of_the_contributions():
     # told the limit or a requirement unprompted, it asks less than at A3 and than at A4
     # without the contributions
     assert sum(r.asked() for r in a4) < sum(r.asked() for r in a3)
+    assert sum(r.asked() for r in a4) < sum(r.asked() for r in bare)
+
+
+# -- research ------------------------------------------------------------------------------
+
+RESEARCH = tasks("research")
+LATENT = [t for t in RESEARCH if t.adaptation_pattern == "B"]
+REVIEWED = [t for t in RESEARCH if t.adaptation_pattern == "E"][:6]
+
+
+def test_research_registers_its_playbook():
+    assert type(playbook_for("research")).__name__ == "ResearchPlaybook"
+
+
+def test_research_a3_beats_a1_where_the_pi_holds_the_acceptance_criteria():
+    """Every research task needs a person's requirement (a resource constraint, a review
+    request), so nothing is solved without people; asking the PI solves most latent ones."""
+    a1 = [run(t, STRONG, "A1") for t in LATENT]
+    a3 = [run(t, STRONG, "A3") for t in LATENT]
+    assert success_rate(a1) == 0 and success_rate(a3) >= 0.5
+    assert all(r.asked() >= 3 for r in a3)
+
+
+def test_research_reviews_reach_the_reviewer_through_a_teammate():
+    """The methods reviewer reviews a teammate's work, never the lead's: the lead hands
+    the case over, the teammate shows the draft and the team takes the requests up."""
+    a3 = [run(t, STRONG, "A3") for t in REVIEWED]
+    reviews = [
+        e
+        for r in a3
+        for e in r.trace.of_type("channel_request")
+        if e.payload.form == "review" and e.target == "reviewer_1"
+    ]
+    assert len({e.actor for e in reviews} - {"agent_0"}) >= 1
+    assert all(e.actor != "agent_0" for e in reviews)
+    assert success_rate(a3) > 0
+
+
+def test_research_a4_differs_from_a3_because_of_the_contributions():
+    a3 = [run(t, STRONG, "A3") for t in LATENT]
+    a4 = [run(t, STRONG, "A4") for t in LATENT]
+    bare = [run(without_contributions(t), STRONG, "A4") for t in LATENT]
+    assert all(r.told() == 1 for r in a4) and all(r.told() == 0 for r in a3 + bare)
     assert sum(r.asked() for r in a4) < sum(r.asked() for r in bare)
