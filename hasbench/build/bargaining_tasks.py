@@ -39,6 +39,7 @@ from hasbench.build.builder import (
     criteria,
     env_assertion,
     human,
+    proactive,
     replay_gold,
 )
 from hasbench.envs.bargaining import (
@@ -369,11 +370,12 @@ class _Generator:
                   else f"Sell the {name} at an acceptable price.",
                   responsibilities=["set the price limit", "approve closing the deal"],
                   instructions="Give your limit when asked; approve a deal within it.",
-                  known_info=money_fact),
+                  known_info=money_fact, spontaneous=_tell(money, money_fact)),
             human(needs_id, role=roles[1], persona=self.persona(),
                   goal=f"The deal for the {name} fits what {needs_id} needs.",
                   responsibilities=[f"state the {needs_id} requirements"],
-                  instructions="State your requirements when asked.", known_info=needs),
+                  instructions="State your requirements when asked.", known_info=needs,
+                  spontaneous=_tell(needs_id, needs)),
         ]  # fmt: skip
         verb = "buy" if party == "buyer" else "sell"
         who = f"from {cp_name}" if party == "buyer" else f"to {cp_name}"
@@ -442,12 +444,14 @@ class _Generator:
             human("operations", role="operations lead", persona=self.persona(),
                   goal=f"The {name} arrives fast and is covered by a long warranty.",
                   responsibilities=["state delivery and warranty needs"],
-                  instructions="State your requirements when asked.", known_info=needs),
+                  instructions="State your requirements when asked.", known_info=needs,
+                  spontaneous=_tell("operations", needs)),
             human("finance", role="finance officer", persona=self.persona(),
                   goal=f"The company pays no more than it can afford for the {name}.",
                   responsibilities=["set the price limit", "approve closing the deal"],
                   instructions="Give your limit to the closer when asked; approve a deal "
-                               "within it.", known_info=money_fact),
+                               "within it.", known_info=money_fact,
+                  spontaneous=_tell("finance", money_fact)),
         ]  # fmt: skip
         task = (
             f"{_a(name).capitalize()} (list price {list_price:.0f} dollars) is negotiated "
@@ -586,7 +590,7 @@ class _Generator:
                   responsibilities=["set the limit", "approve closing or ending the deal"],
                   instructions=("Give your limit when asked. Tell the agent when your limit "
                                 "changes; approve a deal or walk-away that respects it."),
-                  known_info=known,
+                  known_info=known, spontaneous=_tell("principal", known),
                   goal_revisions=[{"at_turn": at_turn, "goal": goal,
                                    "known_info": {revised_key: revised}}]),
         ]  # fmt: skip
@@ -607,6 +611,12 @@ class _Generator:
             gold=gold, table=table, asserts=asserts, mode="star",
             template=f"revision_{party}_{outcome}", revision_turn=at_turn,
         )  # fmt: skip
+
+
+def _tell(user_id: str, known: dict[str, str]) -> dict[str, Any]:
+    """A4's predefined contribution: the person states their first fact unprompted."""
+    fact = next(iter(known.values()))
+    return proactive(f"{user_id}_tells", f"Before you go further, one thing from my side: {fact}.")
 
 
 def _a(noun: str) -> str:
