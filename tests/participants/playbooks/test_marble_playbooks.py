@@ -71,7 +71,7 @@ def test_research_a3_beats_a1_where_the_pi_holds_the_acceptance_criteria():
     a1 = [run(t, STRONG, "A1") for t in LATENT]
     a3 = [run(t, STRONG, "A3") for t in LATENT]
     assert success_rate(a1) == 0 and success_rate(a3) >= 0.5
-    assert all(r.asked() >= 3 for r in a3)
+    assert all(r.asked() >= 1 for r in a3)  # the PI also volunteers some criteria unasked
 
 
 def test_research_reviews_reach_the_reviewer_through_a_teammate():
