@@ -126,6 +126,18 @@ def cmd_import_tau2(args: argparse.Namespace) -> int:
         print(f"skipped {note}")
     write_tasks(scenarios, args.out)
     print(f"wrote {len(scenarios)} tasks to {args.out}")
+    if args.report:
+        from hasbench.build.import_report import check_imported, pass_rates, write_import_report
+
+        rows = check_imported(scenarios, workers=args.workers)
+        paths = write_import_report(rows, args.report, f"{Path(args.out).stem}_import")
+        for domain, rate in pass_rates(rows).items():
+            print(
+                f"{domain}: {rate['passed']}/{rate['tasks']} pass the checks "
+                f"({rate['pass_rate']:.1%}); {rate['excepted']} reasoned exceptions, "
+                f"{rate['unexplained']} unexplained"
+            )
+        print(f"wrote {paths[0]} and {paths[1].name}")
     return 0
 
 
@@ -242,6 +254,10 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--user-db", metavar="USER_DB_FILE", help="telecom: the phone's user_db file")
     q.add_argument("--pattern", default="A", choices=list("ABCDEF"), help="pattern (default A)")
     q.add_argument("--out", required=True, metavar="FILE.yaml", help="where to write the tasks")
+    q.add_argument(
+        "--report", metavar="DIR", help="run the checks; write <FILE>_import.csv/.md here"
+    )
+    q.add_argument("--workers", type=int, default=2, help="processes for the checks")
     q.set_defaults(func=cmd_import_tau2)
 
     p = sub.add_parser("episode", help="run one episode of a task and print a JSON summary")
