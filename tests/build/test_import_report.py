@@ -11,8 +11,8 @@ from hasbench.build.checks import TaskCheck, check_task
 from hasbench.build.import_report import check_imported, explain, write_import_report
 from hasbench.build.tau2_import import distinct_fact_names
 from hasbench.cli import main
-from hasbench.evaluate import replay_gold
 from hasbench.envs import make_environment
+from hasbench.evaluate import replay_gold
 
 TELECOM_MMS = (
     "[mms_issue]airplane_mode_on|bad_network_preference|bad_wifi_calling|break_apn_mms_setting"

@@ -21,6 +21,7 @@ def tau2_environment() -> TelecomEnvironment:
         load_db(TAU2_TELECOM / "db.toml"), load_user_db(TAU2_TELECOM / "user_db.toml")
     )
 
+
 TAU2_AGENT_TOOLS = {
     "get_customer_by_phone", "get_customer_by_id", "get_customer_by_name", "get_details_by_id",
     "suspend_line", "resume_line", "get_bills_for_customer", "send_payment_request",
