@@ -21,9 +21,11 @@ Per dimension the label is the strict majority of the reviewers who rated it; wi
 one, the median label (ties toward the worse). Structural overall: FAIL if any dimension
 fails, else WARN if any warns, else PASS. Worthiness overall (the paper's rule): EXCLUDE
 if any dimension fails; CONDITIONAL if W3 warns or two or more dimensions warn; else
-INCLUDE. A structural FAIL or a CONDITIONAL goes through a bounded repair-and-review loop
-(:data:`REPAIRS`, at most ``max_rounds`` repairs); what is still FAIL or CONDITIONAL then
-is excluded. A failed model reviewer makes the task's validation an error, never a verdict.
+INCLUDE. A structural FAIL or a CONDITIONAL goes through a bounded repair-and-review loop:
+the repairs of :data:`REPAIRS` address the concerns any reviewer raised, then both panels
+review again (at most ``max_rounds`` times); what is still FAIL or CONDITIONAL, or has no
+applicable repair, is excluded. A failed model reviewer makes the task's validation an
+error, never a verdict.
 Every review (labels, issues, raw output) is kept as evidence.
 """
 
@@ -482,9 +484,14 @@ def parse_review(panel: Panel, text: str) -> tuple[dict[str, str | None], list[s
 # -- repair -----------------------------------------------------------------------------------
 
 
-def _repair_instructions(s: Scenario, verdict: PanelVerdict) -> Scenario | None:
+def _raised(reviews: Sequence[Review], dim: str) -> bool:
+    """Whether any reviewer rated the dimension below PASS."""
+    return any(r.labels.get(dim) in ("WARN", "FAIL") for r in reviews)
+
+
+def _repair_instructions(s: Scenario, reviews: Sequence[Review]) -> Scenario | None:
     """D5: a human without behaviour instructions gets the default disclosure policy."""
-    if verdict.labels.get("D5") != "WARN":
+    if not _raised(reviews, "D5"):
         return None
     users = []
     changed = False
@@ -497,9 +504,9 @@ def _repair_instructions(s: Scenario, verdict: PanelVerdict) -> Scenario | None:
     return s.model_copy(update={"users": users}) if changed else None
 
 
-def _repair_unused_edges(s: Scenario, verdict: PanelVerdict) -> Scenario | None:
-    """W4/D3: drop edges from humans whose channels nothing in the task uses."""
-    if verdict.labels.get("W4") != "WARN" and verdict.labels.get("D3") != "WARN":
+def _repair_unused_edges(s: Scenario, reviews: Sequence[Review]) -> Scenario | None:
+    """W4: drop edges from humans whose channels nothing in the task uses."""
+    if not _raised(reviews, "W4"):
         return None
     unused = set(_unused_edges(s))
     if not unused:
@@ -512,11 +519,12 @@ def _repair_unused_edges(s: Scenario, verdict: PanelVerdict) -> Scenario | None:
     return s.model_copy(update={"relationships": kept})
 
 
-REPAIRS: dict[str, Callable[[Scenario, PanelVerdict], Scenario | None]] = {
+REPAIRS: dict[str, Callable[[Scenario, Sequence[Review]], Scenario | None]] = {
     "default_instructions": _repair_instructions,
     "drop_unused_edges": _repair_unused_edges,
 }
-"""Deterministic repairs tried on a failing or conditional task, in order."""
+"""Deterministic repairs of the concerns any reviewer raised, tried in order; each returns
+the repaired task or None when its concern was not raised or nothing needs changing."""
 
 
 # -- the loop ---------------------------------------------------------------------------------
@@ -551,7 +559,7 @@ async def validate(
             return Validation(task_id=scenario.task_id, verdict="error", reason=verdict,
                               rounds=rounds), scenario  # fmt: skip
         record["structural"] = verdict.model_dump()
-        target = verdict
+        concerns = list(verdict.reviews)
         if verdict.overall != "FAIL":
             worth = await review_panel("worthiness", worthiness, ev)
             if isinstance(worth, str):
@@ -566,19 +574,20 @@ async def validate(
                 return Validation(task_id=scenario.task_id, verdict="EXCLUDE",
                                   reason=f"worthiness FAIL on {', '.join(failed)}",
                                   rounds=rounds), scenario  # fmt: skip
-            target = worth
+            concerns += worth.reviews
         if round_no == max_rounds:
             break
         repaired, applied = scenario, []
         for name, repair in REPAIRS.items():
-            fixed = repair(repaired, target)
+            fixed = repair(repaired, concerns)
             if fixed is not None and not check_scenario(fixed):
                 repaired, applied = fixed, [*applied, name]
         record["repairs"] = applied
         if not applied:
             break
         scenario = repaired
-        ev = Evidence(scenario, ev.base, recheck(scenario), ev.siblings)
+        checked = await asyncio.to_thread(recheck, scenario)  # checks run their own loop
+        ev = Evidence(scenario, ev.base, checked, ev.siblings)
     last = rounds[-1]
     state = "structural FAIL" if "worthiness" not in last else "still CONDITIONAL"
     return Validation(task_id=scenario.task_id, verdict="EXCLUDE",
