@@ -1,24 +1,20 @@
 """Step 3, adaptation: τ² templates keep the source task and add the pattern's interaction;
 other domains register templates without touching these (real files; skips without them)."""
 
-import functools
-
 import pytest
-from tau2_reference import TAU2, require_sources
+from tau2_reference import base_task
 
 from hasbench.build import adaptation
 from hasbench.build.adaptation import Declined, adapt, template, templates_for
-from hasbench.build.base_tasks import BaseTask, tau2_base_tasks
+from hasbench.build.base_tasks import BaseTask
 from hasbench.build.checks import check_task
 from hasbench.scenario import check_scenario
 
 TELECOM_DATA = "[mobile_data_issue]data_mode_off|data_usage_exceeded[PERSONA:None]"
 
 
-@functools.cache
 def base(domain, source_id):
-    require_sources()
-    return tau2_base_tasks(TAU2, domain, {source_id})[0]
+    return base_task(domain, source_id)
 
 
 def kept(original, adapted):

@@ -7,9 +7,9 @@ import json
 import math
 
 import pytest
-from tau2_reference import MARBLE, TAU2, require_sources
+from tau2_reference import MARBLE, base_task, require_sources
 
-from hasbench.build.base_tasks import marble_base_tasks, tau2_base_tasks
+from hasbench.build.base_tasks import marble_base_tasks
 from hasbench.build.patterns import (
     PATTERNS,
     RULE_JUDGES,
@@ -113,10 +113,10 @@ def test_model_judges_answer_through_the_llm_client_and_failures_are_recorded():
 @functools.cache
 def pool():
     require_sources()
-    retail = tau2_base_tasks(TAU2, "retail", {"5", "24", "45", "59", "74", "105"})
-    telecom = tau2_base_tasks(
-        TAU2, "telecom", {"[mobile_data_issue]data_mode_off|data_usage_exceeded[PERSONA:None]"}
-    )
+    retail = [base_task("retail", i) for i in ("5", "24", "45", "59", "74", "105")]
+    telecom = [
+        base_task("telecom", "[mobile_data_issue]data_mode_off|data_usage_exceeded[PERSONA:None]")
+    ]
     bargaining = marble_base_tasks(MARBLE, "bargaining", {"1", "2", "3"})
     return retail + telecom + bargaining
 

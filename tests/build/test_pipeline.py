@@ -3,6 +3,7 @@ a few tasks per domain), its report, its cache and the MARBLE domains waiting fo
 templates until one registers (skips without ../shared/sources)."""
 
 import json
+import shutil
 
 import pytest
 from tau2_reference import MARBLE, TAU2, require_sources
@@ -88,7 +89,7 @@ def test_a_rerun_uses_the_cache(built, sources):
     assert again.seconds["total"] < first.seconds["total"]
 
 
-def test_a_domain_that_registers_templates_is_adapted(sources, tmp_path, monkeypatch):
+def test_a_domain_that_registers_templates_is_adapted(built, sources, tmp_path, monkeypatch):
     monkeypatch.setattr(
         adaptation, "_TEMPLATES", {k: dict(v) for k, v in adaptation._TEMPLATES.items()}
     )
@@ -101,15 +102,17 @@ def test_a_domain_that_registers_templates_is_adapted(sources, tmp_path, monkeyp
             seen.append(base.key)
             raise Declined("the bargaining environment is not in this checkout")
 
+    shutil.copytree(built[0] / "steps", tmp_path / "steps")  # the τ² half is cached
     result = run_pipeline(*sources, tmp_path, FAST, quiet=True)
     assert "bargaining" not in result.waiting and seen
     declined = json.loads((tmp_path / "declined.json").read_text())
     assert any(d["task"].startswith("bargaining:") for d in declined)
 
 
-def test_missing_sources_and_the_cli(sources, tmp_path, capsys):
+def test_missing_sources_and_the_cli(built, sources, tmp_path, capsys):
     with pytest.raises(PipelineError, match="source folder not found"):
         run_pipeline(tmp_path / "nowhere", sources[1], tmp_path / "out")
+    shutil.copytree(built[0] / "steps", tmp_path / "cli" / "steps")
     argv = ["build", "has-bench", "--tau2", str(sources[0]), "--marble", str(sources[1])]
     assert main([*argv, "--out", str(tmp_path / "cli"), "--workers", "1", "--quiet"]) == 0
     printed = capsys.readouterr().out

@@ -7,10 +7,9 @@ import functools
 import json
 
 import pytest
-from tau2_reference import TAU2, require_sources
+from tau2_reference import base_task
 
 from hasbench.build.adaptation import adapt
-from hasbench.build.base_tasks import tau2_base_tasks
 from hasbench.build.checks import check_task
 from hasbench.build.validation import (
     RULE_REVIEWERS,
@@ -97,10 +96,8 @@ def test_a_failed_model_reviewer_makes_the_validation_an_error():
     assert result.verdict == "error" and "broken-reviewer: off-format" in result.reason
 
 
-@functools.cache
 def base(domain, source_id):
-    require_sources()
-    return tau2_base_tasks(TAU2, domain, {source_id})[0]
+    return base_task(domain, source_id)
 
 
 @functools.cache
