@@ -34,7 +34,7 @@ from typing import Any
 from hasbench.build.adaptation import AdaptContext, Declined, template
 from hasbench.build.base_tasks import BaseTask
 from hasbench.build.builder import suitable_personas
-from hasbench.build.patterns import CHOICE_KEYS, CUES
+from hasbench.build.patterns import CHOICE_KEYS
 from hasbench.envs import environment_class, make_environment
 from hasbench.participants.scripted import action_needs
 from hasbench.personas import domain_personas
@@ -169,9 +169,21 @@ def private_facts(base: BaseTask, ctx: AdaptContext) -> dict[str, Any]:
 # -- B --------------------------------------------------------------------------------------
 
 
+CONDITION = re.compile(
+    r"\bif\b|\bunless\b|\bprefer|\bonly\b|\bmake sure\b|\bas long as\b|\bdon'?t want\b"
+    r"|\bdo not want\b|\bmust\b|\bbudget\b",
+    re.IGNORECASE,
+)
+
+
 def _preference_sentences(text: str) -> list[str]:
+    """The request's conditions and preferences.
+
+    These are the sentences after the first (which states what the customer wants) that
+    set a condition or a preference.
+    """
     sentences = re.split(r"(?<=[.!?])\s+", text.strip())
-    return [s for s in sentences if re.search(CUES["B"] + r"|\bif\b", s, re.IGNORECASE)]
+    return [s for s in sentences[1:] if CONDITION.search(s)]
 
 
 @template(DOMAINS, "B")
@@ -391,7 +403,9 @@ def added_request(base: BaseTask, ctx: AdaptContext) -> dict[str, Any]:
         }
     ]
     user["goal"] = (
-        f"At first you only want this: {_describe(first)}. (Your full request: {user['goal']})"
+        f"At first you only ask for this: {_describe(first)}. Later in the conversation your "
+        "plans grow into the full request below; bring up the rest only then.\n\n"
+        f"Full request: {user['goal']}"
     )
     user["role"] = ROLE[base.domain]
     user["responsibilities"] = ["say so as soon as your plans change"]
