@@ -1,7 +1,7 @@
 """The import report: every imported τ² task's automatic checks, and why any fail.
 
-:func:`check_imported` runs :func:`hasbench.build.checks.check_task` on each imported
-task (in worker processes) and explains a failure when the source task itself makes the
+:func:`check_imported` runs the automatic checks (:mod:`hasbench.build.checks`) on each
+imported task (in worker processes) and explains a failure when the source task itself makes the
 check unpassable:
 
 - ``unchanged_end_state``: the gold path leaves the state as it was (a request the
@@ -21,11 +21,10 @@ from __future__ import annotations
 import csv
 from collections import Counter
 from collections.abc import Iterable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from hasbench.build.checks import CHECKS, TaskCheck, check_task
+from hasbench.build.checks import CHECKS, TaskCheck, check_many
 from hasbench.envs import make_environment
 from hasbench.evaluate import replay_gold
 from hasbench.scenario import Scenario
@@ -79,8 +78,7 @@ def explain(scenario: Scenario, check: TaskCheck) -> str:
     return ""
 
 
-def _check_one(scenario: Scenario) -> ImportRow:
-    check = check_task(scenario)
+def _row(scenario: Scenario, check: TaskCheck) -> ImportRow:
     added = scenario.metadata.get("added_on_import", {})
     return ImportRow(
         domain=scenario.domain,
@@ -100,10 +98,7 @@ def _check_one(scenario: Scenario) -> ImportRow:
 def check_imported(scenarios: Iterable[Scenario], workers: int = 2) -> list[ImportRow]:
     """Check every task (in ``workers`` processes; 1 runs in this process), in order."""
     scenarios = list(scenarios)
-    if workers <= 1:
-        return [_check_one(s) for s in scenarios]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(_check_one, scenarios, chunksize=4))
+    return [_row(s, c) for s, c in zip(scenarios, check_many(scenarios, workers), strict=True)]
 
 
 def pass_rates(rows: list[ImportRow]) -> dict[str, dict[str, float | int]]:

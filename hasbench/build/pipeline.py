@@ -29,7 +29,6 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,7 +41,7 @@ from hasbench.build.base_tasks import (
     tau2_base_tasks,
 )
 from hasbench.build.builder import dump_tasks
-from hasbench.build.checks import TaskCheck, check_task
+from hasbench.build.checks import TaskCheck, check_many, check_task
 from hasbench.build.patterns import RULE_JUDGES, Assignment, assign_patterns, panel_agreement
 from hasbench.build.source_filter import (
     MARBLE_DOMAINS,
@@ -168,10 +167,6 @@ class _Progress:
         return update
 
 
-def _check_worker(scenario: Scenario) -> dict[str, str]:
-    return check_task(scenario).results
-
-
 def _run_checks(
     tasks: Sequence[Scenario], steps: _Steps, workers: int, progress: Callable[[int, int], None]
 ) -> dict[str, TaskCheck]:
@@ -180,18 +175,11 @@ def _run_checks(
     todo = [t for t in tasks if t.content_hash() not in cached]
     done = len(tasks) - len(todo)
     progress(done, len(tasks))
-    if todo:
-        pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 else None
-        mapped = pool.map(_check_worker, todo, chunksize=2) if pool else map(_check_worker, todo)
-        try:
-            for task, results in zip(todo, mapped, strict=True):
-                cached[task.content_hash()] = results
-                steps.append("checks", task.content_hash(), results)
-                done += 1
-                progress(done, len(tasks))
-        finally:
-            if pool:
-                pool.shutdown()
+    for task, check in zip(todo, check_many(todo, workers), strict=True):
+        cached[task.content_hash()] = check.results
+        steps.append("checks", task.content_hash(), check.results)
+        done += 1
+        progress(done, len(tasks))
     return {
         t.task_id: TaskCheck(t.task_id, t.adaptation_pattern, cached[t.content_hash()])
         for t in tasks
