@@ -4,7 +4,8 @@ Each adapted task is reviewed by several independent reviewers per panel (HAS pa
 B.4.2-B.4.3): models (any model string, prompts ``prompts/build/structural_review.txt``
 and ``worthiness_review.txt``) or three deterministic rule reviewers with different
 evidence. A rule reviewer rates only the dimensions its evidence covers and abstains on
-the others; every dimension is covered by at least two of them:
+the others; for a task with an imported base task every dimension is covered by at least
+two of them (``rule:source`` abstains where the base task has no scenario yet):
 
 - ``rule:static`` reads the task file: fields, topology, requestors and permissions
   (:func:`hasbench.scenario.check_scenario`), what each human holds and decides, the
@@ -133,7 +134,7 @@ def combine(panel: Panel, reviews: Sequence[Review]) -> PanelVerdict:
     labels = {}
     for dim in PANEL_DIMENSIONS[panel]:
         given = [r.labels[dim] for r in reviews if r.labels.get(dim)]
-        labels[dim] = majority(given) if given else "WARN"
+        labels[dim] = majority(given) if given else "WARN"  # nobody could rate it
     values = list(labels.values())
     if panel == "structural":
         overall = "FAIL" if "FAIL" in values else "WARN" if "WARN" in values else "PASS"
