@@ -32,6 +32,7 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(PY) -m ruff check hasbench tests benchmarks
 	$(PY) -m ruff format --check hasbench tests benchmarks
+	$(VENV)/bin/lint-imports
 
 clean-runs:
 	rm -rf runs .cache

@@ -21,7 +21,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from hasbench.envs.base import ToolSpec
+from hasbench.tools import ToolSpec
 from hasbench.trace import ChannelRequestPayload, ChannelResponsePayload, ChannelStatusPayload
 from hasbench.vocab import (
     CONTROL_FORMS,

@@ -10,9 +10,41 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+
+
+class DomainChoices:
+    """Registered domain names as an argparse ``choices``, read when first needed.
+
+    Checking a value or printing help reads the registry; building the parser does not,
+    so no domain is imported for ``hasbench --help`` or commands that need none.
+    """
+
+    def __init__(self, names: Callable[[], list[str]]) -> None:
+        self.names = names
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.names()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names())
+
+
+def _generated_domains() -> list[str]:
+    """The registered domains that have a seeded task generator."""
+    from hasbench.registry import all_domains
+
+    return [domain.name for domain in all_domains() if domain.generator is not None]
+
+
+def _tau2_domains() -> list[str]:
+    """The registered domains whose tasks can be imported from τ²-bench."""
+    from hasbench.build.tau2_import import tau2_domains
+
+    return tau2_domains()
 
 
 def _expand_paths(paths: Sequence[str]) -> list[Path]:
@@ -87,11 +119,11 @@ def cmd_build_tasks(args: argparse.Namespace) -> int:
     """Regenerate task files with their seeded generators; print each file written."""
     import importlib
 
-    from hasbench.build import TASK_GENERATORS
+    from hasbench.registry import get_domain
 
-    domains = [args.domain] if args.domain else list(TASK_GENERATORS)
-    for domain in domains:
-        path = importlib.import_module(TASK_GENERATORS[domain]).write()
+    for name in [args.domain] if args.domain else _generated_domains():
+        module, function = get_domain(name).generator.split(":")
+        path = getattr(importlib.import_module(module), function)()
         print(f"wrote {path}")
     return 0
 
@@ -182,9 +214,30 @@ def cmd_import_tau2(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_import_marble(args: argparse.Namespace) -> int:
+    """Convert a MultiAgentBench (MARBLE) JSONL file; print warnings, skips and a summary."""
+    from hasbench.build.marble import MarbleFormatError, import_marble, write_tasks
+
+    try:
+        result = import_marble(args.file, pattern=args.pattern)
+    except MarbleFormatError as error:
+        print(f"hasbench import: {error}", file=sys.stderr)
+        return 1
+    for note in result.skipped:
+        print(f"not converted: {note}")
+    for note in result.warnings:
+        print(f"warning: {note}")
+    print(result.summary())
+    if not result.scenarios:
+        return 1
+    write_tasks(result.scenarios, args.out)
+    print(f"wrote {len(result.scenarios)} tasks to {args.out}")
+    return 0
+
+
 def cmd_episode(args: argparse.Namespace) -> int:
-    """Run one episode, write its trace, print one JSON summary (see simulator.summarize)."""
-    from hasbench.simulator import episode_command
+    """Run one episode, write its trace, print one JSON summary (see episode_cli.summarize)."""
+    from hasbench.episode_cli import episode_command
 
     summary = episode_command(
         args.file, args.task_id, agent=args.agent, user=args.user, judge=args.judge,
@@ -221,9 +274,53 @@ def cmd_study_example(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_study_logs(args: argparse.Namespace) -> int:
+    """Turn DocuTeam session logs into interaction rows of the study CSV; print errors, exit 1."""
+    from hasbench.docuteam.log import LogError
+    from hasbench.docuteam.measures import study_data
+    from hasbench.docuteam.study import StudyDataError, write_study
+
+    try:
+        data = study_data(args.logs)
+    except (LogError, StudyDataError, ValueError) as error:
+        print(error, file=sys.stderr)
+        return 1
+    path = write_study(data, args.out)
+    print(f"wrote {len(data.frame)} rows from {len(args.logs)} session logs to {path}")
+    return 0
+
+
+def cmd_docuteam_demo(args: argparse.Namespace) -> int:
+    """Run the scripted user's DocuTeam session on a task; write its log; print measures."""
+    import asyncio
+
+    from hasbench.docuteam import ManualClock, Session, SessionConfig, session_measures
+    from hasbench.docuteam.demo import DEMOS, DOCUTEAM_DATA, run_demo
+    from hasbench.docuteam.steps import Backends
+
+    config = SessionConfig(
+        condition=args.condition,
+        participant=args.participant,
+        task_name=args.task,
+        order=args.order,
+        simulated_user=True,
+    )
+    session = Session.from_folder(
+        DOCUTEAM_DATA / args.task,
+        config=config,
+        backends=Backends.all(args.backend),
+        clock=ManualClock(),
+        log_path=args.out,
+    )
+    asyncio.run(run_demo(session, DEMOS[args.task]))
+    print(json.dumps(session_measures(session.log), sort_keys=True))
+    return 0
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """Run (or resume) an experiment grid into its results store."""
-    from hasbench.runner import load_experiment, run_experiment, run_sync
+    from hasbench.runner import load_experiment, run_experiment
+    from hasbench.sync import run_sync
 
     experiment = load_experiment(args.experiment)
     done = run_sync(run_experiment(experiment, args.out, progress=not args.quiet))
@@ -244,12 +341,17 @@ def cmd_results(args: argparse.Namespace) -> int:
 
 
 def cmd_notebook(args: argparse.Namespace) -> int:
-    """Execute a notebook with papermill and print where the executed copy is."""
+    """Execute a notebook (or, for ``all``, every figure notebook and the index) with papermill."""
     import yaml
 
     from hasbench.runner import run_notebook
 
     parameters = {key: yaml.safe_load(value) for key, value in args.parameter or []}
+    if args.name == "all":
+        from hasbench.experiments.figures_index import run_all
+
+        print(run_all(parameters, args.output_dir))
+        return 0
     print(run_notebook(args.name, parameters, args.output_dir))
     return 0
 
@@ -259,6 +361,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="hasbench", description="Research workbench for LLM-based Human-Agent Systems."
     )
+    parser.add_argument(
+        "--plugin", action="append", default=[], metavar="MODULE",
+        help="import MODULE (from the Python path or the current directory) and register the "
+        "domain it defines as DOMAIN; repeatable (also: HASBENCH_PLUGINS=MODULE,...)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--unsafe-no-sandbox", action="store_true",
+        help="run coding tasks' code without bubblewrap (unsafe; traces record it)",
+    )  # fmt: skip
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("validate", help="check task YAML files against the scenario schema")
@@ -277,7 +388,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("build", help="regenerate task files from their seeded generators")
     build = p.add_subparsers(dest="build_command", required=True, metavar="WHAT")
     q = build.add_parser("tasks", help="write data/tasks/<domain>.yaml")
-    q.add_argument("--domain", choices=["retail", "airline", "telecom"], help="default: all")
+    q.add_argument(
+        "--domain", choices=DomainChoices(_generated_domains), metavar="DOMAIN",
+        help="one of %(choices)s (default: all)",
+    )  # fmt: skip
     q.set_defaults(func=cmd_build_tasks)
     q = build.add_parser("filter", help="step 1: filter the τ²-bench and MultiAgentBench tasks")
     q.add_argument("--tau2", required=True, metavar="DIR", help="τ²'s data/tau2/domains folder")
@@ -325,10 +439,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("import", help="convert tasks from another benchmark's format")
     source = p.add_subparsers(dest="import_source", required=True, metavar="FORMAT")
-    q = source.add_parser("tau2", help="τ²-bench tasks.json (retail, airline, telecom)")
+    q = source.add_parser("tau2", help="τ²-bench tasks.json of a domain that imports them")
     q.add_argument("tasks", metavar="TASKS.json", help="a τ²-bench task file")
     q.add_argument("--db", required=True, metavar="DB_FILE", help="the database the tasks use")
-    q.add_argument("--domain", required=True, choices=["retail", "airline", "telecom"])
+    q.add_argument(
+        "--domain", required=True, choices=DomainChoices(_tau2_domains), metavar="DOMAIN",
+        help="one of %(choices)s",
+    )  # fmt: skip
     q.add_argument("--user-db", metavar="USER_DB_FILE", help="telecom: the phone's user_db file")
     q.add_argument("--pattern", default="A", choices=list("ABCDEF"), help="pattern (default A)")
     q.add_argument("--out", required=True, metavar="FILE.yaml", help="where to write the tasks")
@@ -337,6 +454,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     q.add_argument("--workers", type=int, default=2, help="processes for the checks")
     q.set_defaults(func=cmd_import_tau2)
+    q = source.add_parser("marble", help="MultiAgentBench JSONL (coding, research, bargaining)")
+    q.add_argument("file", metavar="FILE.jsonl", help="a MultiAgentBench task file")
+    q.add_argument("--pattern", default="D", choices=list("ABCDEF"), help="pattern (default D)")
+    q.add_argument("--out", required=True, metavar="TASKS.yaml", help="where to write the tasks")
+    q.set_defaults(func=cmd_import_marble)
 
     p = sub.add_parser("episode", help="run one episode of a task and print a JSON summary")
     p.add_argument("file", metavar="FILE", help="a task YAML file")
@@ -366,6 +488,25 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--out", required=True, metavar="FILE", help="CSV file to write")
     q.add_argument("--seed", type=int, default=0, help="generator seed")
     q.set_defaults(func=cmd_study_example)
+    q = study.add_parser(
+        "logs", help="interaction rows of the study CSV from DocuTeam session logs"
+    )
+    q.add_argument(
+        "logs", nargs="+", metavar="LOG.jsonl", help="one log per participant and condition"
+    )
+    q.add_argument("--out", required=True, metavar="FILE", help="CSV file to write")
+    q.set_defaults(func=cmd_study_logs)
+
+    p = sub.add_parser("docuteam", help="DocuTeam engine: run the scripted demo session")
+    docuteam = p.add_subparsers(dest="docuteam_command", required=True, metavar="ACTION")
+    q = docuteam.add_parser("demo", help="a scripted user's session on an event plan, logged")
+    q.add_argument("--task", choices=["workshop", "sports_day"], default="workshop")
+    q.add_argument("--condition", choices=["DocuTeam", "Baseline"], default="DocuTeam")
+    q.add_argument("--backend", default="scripted:docuteam", help="model for every role")
+    q.add_argument("--participant", default="demo", help="participant label in the log")
+    q.add_argument("--order", type=int, choices=[1, 2], default=1, help="block order label")
+    q.add_argument("--out", required=True, metavar="LOG.jsonl", help="session log to write")
+    q.set_defaults(func=cmd_docuteam_demo)
 
     p = sub.add_parser("run", help="run or resume an experiment grid (EXPERIMENT.yaml)")
     p.add_argument("experiment", metavar="EXPERIMENT.yaml", help="an experiment file")
@@ -377,8 +518,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("directory", metavar="DIR", help="a results directory")
     p.set_defaults(func=cmd_results)
 
-    p = sub.add_parser("notebook", help="execute notebooks/<NAME>*.ipynb with papermill")
-    p.add_argument("name", metavar="NAME", help="notebook name or prefix, e.g. rq1")
+    p = sub.add_parser("notebook", help="execute a registered notebook with papermill")
+    p.add_argument(
+        "name", metavar="NAME",
+        help="the notebook's registered name, e.g. rq1; 'all' runs every figure notebook and "
+        "writes figures/index.html",
+    )  # fmt: skip
     p.add_argument(
         "-p", "--parameter", nargs=2, action="append", metavar=("KEY", "VALUE"),
         help="notebook parameter (VALUE is read as YAML); repeatable",
@@ -390,8 +535,30 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; return the process exit status."""
+    """Run the command line; return the process exit status.
+
+    Plug-in domains (``--plugin``) are registered before the arguments are parsed, so
+    that the commands' domain choices include them.
+    """
+    argv = sys.argv[1:] if argv is None else list(argv)
+    plugins = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    plugins.add_argument("--plugin", action="append", default=[])
+    try:
+        if plugin_modules := plugins.parse_known_args(argv)[0].plugin:
+            from hasbench.registry import load_plugin
+
+            if os.getcwd() not in sys.path:
+                sys.path.append(os.getcwd())  # as with `python -m`: modules here are found
+            for module in plugin_modules:
+                load_plugin(module)
+    except Exception as error:  # the CLI must never show a traceback
+        print(f"hasbench: error: {type(error).__name__}: {error}", file=sys.stderr)
+        return 2
     args = build_parser().parse_args(argv)
+    if args.unsafe_no_sandbox:
+        from hasbench.envs.coding.sandbox import UNSAFE_ENV
+
+        os.environ[UNSAFE_ENV] = "1"
     try:
         return args.func(args)
     except KeyboardInterrupt:

@@ -30,7 +30,15 @@ from pydantic import (
     model_validator,
 )
 
-from hasbench.vocab import INTERVENTION_DECISIONS, Channel, content_hash
+from hasbench.paths import resolve
+from hasbench.registry import domain_names, get_domain
+from hasbench.vocab import (
+    INTERVENTION_DECISIONS,
+    PROTECTED_RISK,
+    RISK_ORDER,
+    Channel,
+    content_hash,
+)
 
 Pattern = Literal["A", "B", "C", "D", "E", "F"]
 CoordinationMode = Literal["star", "chain", "tree", "graph"]
@@ -44,7 +52,6 @@ PATTERN_NAMES: dict[str, str] = {
     "E": "Iterative Verification",
     "F": "Dynamic Goal Revision",
 }
-DOMAINS = ("retail", "airline", "telecom", "coding", "research", "bargaining", "mock")
 
 AGENT_RELATION: dict[str, str] = {
     "star": "delegates",
@@ -292,6 +299,19 @@ class Scenario(StrictModel):
         """Return the user with this id."""
         return next(u for u in self.users if u.user_id == user_id)
 
+    def protects(self, name: str, risk: str) -> bool:
+        """Whether a write needs human authorization in this task, whatever the setting.
+
+        A write is protected when its risk is at or above
+        :data:`~hasbench.vocab.PROTECTED_RISK` or a gold action of the task marks that tool
+        ``protected``. Running one without an authorizing control decision is a safety
+        violation (Safety Rate, Action Safety Rate).
+        """
+        if risk == "none":
+            return False
+        marked = any(a.protected and a.name == name for a in self.evaluation_criteria.actions)
+        return marked or RISK_ORDER[risk] >= RISK_ORDER[PROTECTED_RISK]
+
     def content_hash(self) -> str:
         """SHA-256 of the canonical JSON of this task (first 16 hex digits).
 
@@ -421,8 +441,8 @@ def read_tasks(path: str | Path) -> tuple[list[Scenario], list[Problem]]:
         The tasks that parsed (in file order) and every problem found; a task with a
         schema error is left out, and its cross-field checks are not run.
     """
-    path = Path(path)
     file = str(path)
+    path = resolve(path)
     data, problem = _read_yaml(path)
     if problem is not None:
         return [], [problem]
@@ -468,6 +488,19 @@ def load_tasks(path: str | Path) -> list[Scenario]:
     if problems:
         raise ScenarioError(problems)
     return scenarios
+
+
+def load_task(path: str | Path, task_id: str) -> Scenario:
+    """Load one task of a task file by its id.
+
+    Raises:
+        ScenarioError: the file has a problem.
+        KeyError: the file has no such task (the message lists the ids it has).
+    """
+    tasks = {task.task_id: task for task in load_tasks(path)}
+    if task_id not in tasks:
+        raise KeyError(f"{path}: no task {task_id!r} (tasks: {', '.join(sorted(tasks))})")
+    return tasks[task_id]
 
 
 def validate_file(path: str | Path) -> list[Problem]:
@@ -607,9 +640,11 @@ def _check_task_id(scn: Scenario) -> list[tuple[str, str]]:
         shape = "{domain}_{pattern}_{nnn}, e.g. retail_A_007"
         return [("task_id", f"{scn.task_id!r} does not have the form {shape}")]
     problems = []
-    if match["domain"] not in DOMAINS:
-        known = ", ".join(DOMAINS)
-        problems.append(("task_id", f"unknown domain {match['domain']!r} (known: {known})"))
+    known = domain_names()
+    if match["domain"] not in known:
+        problems.append(
+            ("task_id", f"unknown domain {match['domain']!r} (known: {', '.join(known)})")
+        )
     if match["pattern"] != scn.adaptation_pattern:
         problems.append(
             (
@@ -940,14 +975,12 @@ def _rule_problems(rule: TriggerRule, mode: str) -> list[tuple[str, str]]:
 def _check_domain_names(scn: Scenario) -> list[tuple[str, str]]:
     """Tool, assertion and setup-function names (and gold arguments) vs the domain.
 
-    Only for domains with a registered environment; the check reads the environment
-    class (its tool specs and argument models) and never builds an environment.
+    Only for registered domains; the check reads the domain's environment class (its tool
+    specs and argument models) and never builds an environment.
     """
-    from hasbench.envs import ENVIRONMENTS, environment_class
-
-    if scn.domain not in ENVIRONMENTS:
+    if scn.domain not in domain_names():
         return []
-    env_class = environment_class(scn.domain)
+    env_class = get_domain(scn.domain).environment
     specs, arg_models = env_class._specs, env_class._arg_models
     domain = scn.domain
 

@@ -15,7 +15,6 @@ by the episode seed, and the trace carries no wall-clock, so a rerun is byte-ide
 
 from __future__ import annotations
 
-import asyncio
 import platform
 from dataclasses import dataclass, field
 from functools import cache
@@ -40,7 +39,7 @@ from hasbench.channels import (
     FeedbackResponse,
 )
 from hasbench.envs import make_environment
-from hasbench.envs.base import ToolResult, ToolSpec
+from hasbench.envs.base import ToolResult
 from hasbench.graph import HASGraph
 from hasbench.participants.backends import make_agents, make_user
 from hasbench.participants.base import (
@@ -65,6 +64,8 @@ from hasbench.participants.base import (
 from hasbench.personas import Persona, get_persona
 from hasbench.prompts import prompt_hashes
 from hasbench.scenario import GoalRevision, Scenario, TriggerRule, UserSpec
+from hasbench.sync import run_sync
+from hasbench.tools import ToolSpec
 from hasbench.trace import (
     ErrorPayload,
     FinishPayload,
@@ -271,6 +272,7 @@ class Episode:
             prompt_hashes=prompt_hashes(),
             library_versions=library_versions(),
             participants=participants,
+            environment=self.environment.describe(),
         )
 
     def _agent_view(self, agent_id: str, enabled: frozenset[str]) -> AgentView:
@@ -290,9 +292,15 @@ class Episode:
             if policy.show_users and shared:
                 tools_for = graph.participant(human).tools if "control" in shared else []
                 people.append(self._contact(human, tuple(shared), tuple(tools_for)))
-        peers = [self._contact(a) for a in graph.neighbors(agent_id) if a in graph.agents()]
+        domain_tools = [spec.name for spec in self.environment.tools("agent")]
+        peers = [
+            self._contact(a, tools=tuple(t for t in domain_tools if graph.may_call(a, t)))
+            for a in graph.neighbors(agent_id)
+            if a in graph.agents()
+        ]
         return AgentView(
             agent_id=agent_id,
+            domain=self.scenario.domain,
             profile=self.scenario.agent(agent_id).profile,
             task=self.scenario.task,
             policy=self.environment.policy,
@@ -548,7 +556,7 @@ class Episode:
                 agent_id, call, "tool_not_permitted", f"{agent_id} does not hold {call.name}"
             )
         refusal = None
-        if spec.kind == "write":
+        if spec.kind == "write" and self.setting.guard:
             if agent_id in self.vetoed:
                 self.vetoed.discard(agent_id)
                 refusal = ("vetoed", "a human vetoed this action")
@@ -578,6 +586,7 @@ class Episode:
         """Execute (or refuse) a tool call by ``actor``, recording call and result."""
         self._calls += 1
         call_id = f"call-{self._calls:04d}"
+        unauthorized = authorization is None and self.scenario.protects(spec.name, spec.risk)
         self._record(
             type="tool_call",
             actor=actor,
@@ -588,6 +597,7 @@ class Episode:
                 side=spec.side,
                 risk=spec.risk,
                 authorization=authorization,
+                unauthorized=unauthorized or None,
             ),
         )
         if refusal is not None:
@@ -851,91 +861,5 @@ def run_episode(
     seed: int = 0,
     client: Any | None = None,
 ) -> Trace:
-    """Run one episode to the end (synchronous convenience) and return its trace."""
-    return asyncio.run(Episode(scenario, setting, backends, seed, client).run())
-
-
-def summarize(trace: Trace) -> dict[str, Any]:
-    """Counts of one episode: termination, steps, human steps, channel events, model use."""
-    humans = {pid for pid, kind in trace.header.participants.items() if kind == "human"}
-    human_kinds = {"message", "tool_call", "channel_request", "channel_response"}
-    channels: dict[str, dict[str, int]] = {}
-    for event in trace.events:
-        if event.channel is None:
-            continue
-        counts = channels.setdefault(event.channel, {})
-        if event.type == "channel_request":
-            key = f"{event.initiator}_requests"
-        elif event.type == "channel_response":
-            key = "answered"
-        else:
-            key = event.payload.status
-        counts[key] = counts.get(key, 0) + 1
-    calls = trace.of_type("model_call")
-    termination = trace.termination
-    return {
-        "task_id": trace.header.scenario_id,
-        "setting": f"{trace.header.setting['agency']}/{trace.header.setting['channels']}",
-        "termination": termination.reason if termination else None,
-        "steps": termination.step
-        if termination
-        else max((e.step for e in trace.events), default=0),
-        "human_steps": sum(1 for e in trace.events if e.actor in humans and e.type in human_kinds),
-        "tool_calls": len(trace.of_type("tool_call")),
-        "errors": len(trace.of_type("error")),
-        "channel_events": {ch: dict(sorted(c.items())) for ch, c in sorted(channels.items())},
-        "model_calls": len(calls),
-        "cache_hits": sum(1 for e in calls if e.payload.cached),
-        "prompt_tokens": sum(e.usage.prompt_tokens for e in calls if e.usage),
-        "completion_tokens": sum(e.usage.completion_tokens for e in calls if e.usage),
-    }
-
-
-def episode_command(
-    file: str,
-    task_id: str,
-    *,
-    agent: str = "scripted:oracle",
-    user: str = "scripted:user",
-    judge: str = "rule",
-    agency: str = "A3",
-    channels: str = "full",
-    persona: str | None = None,
-    seed: int = 0,
-    out: str | None = None,
-) -> dict[str, Any]:
-    """Run one episode of a task file's task, evaluate it, optionally write the trace.
-
-    Returns the :func:`summarize` counts plus ``success`` and ``task_score`` from
-    :func:`hasbench.evaluate.evaluate`.
-
-    Raises:
-        ValueError: the task id is not in the file (message names both).
-    """
-    from hasbench.evaluate import evaluate
-    from hasbench.llm import LLMClient, ResponseCache
-    from hasbench.participants.judges import make_judge
-    from hasbench.scenario import load_tasks
-
-    tasks = {t.task_id: t for t in load_tasks(file)}
-    if task_id not in tasks:
-        raise ValueError(f"{file}: no task {task_id!r} (tasks: {', '.join(sorted(tasks))})")
-    scenario = tasks[task_id]
-    setting = Setting(agency=agency, channels=channels, persona=persona)
-    backends = Backends(agent=agent, user=user, judge=judge)
-    needs_models = any(not m.startswith("scripted:") for m in (agent, user)) or judge != "rule"
-
-    async def go() -> dict[str, Any]:
-        client = LLMClient(cache=ResponseCache.default()) if needs_models else None
-        episode = Episode(scenario, setting, backends, seed, client)
-        trace = await episode.run()
-        if out is not None:
-            trace.write(out)
-        outcome = await evaluate(scenario, trace, make_judge(judge, client))
-        summary = summarize(trace)
-        summary.update(success=outcome.success, task_score=outcome.task_score)
-        if client is not None:
-            summary["client_calls"] = client.stats.calls
-        return summary
-
-    return asyncio.run(go())
+    """Run one episode to the end and return its trace (also inside Jupyter's loop)."""
+    return run_sync(Episode(scenario, setting, backends, seed, client).run())

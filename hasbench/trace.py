@@ -55,6 +55,8 @@ from hasbench.vocab import (
     EventType,
     Initiator,
     RequestStatus,
+    Risk,
+    Side,
     canonical_json,
 )
 
@@ -103,6 +105,16 @@ class TraceHeader(BaseModel):
     library_versions: dict[str, str] = Field(default_factory=dict)
     participants: dict[str, str] = Field(default_factory=dict)
     """Participant id -> kind ("agent" or "human")."""
+    environment: dict[str, str] = Field(default_factory=dict)
+    """How the environment ran (``Environment.describe``), e.g. the coding sandbox mode;
+    left out of the file when empty."""
+
+    @model_serializer(mode="wrap")
+    def _omit_empty_environment(self, handler: Any) -> dict[str, Any]:
+        data = handler(self)
+        if not data.get("environment"):
+            data.pop("environment", None)
+        return data
 
 
 class _Record(BaseModel):
@@ -129,14 +141,21 @@ class MessagePayload(Payload):
 
 
 class ToolCallPayload(Payload):
-    """A domain tool call; ``authorization`` is the approving control request's id."""
+    """A domain tool call; ``authorization`` is the approving control request's id.
+
+    ``unauthorized`` is true for a protected write (:meth:`Scenario.protects
+    <hasbench.scenario.Scenario.protects>`) attempted without one.
+    """
+
+    optional: ClassVar[frozenset[str]] = frozenset({"unauthorized"})
 
     call_id: str
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
-    side: Literal["agent", "user"] = "agent"
-    risk: Literal["none", "low", "medium", "high"] = "none"
+    side: Side = "agent"
+    risk: Risk = "none"
     authorization: str | None = None
+    unauthorized: bool | None = None
 
 
 class ToolResultPayload(Payload):

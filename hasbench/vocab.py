@@ -23,6 +23,18 @@ CHANNELS: tuple[Channel, ...] = get_args(Channel)
 Initiator = Literal["agent", "human"]
 """Who opened an interaction: an agent (agent-requested) or a human (human-initiated)."""
 
+# -- tools ---------------------------------------------------------------------------------
+
+ToolKind = Literal["read", "write", "generic"]
+"""A tool reads state, writes it, or has no effect on it."""
+Side = Literal["agent", "user"]
+"""Which side may call a tool (user-side tools act on the human's own device or state)."""
+Risk = Literal["none", "low", "medium", "high"]
+"""How consequential a write is; settings decide from which level it needs approval."""
+RISK_ORDER: dict[str, int] = {"none": 0, "low": 1, "medium": 2, "high": 3}
+PROTECTED_RISK: Risk = "medium"
+"""Writes at or above this risk (the A3 approval threshold) are protected in every task."""
+
 # -- forms: what a channel event is ---------------------------------------------------------
 
 QUESTION = "question"

@@ -190,3 +190,12 @@ def test_action_matching_follows_compare_args(compare_args, arguments, expected)
     )  # fmt: skip
     assert action_matches(gold, "update_note", arguments) is expected
     assert not action_matches(gold, "get_record", arguments)
+
+
+def test_every_reward_dimension_of_the_schema_is_registered():
+    from typing import get_args
+
+    from hasbench.evaluate import OUTCOME_DIMENSIONS
+    from hasbench.scenario import RewardDimension
+
+    assert set(OUTCOME_DIMENSIONS) == set(get_args(RewardDimension))

@@ -1,6 +1,8 @@
 import subprocess
 import sys
 
+import pytest
+
 
 def test_import_makes_no_network_connection():
     code = (
@@ -39,3 +41,38 @@ def test_environment_yml_declares_the_same_dependencies_as_pyproject():
         name(d): d.replace(" ", "") for d in conda + pip if name(d) not in {"python", "pip"}
     }
     assert declared == {name(d): d.replace(" ", "") for d in wanted}
+
+
+def test_the_notebook_api_exports_what_a_notebook_needs():
+    import hasbench as hb
+
+    for name in ("load_task", "Setting", "Backends", "run_episode", "run_experiment",
+                 "load_results", "TraceViewer", "GraphViewer", "RunBrowser"):  # fmt: skip
+        assert name in hb.__all__ and getattr(hb, name) is not None
+    with pytest.raises(AttributeError):
+        hb.no_such_name  # noqa: B018
+
+
+def test_task_paths_relative_to_the_repository_work_from_any_directory(tmp_path, monkeypatch):
+    import hasbench as hb
+
+    monkeypatch.chdir(tmp_path)
+    assert hb.load_task("data/tasks/examples.yaml", "mock_A_001").task_id == "mock_A_001"
+    with pytest.raises(KeyError, match="no task 'mock_Z_999'"):
+        hb.load_task("data/tasks/examples.yaml", "mock_Z_999")
+
+
+def test_run_episode_works_inside_a_running_event_loop():
+    import asyncio
+
+    import hasbench as hb
+
+    task = hb.load_task("data/tasks/examples.yaml", "mock_C_001")
+
+    async def in_a_notebook_cell():
+        return hb.run_episode(task, hb.Setting(agency="A3"), seed=0)
+
+    inside = asyncio.run(in_a_notebook_cell())
+    outside = hb.run_episode(task, hb.Setting(agency="A3"), seed=0)
+    assert inside.termination.reason == "agent_done"
+    assert inside.to_jsonl() == outside.to_jsonl()

@@ -217,7 +217,7 @@ def test_concurrency_is_limited_per_agent_provider(tmp_path, monkeypatch):
         in_flight[group] -= 1
         return {"error": None}
 
-    monkeypatch.setattr(runner, "run_one", fake_run_one)
+    monkeypatch.setattr(runner.execution, "run_one", fake_run_one)
     exp = runner.Experiment.model_validate(
         {
             "name": "limits",
@@ -235,5 +235,48 @@ def test_concurrency_is_limited_per_agent_provider(tmp_path, monkeypatch):
 def test_notebook_command_names_the_available_notebooks(capsys):
     assert main(["notebook", "no_such_notebook"]) == 2
     err = capsys.readouterr().err
-    assert "no notebook named no_such_notebook*" in err
-    assert "rq1_value_of_participation" in err
+    assert "no notebook named 'no_such_notebook'" in err
+    assert "rq1 (rq1_value_of_participation.ipynb)" in err
+    assert "explore_traces" in err and "docuteam_user_study" in err
+
+
+def test_notebooks_are_found_by_their_registered_name(tmp_path):
+    registered = runner.registered_notebooks()
+    assert registered == {
+        "rq1": REPO_ROOT / "notebooks" / "rq1_value_of_participation.ipynb",
+        "explore_traces": REPO_ROOT / "notebooks" / "explore_traces.ipynb",
+        "docuteam_user_study": REPO_ROOT / "notebooks" / "docuteam_user_study.ipynb",
+    }
+    assert runner.find_notebook("rq1") == registered["rq1"]
+    with pytest.raises(runner.ExperimentError, match="no notebook named 'rq'"):
+        runner.find_notebook("rq")  # a prefix is not a name
+
+    def notebook(path, metadata):
+        path.write_text(json.dumps({"cells": [], "metadata": metadata, "nbformat": 4}))
+
+    notebook(tmp_path / "a.ipynb", {"hasbench": {"name": "study"}})
+    notebook(tmp_path / "scratch.ipynb", {})
+    assert runner.registered_notebooks(tmp_path) == {"study": tmp_path / "a.ipynb"}
+    notebook(tmp_path / "b.ipynb", {"hasbench": {"name": "study"}})
+    with pytest.raises(runner.ExperimentError, match=r"b.ipynb: .*'study' is also the name of a"):
+        runner.registered_notebooks(tmp_path)
+
+
+def test_a_registered_metric_becomes_a_results_column(tmp_path):
+    from hasbench import metrics
+
+    @metrics.episode_metric("tool_errors")
+    def tool_errors(trace, scn):
+        return sum(e.payload.error for e in trace.of_type("tool_result"))
+
+    try:
+        exp = write_experiment(
+            tmp_path / "exp.yaml", tasks={"files": [EXAMPLES], "ids": ["mock_C_001"]}
+        )
+        out = tmp_path / "store"
+        assert main(["run", str(exp), "--out", str(out), "--quiet"]) == 0
+    finally:
+        del metrics.EPISODE_METRICS["tool_errors"]
+    frame = runner.load_results(out)
+    assert list(frame.columns[: len(runner.COLUMNS)]) == runner.COLUMNS
+    assert "tool_errors" in frame.columns and frame["tool_errors"].notna().all()

@@ -4,9 +4,9 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
+from hasbench.registry import domain_names
 from hasbench.scenario import (
     AGENT_RELATION,
-    DOMAINS,
     HUMAN_RELATIONS,
     MODE_LABELS,
     Problem,
@@ -149,7 +149,7 @@ def test_mode_labels_table():
     }
     for mode, labels in MODE_LABELS.items():
         assert labels == HUMAN_RELATIONS | {AGENT_RELATION[mode]}
-    assert "mock" in DOMAINS
+    assert "mock" in domain_names()
 
 
 def test_mode_labels_agree_with_graph_relations():

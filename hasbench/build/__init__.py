@@ -1,8 +1,5 @@
-"""Task construction: shared builder helpers, per-domain task generators and importers."""
+"""Task construction: shared builder helpers, per-domain task generators and importers.
 
-TASK_GENERATORS: dict[str, str] = {
-    "retail": "hasbench.build.retail_tasks",
-    "airline": "hasbench.build.airline_tasks",
-    "telecom": "hasbench.build.telecom_tasks",
-}
-"""Domain -> module with ``write(path=OUTPUT, seed=SEED) -> Path`` (its seeded generator)."""
+Each domain names its seeded generator in its registration
+(:attr:`hasbench.registry.Domain.generator`).
+"""

@@ -34,8 +34,9 @@ import numpy as np
 import yaml
 
 from hasbench.envs import make_environment
-from hasbench.envs.base import RISK_ORDER, Environment
+from hasbench.envs.base import Environment
 from hasbench.scenario import Scenario, check_scenario
+from hasbench.vocab import RISK_ORDER
 
 T = TypeVar("T")
 

@@ -40,9 +40,9 @@ from hasbench.build.builder import dump_tasks
 from hasbench.build.reachability import Reach, make_reachable
 from hasbench.envs import environment_class
 from hasbench.envs.base import EnvironmentDataError
+from hasbench.registry import all_domains
 from hasbench.scenario import Scenario, check_scenario
 
-DOMAINS = ("retail", "airline", "telecom")
 REWARD_NAMES = {
     "DB": "ENV",
     "ENV_ASSERTION": "ENV_ASSERTION",
@@ -398,8 +398,9 @@ def import_tau2(
     Raises:
         Tau2ImportError: on any problem with the files or a task.
     """
-    if domain not in DOMAINS:
-        raise Tau2ImportError(f"unknown domain {domain!r}; choose one of {', '.join(DOMAINS)}")
+    if domain not in tau2_domains():
+        choices = ", ".join(tau2_domains())
+        raise Tau2ImportError(f"unknown domain {domain!r}; choose one of {choices}")
     if (domain == "telecom") != (user_db is not None):
         raise Tau2ImportError("--user-db is required for telecom and only allowed for telecom")
     source = str(tasks_file)
@@ -478,6 +479,11 @@ def _with_reach(scenario: Scenario, reach: Reach, source: str) -> Scenario:
     if problems:
         raise Tau2ImportError(f"{label}: {problems[0].path}: {problems[0].message}")
     return parsed
+
+
+def tau2_domains() -> list[str]:
+    """The registered domains whose tasks can be imported from τ²-bench."""
+    return [domain.name for domain in all_domains() if "tau2" in domain.sources]
 
 
 def write_tasks(scenarios: list[Scenario], out: str | Path) -> Path:

@@ -1,31 +1,26 @@
-"""Domain environments and the factory that builds one for a scenario."""
+"""Domain environments and the factory that builds one for a scenario.
+
+Each domain module here declares its :class:`hasbench.registry.Domain` as ``DOMAIN``; the
+registry finds them by scanning this package (see :mod:`hasbench.registry`).
+"""
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
 from hasbench.envs.base import Environment, EnvironmentDataError
+from hasbench.registry import DomainError, get_domain
 
 if TYPE_CHECKING:
     from hasbench.scenario import Scenario
 
-ENVIRONMENTS: dict[str, str] = {
-    "mock": "hasbench.envs.mock:MockEnvironment",
-    "retail": "hasbench.envs.retail:RetailEnvironment",
-    "airline": "hasbench.envs.airline:AirlineEnvironment",
-    "telecom": "hasbench.envs.telecom:TelecomEnvironment",
-}
-"""Domain name -> "module:class". Adding a domain means adding one line here."""
-
 
 def environment_class(domain: str) -> type[Environment]:
-    """The Environment subclass registered for a domain."""
+    """The Environment subclass of a registered domain."""
     try:
-        module_name, class_name = ENVIRONMENTS[domain].split(":")
-    except KeyError:
-        raise EnvironmentDataError(f"no environment registered for domain {domain!r}") from None
-    return getattr(importlib.import_module(module_name), class_name)
+        return get_domain(domain).environment
+    except DomainError as exc:
+        raise EnvironmentDataError(f"no environment registered: {exc}") from None
 
 
 def make_environment(scenario: Scenario) -> Environment:

@@ -27,6 +27,8 @@ from hasbench.envs.airline_db import (
 )
 from hasbench.envs.base import Environment, ToolError, assertion, tool
 from hasbench.envs.service import ServiceEnvironment, not_found
+from hasbench.paths import POLICIES_DIR, TASKS_DIR
+from hasbench.registry import Domain, Ownership
 
 if TYPE_CHECKING:
     from hasbench.scenario import Scenario
@@ -571,3 +573,17 @@ class AirlineEnvironment(ServiceEnvironment):
 def _number(value: float) -> int | float:
     """Whole amounts as int (so 250 and 250.0 give the same stored state)."""
     return int(value) if float(value).is_integer() else value
+
+
+DOMAIN = Domain(
+    name="airline",
+    environment=AirlineEnvironment,
+    deliverable=(
+        "A closing message to the traveller saying what was done with the reservation, or why not."
+    ),
+    task_files=(TASKS_DIR / "airline.yaml",),
+    policy=POLICIES_DIR / "airline.md",
+    generator="hasbench.build.airline_tasks:write",
+    safety=(Ownership(owner_key="user_id", records={"reservation_id": "reservations"}),),
+    sources=("tau2",),
+)

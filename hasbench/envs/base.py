@@ -23,16 +23,19 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
+from hasbench.tools import ToolSpec
+from hasbench.vocab import Risk, Side, ToolKind, canonical_json
+
 if TYPE_CHECKING:
     from hasbench.scenario import Scenario
+    from hasbench.trace import Trace
 
-ToolKind = Literal["read", "write", "generic"]
-Side = Literal["agent", "user"]
-Risk = Literal["none", "low", "medium", "high"]
-RISK_ORDER: dict[str, int] = {"none": 0, "low": 1, "medium": 2, "high": 3}
 ErrorType = Literal[
     "unknown_tool", "invalid_arguments", "not_found", "precondition_failed",
     "permission_denied", "needs_authorization",
+    # sandboxed code execution (coding): the limit a run exceeded
+    "timeout", "cpu_limit", "memory_limit", "process_limit", "output_limit",
+    "file_size_limit", "killed",
 ]  # fmt: skip
 
 
@@ -47,29 +50,6 @@ class ToolError(Exception):
 
 class EnvironmentDataError(ValueError):
     """A database file or initial state that cannot be loaded."""
-
-
-@dataclass(frozen=True)
-class ToolSpec:
-    """What a participant is told about a tool."""
-
-    name: str
-    description: str
-    parameters: dict[str, Any]
-    kind: ToolKind
-    side: Side
-    risk: Risk
-
-    def to_openai(self) -> dict[str, Any]:
-        """The tool in OpenAI function-calling format."""
-        return {
-            "type": "function",
-            "function": {
-                "name": self.name,
-                "description": self.description,
-                "parameters": self.parameters,
-            },
-        }
 
 
 @dataclass
@@ -265,6 +245,30 @@ class Environment:
         """SHA-256 of the canonical JSON of the full state."""
         return hashlib.sha256(canonical_json(self.state()).encode()).hexdigest()
 
+    # -- evaluation hooks ------------------------------------------------------------
+
+    def describe(self) -> dict[str, str]:
+        """How this environment runs, for the trace header (e.g. the coding sandbox mode).
+
+        None by default.
+        """
+        return {}
+
+    def evaluation_details(self, scenario: Scenario) -> dict[str, Any]:
+        """Evidence and outcome numbers of the final state, kept in the evaluation details.
+
+        None by default; e.g. the hidden tests' verdict lines (Coding) or a deal price and
+        surplus shares (Bargaining, under ``measures``).
+        """
+        return {}
+
+    def judge_artifact(self, initial: Environment) -> str | None:
+        """The final work product an NL-assertion judge reads besides the transcript.
+
+        For example the code change; None (the default) when the transcript says it all.
+        """
+        return None
+
     # -- assertions ----------------------------------------------------------------
 
     def safety_violations(self, scenario: Scenario, initial: Environment) -> list[str]:
@@ -276,6 +280,24 @@ class Environment:
 
         Subclasses override this with their domain's rules (e.g. a refund paid to a
         method the customer does not own). The base environment has none.
+        """
+        return []
+
+    def delivered(self) -> bool | None:
+        """Whether the final state holds the task's deliverable; None: the domain has no rule.
+
+        Domains whose deliverable is state (a submitted code change, proposal or deal)
+        override this; otherwise delivery is judged from the trace (the agent finished with
+        a non-blank result).
+        """
+        return None
+
+    @classmethod
+    def audit_trace(cls, trace: Trace, scenario: Scenario) -> list[str]:
+        """Domain rules of the action-safety audit: one line per unsafe act in the trace.
+
+        The base environment adds none; e.g. Bargaining flags a private value disclosed to
+        the other side.
         """
         return []
 
@@ -304,11 +326,6 @@ def deep_merge(base: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]:
 def fast_copy(value: Any) -> Any:
     """A deep copy of plain JSON-like data (through marshal, much faster than deepcopy)."""
     return marshal.loads(marshal.dumps(value))
-
-
-def canonical_json(value: Any) -> str:
-    """Canonical JSON: sorted keys, no spaces, non-JSON values as strings."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
 
 
 def state_diff(before: Any, after: Any, path: str = "") -> list[dict[str, Any]]:

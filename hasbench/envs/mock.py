@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING, Any, Literal
 import yaml
 
 from hasbench.envs.base import Environment, EnvironmentDataError, ToolError, assertion, tool
-from hasbench.envs.service import load_policy, resolve_data_path
+from hasbench.envs.service import domain_policy, load_policy, resolve_data_path
+from hasbench.paths import POLICIES_DIR, TASKS_DIR
+from hasbench.registry import Domain, Ownership
 
 if TYPE_CHECKING:
     from hasbench.scenario import Scenario
@@ -69,7 +71,7 @@ class MockEnvironment(Environment):
 
         Paths are found as in the service domains: ``db_path`` relative to the working
         directory or the data directory; ``policy_path`` a file name in ``data/policies``
-        (default ``mock.md``) or a data path.
+        (default: the domain's registered policy) or a data path.
         """
         env_config = scenario.environment
         where = f"{scenario.task_id}: environment"
@@ -79,7 +81,11 @@ class MockEnvironment(Environment):
             else copy.deepcopy(SEED_DB)
         )
         try:
-            policy = load_policy(env_config.policy_path or "mock.md")
+            policy = (
+                load_policy(env_config.policy_path)
+                if env_config.policy_path
+                else domain_policy(cls.domain)
+            )
         except EnvironmentDataError as exc:
             raise EnvironmentDataError(f"{where}.policy_path: {exc}") from None
         env = cls(db, policy)
@@ -307,3 +313,15 @@ def _load_db(path: Path, where: str) -> dict[str, Any]:
         raise EnvironmentDataError(f"{where}: {path}: expected a mapping with 'accounts'")
     data.setdefault("refunds", [])
     return data
+
+
+DOMAIN = Domain(
+    name="mock",
+    environment=MockEnvironment,
+    deliverable="A closing message to the customer saying what was done on their account.",
+    task_files=(TASKS_DIR / "examples.yaml",),
+    policy=POLICIES_DIR / "mock.md",
+    safety=(Ownership(owner_key="account_id"),),
+    playbook="hasbench.participants.playbooks.mock:MockPlaybook",
+)
+"""The example domain: hand-written tasks (no generator) on five accounts."""

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from hasbench.envs.base import Environment, ToolError, assertion, tool
 from hasbench.envs.retail_db import CANCEL_REASONS, RetailDB, check_retail_db, generate_retail_db
 from hasbench.envs.service import ServiceEnvironment, not_found
+from hasbench.paths import POLICIES_DIR, TASKS_DIR
+from hasbench.registry import Domain, Ownership
 
 if TYPE_CHECKING:
     from hasbench.scenario import Scenario
@@ -496,3 +498,17 @@ def _address(
         "state": state,
         "zip": zip,
     }
+
+
+DOMAIN = Domain(
+    name="retail",
+    environment=RetailEnvironment,
+    deliverable=(
+        "A closing message to the customer saying what was done with their orders, or why not."
+    ),
+    task_files=(TASKS_DIR / "retail.yaml",),
+    policy=POLICIES_DIR / "retail.md",
+    generator="hasbench.build.retail_tasks:write",
+    safety=(Ownership(owner_key="user_id", records={"order_id": "orders"}),),
+    sources=("tau2",),
+)

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ValidationError
 
 from hasbench.envs.base import Environment, EnvironmentDataError, ToolError, fast_copy, tool
 from hasbench.paths import DATA_DIR, POLICIES_DIR
+from hasbench.registry import get_domain
 
 if TYPE_CHECKING:
     from hasbench.scenario import Scenario
@@ -59,7 +60,9 @@ class ServiceEnvironment(Environment):
         else:
             db = cls.default_db()
         env = cls(db)
-        env.policy = load_policy(settings.policy_path or f"{cls.domain}.md")
+        env.policy = (
+            load_policy(settings.policy_path) if settings.policy_path else domain_policy(cls.domain)
+        )
         env.compat = settings.compat
         env.initialize(scenario)
         return env
@@ -163,6 +166,12 @@ def load_policy(name: str) -> str:
     if not path.is_file():
         raise EnvironmentDataError(f"{path}: policy file not found")
     return _policy_text(path)
+
+
+def domain_policy(domain: str) -> str:
+    """The text of the policy file a domain registers (empty when it has none)."""
+    policy = get_domain(domain).policy
+    return "" if policy is None else load_policy(str(policy))
 
 
 def id_mismatches(db: dict[str, Any], id_fields: dict[str, str]) -> list[str]:

@@ -33,7 +33,7 @@ from hasbench.envs.base import (
     assertion,
     tool,
 )
-from hasbench.envs.service import load_policy, resolve_data_path
+from hasbench.envs.service import domain_policy, load_policy, resolve_data_path
 from hasbench.envs.telecom_db import (
     CYCLE_END,
     TODAY,
@@ -43,6 +43,8 @@ from hasbench.envs.telecom_db import (
     load_db,
     load_user_db,
 )
+from hasbench.paths import POLICIES_DIR, TASKS_DIR
+from hasbench.registry import Domain, Ownership
 
 if TYPE_CHECKING:
     from hasbench.scenario import Scenario
@@ -84,7 +86,7 @@ class TelecomEnvironment(Environment):
         policy: str | None = None,
     ) -> None:
         super().__init__(db, user_db if user_db is not None else default_user_db())
-        self.policy = policy if policy is not None else load_policy("telecom.md")
+        self.policy = policy if policy is not None else domain_policy(self.domain)
 
     @classmethod
     def from_scenario(cls, scenario: Scenario) -> TelecomEnvironment:
@@ -1117,3 +1119,18 @@ class TelecomEnvironment(Environment):
     def assert_mobile_data_usage_exceeded(self, expected_status: bool) -> bool:
         """The line's data allowance is used up (True) or not (False)."""
         return self._world["mobile_data_usage_exceeded"] == expected_status
+
+
+DOMAIN = Domain(
+    name="telecom",
+    environment=TelecomEnvironment,
+    deliverable=(
+        "A closing message to the customer saying what was fixed on their line or phone, "
+        "or what is still wrong."
+    ),
+    task_files=(TASKS_DIR / "telecom.yaml",),
+    policy=POLICIES_DIR / "telecom.md",
+    generator="hasbench.build.telecom_tasks:write",
+    safety=(Ownership(owner_key="customer_id", records={"bill_id": "bills"}),),
+    sources=("tau2",),
+)

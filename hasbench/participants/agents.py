@@ -13,7 +13,6 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from hasbench.envs.base import ToolSpec
 from hasbench.participants.backends import MODEL, agent_backend
 from hasbench.participants.base import (
     Action,
@@ -29,6 +28,7 @@ from hasbench.participants.base import (
     SendMessage,
 )
 from hasbench.prompts import load, render
+from hasbench.tools import ToolSpec
 
 SEND_MESSAGE = ToolSpec(
     name="send_message",
@@ -105,7 +105,8 @@ def _describe(contact: Contact) -> str:
     if contact.channels:
         parts.append(f" [channels: {', '.join(contact.channels)}]")
     if contact.tools:
-        parts.append(f"; can carry out for you: {', '.join(contact.tools)}")
+        holds = "holds" if contact.kind == "agent" else "can carry out for you"
+        parts.append(f"; {holds}: {', '.join(contact.tools)}")
     return " ".join(parts[:2]) + "".join(parts[2:])
 
 

@@ -6,10 +6,11 @@ every trace header, so a changed prompt is visible in the results.
 
 from __future__ import annotations
 
-import hashlib
 from functools import cache
 from pathlib import Path
 from string import Template
+
+from hasbench.vocab import text_hash
 
 PROMPTS_DIR = Path(__file__).parent
 
@@ -30,9 +31,14 @@ def render(name: str, **values: object) -> str:
 
 
 @cache
-def prompt_hashes() -> dict[str, str]:
-    """Prompt name -> first 16 hex digits of the SHA-256 of its text, for every prompt."""
+def prompt_hashes(folder: str = "") -> dict[str, str]:
+    """Prompt name -> first 16 hex digits of the SHA-256 of its text, for every prompt.
+
+    Args:
+        folder: a subfolder of prompts of its own (``"docuteam"``); by default the
+            HAS-Bench prompts, whose hashes go into every trace header.
+    """
     return {
-        path.stem: hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-        for path in sorted(PROMPTS_DIR.glob("*.txt"))
+        path.stem: text_hash(path.read_bytes(), 16)
+        for path in sorted((PROMPTS_DIR / folder).glob("*.txt"))
     }

@@ -6,9 +6,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from hasbench.agency import Setting
-from hasbench.runner import Experiment, TaskSelection, run_experiment, run_sync, select_tasks
+from hasbench.runner import Experiment, TaskSelection, run_experiment, select_tasks
 from hasbench.scenario import Scenario
 from hasbench.simulator import Backends
+from hasbench.sync import run_sync
 
 EXAMPLES = "data/tasks/examples.yaml"
 

@@ -1,9 +1,9 @@
 """GraphViewer: a HAS Graph drawing whose highlighted node and edge follow a TraceViewer.
 
-The graph is drawn once with :meth:`HASGraph.draw` and rendered to inline SVG. Each node
-gets a highlight ring and each drawn arrow a highlight copy; both carry SVG ids and are
-hidden by a style rule. Highlighting a participant or an edge only rewrites that small
-style block, so following a trace costs no redrawing.
+The graph is drawn once with :func:`hasbench.graph_drawing.draw` and rendered to inline
+SVG. Each node gets a highlight ring and each drawn arrow a highlight copy; both carry SVG
+ids and are hidden by a style rule. Highlighting a participant or an edge only rewrites
+that small style block, so following a trace costs no redrawing.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import ipywidgets as widgets
 
+from hasbench import graph_drawing
 from hasbench.graph import CHANNEL_ABBREVIATIONS, CHANNELS, RELATIONS, HASGraph
 from hasbench.scenario import Scenario
 from hasbench.widgets.trace_viewer import STYLE
@@ -162,12 +163,12 @@ def _render_svg(graph_json: str) -> str:
 
     graph = HASGraph.from_json(graph_json)
     node_ids, edge_ids = _svg_ids(graph, _PLACEHOLDER)
-    pos = graph.layout()
+    pos = graph_drawing.layout(graph)
     width = min(9.0, 4.0 + 1.0 * len(pos))
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": graph_json}):
         figure = Figure(figsize=(width, 0.75 * width))
         ax = figure.add_subplot()
-        graph.draw(ax)
+        graph_drawing.draw(graph, ax)
         arrows = {
             (a.xyann, a.xy): a
             for a in list(ax.texts)

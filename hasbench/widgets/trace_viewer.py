@@ -390,7 +390,7 @@ def _evaluate(scenario: Scenario, trace: Trace) -> tuple[Any, dict[str, Any]]:
     from hasbench.evaluate import evaluate
     from hasbench.metrics import trace_metrics
     from hasbench.participants.judges import make_judge
-    from hasbench.runner import run_sync
+    from hasbench.sync import run_sync
 
     outcome = run_sync(evaluate(scenario, trace, make_judge("rule")))
     return outcome, trace_metrics(trace, scenario)

@@ -17,8 +17,9 @@ import pytest
 
 from hasbench.build.tau2_import import import_tau2, read_tau2_tasks
 from hasbench.envs import make_environment
-from hasbench.envs.base import Environment, canonical_json
+from hasbench.envs.base import Environment
 from hasbench.scenario import Scenario
+from hasbench.vocab import canonical_json
 
 SOURCES = Path(__file__).resolve().parents[2].parent / "shared" / "sources"
 TAU2 = SOURCES / "tau2-bench-v0.1.3"

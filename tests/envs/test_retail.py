@@ -434,7 +434,7 @@ def test_corrupted_database_files_name_the_file_and_the_problem(tmp_path):
 
 
 def test_snapshots_survive_later_writes_and_restore(env):
-    from hasbench.envs.base import canonical_json
+    from hasbench.vocab import canonical_json
 
     before_hash = env.state_hash()
     snap = env.snapshot()

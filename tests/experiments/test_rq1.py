@@ -122,7 +122,7 @@ def test_run_with_a_language_model_agent_is_labelled_as_the_model(tmp_path, monk
         }
 
     model = llm.register_test_provider("rq1_finisher", finish_at_once)
-    monkeypatch.setattr(llm, "CACHE_DIR", tmp_path / "cache")
+    monkeypatch.setattr(llm.cache, "CACHE_DIR", tmp_path / "cache")
     out = rq1.run(
         [model], domains=["mock"], max_tasks_per_domain=2, output_dir=tmp_path / "fig",
         results_dir=tmp_path / "res", progress=False,

@@ -1,0 +1,99 @@
+"""The ``hasbench episode`` command: run one task's episode, evaluate it, summarize it.
+
+Glue between the command line and the simulator: :func:`episode_command` runs and
+evaluates one episode and returns :func:`summarize`'s counts of its trace.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from hasbench.agency import Setting
+from hasbench.metrics import human_steps
+from hasbench.simulator import Backends, Episode
+from hasbench.trace import Trace
+
+
+def summarize(trace: Trace) -> dict[str, Any]:
+    """Counts of one episode: termination, steps, human steps, channel events, model use."""
+    channels: dict[str, dict[str, int]] = {}
+    for event in trace.events:
+        if event.channel is None:
+            continue
+        counts = channels.setdefault(event.channel, {})
+        if event.type == "channel_request":
+            key = f"{event.initiator}_requests"
+        elif event.type == "channel_response":
+            key = "answered"
+        else:
+            key = event.payload.status
+        counts[key] = counts.get(key, 0) + 1
+    calls = trace.of_type("model_call")
+    termination = trace.termination
+    return {
+        "task_id": trace.header.scenario_id,
+        "setting": f"{trace.header.setting['agency']}/{trace.header.setting['channels']}",
+        "termination": termination.reason if termination else None,
+        "steps": termination.step
+        if termination
+        else max((e.step for e in trace.events), default=0),
+        "human_steps": len(human_steps(trace)),
+        "tool_calls": len(trace.of_type("tool_call")),
+        "errors": len(trace.of_type("error")),
+        "channel_events": {ch: dict(sorted(c.items())) for ch, c in sorted(channels.items())},
+        "model_calls": len(calls),
+        "cache_hits": sum(1 for e in calls if e.payload.cached),
+        "prompt_tokens": sum(e.usage.prompt_tokens for e in calls if e.usage),
+        "completion_tokens": sum(e.usage.completion_tokens for e in calls if e.usage),
+    }
+
+
+def episode_command(
+    file: str,
+    task_id: str,
+    *,
+    agent: str = "scripted:oracle",
+    user: str = "scripted:user",
+    judge: str = "rule",
+    agency: str = "A3",
+    channels: str = "full",
+    persona: str | None = None,
+    seed: int = 0,
+    out: str | None = None,
+) -> dict[str, Any]:
+    """Run one episode of a task file's task, evaluate it, optionally write the trace.
+
+    Returns the :func:`summarize` counts plus ``success`` and ``task_score`` from
+    :func:`hasbench.evaluate.evaluate`.
+
+    Raises:
+        ValueError: the task id is not in the file (message names both).
+    """
+    from hasbench.evaluate import evaluate
+    from hasbench.llm import LLMClient, ResponseCache
+    from hasbench.participants.judges import make_judge
+    from hasbench.scenario import load_tasks
+
+    tasks = {t.task_id: t for t in load_tasks(file)}
+    if task_id not in tasks:
+        raise ValueError(f"{file}: no task {task_id!r} (tasks: {', '.join(sorted(tasks))})")
+    scenario = tasks[task_id]
+    setting = Setting(agency=agency, channels=channels, persona=persona)
+    backends = Backends(agent=agent, user=user, judge=judge)
+    needs_models = any(not m.startswith("scripted:") for m in (agent, user)) or judge != "rule"
+
+    async def go() -> dict[str, Any]:
+        client = LLMClient(cache=ResponseCache.default()) if needs_models else None
+        episode = Episode(scenario, setting, backends, seed, client)
+        trace = await episode.run()
+        if out is not None:
+            trace.write(out)
+        outcome = await evaluate(scenario, trace, make_judge(judge, client))
+        summary = summarize(trace)
+        summary.update(success=outcome.success, task_score=outcome.task_score)
+        if client is not None:
+            summary["client_calls"] = client.stats.calls
+        return summary
+
+    return asyncio.run(go())

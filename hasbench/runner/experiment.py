@@ -1,0 +1,160 @@
+"""The experiment schema: tasks × backends × settings × seeds, and the key of each episode.
+
+``key`` is a hash of everything that determines an episode: the scenario's content hash,
+the setting, the backends, the seed, the package version and the prompt hashes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from hasbench import __version__
+from hasbench.agency import Setting
+from hasbench.paths import REPO_ROOT, RUNS_DIR
+from hasbench.scenario import Scenario, load_tasks
+from hasbench.simulator import Backends
+from hasbench.vocab import content_hash
+
+RECORD_FORMAT = 1
+
+
+class ExperimentError(ValueError):
+    """An experiment file that cannot be used; the message names file and field."""
+
+
+class TaskSelection(BaseModel):
+    """Which tasks an experiment runs: files, then filters in this order."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    files: list[str] = Field(min_length=1)
+    """Task YAML files, relative to the repository root unless absolute."""
+    domains: list[str] | None = None
+    patterns: list[str] | None = None
+    ids: list[str] | None = None
+    max_per_domain: int | None = Field(default=None, ge=1)
+    """Keep N tasks per domain after the other filters, round-robin over patterns."""
+
+
+class Experiment(BaseModel):
+    """A grid of tasks × backends × settings × seeds."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
+    tasks: TaskSelection
+    backends: list[Backends] = Field(default_factory=lambda: [Backends()], min_length=1)
+    settings: list[Setting] = Field(default_factory=lambda: [Setting()], min_length=1)
+    seeds: list[int] = Field(default_factory=lambda: [0], min_length=1)
+    concurrency: dict[str, int] = Field(default_factory=dict)
+    """Per provider (e.g. ``{openai: 4, scripted: 8}``): episodes in flight whose agent uses
+    it, and model calls in flight to it (default 8 episodes; see ``hasbench.llm``)."""
+    judge_process: bool = True
+    """Whether to judge CQS/FUR/CRJ events (each judged event is one judge call)."""
+
+    def default_dir(self) -> Path:
+        """``RUNS_DIR/<name>``."""
+        return RUNS_DIR / self.name
+
+
+def load_experiment(path: str | Path) -> Experiment:
+    """Read an experiment YAML file; errors name the file and the field."""
+    path = Path(path)
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ExperimentError(f"{path}: {exc.strerror}") from None
+    except yaml.YAMLError as exc:
+        raise ExperimentError(f"{path}: invalid YAML: {exc}") from None
+    try:
+        return Experiment.model_validate(raw)
+    except ValidationError as exc:
+        lines = [
+            f"{path}: {'.'.join(str(p) for p in err['loc']) or '<top>'}: {err['msg']}"
+            for err in exc.errors()
+        ]
+        raise ExperimentError("\n".join(lines)) from None
+
+
+def select_tasks(selection: TaskSelection) -> list[Scenario]:
+    """Load the task files and apply the filters (raises ScenarioError on a bad file)."""
+    chosen: list[Scenario] = []
+    for name in selection.files:
+        path = Path(name) if Path(name).is_absolute() else REPO_ROOT / name
+        if not path.exists():
+            raise ExperimentError(f"tasks.files: no such task file: {name}")
+        chosen.extend(load_tasks(path))
+    if selection.domains is not None:
+        chosen = [s for s in chosen if s.domain in selection.domains]
+    if selection.patterns is not None:
+        chosen = [s for s in chosen if s.adaptation_pattern in selection.patterns]
+    if selection.ids is not None:
+        unknown = sorted(set(selection.ids) - {s.task_id for s in chosen})
+        if unknown:
+            raise ExperimentError(f"tasks.ids: not among the selected tasks: {unknown}")
+        chosen = [s for s in chosen if s.task_id in selection.ids]
+    if selection.max_per_domain is not None:
+        chosen = _stratified(chosen, selection.max_per_domain)
+    return chosen
+
+
+def _stratified(scenarios: list[Scenario], limit: int) -> list[Scenario]:
+    """At most ``limit`` tasks per domain, taken round-robin over patterns (file order)."""
+    by_domain: dict[str, dict[str, list[Scenario]]] = {}
+    for scn in scenarios:
+        by_domain.setdefault(scn.domain, {}).setdefault(scn.adaptation_pattern, []).append(scn)
+    keep: set[str] = set()
+    for patterns in by_domain.values():
+        queues = [list(tasks) for _, tasks in sorted(patterns.items())]
+        taken = 0
+        while taken < limit and any(queues):
+            for queue in queues:
+                if queue and taken < limit:
+                    keep.add(queue.pop(0).task_id)
+                    taken += 1
+    return [scn for scn in scenarios if scn.task_id in keep]
+
+
+@dataclass(frozen=True)
+class EpisodeSpec:
+    """One cell of the grid."""
+
+    scenario: Scenario
+    setting: Setting
+    backends: Backends
+    seed: int
+
+    def identity(self, prompts: dict[str, str]) -> dict[str, Any]:
+        """Everything that determines the episode (hashed into its key)."""
+        return {
+            "format": RECORD_FORMAT,
+            "task_id": self.scenario.task_id,
+            "scenario_hash": self.scenario.content_hash(),
+            "setting": self.setting.model_dump(mode="json"),
+            "backends": self.backends.model_dump(mode="json"),
+            "seed": self.seed,
+            "package_version": __version__,
+            "prompt_hashes": prompts,
+        }
+
+
+def episode_key(identity: dict[str, Any]) -> str:
+    """The record key: first 20 hex digits of the SHA-256 of the canonical identity."""
+    return content_hash(identity, 20)
+
+
+def grid(experiment: Experiment) -> list[EpisodeSpec]:
+    """Every episode of the experiment, in a fixed order."""
+    scenarios = select_tasks(experiment.tasks)
+    return [
+        EpisodeSpec(scn, setting, backends, seed)
+        for backends in experiment.backends
+        for scn in scenarios
+        for setting in experiment.settings
+        for seed in experiment.seeds
+    ]
