@@ -206,7 +206,8 @@ def cmd_import_tau2(args: argparse.Namespace) -> int:
         paths = write_import_report(rows, args.report, f"{Path(args.out).stem}_import")
         for domain, rate in pass_rates(rows).items():
             print(
-                f"{domain}: {rate['passed']}/{rate['tasks']} pass the checks "
+                f"{domain}: the oracle solves {rate['oracle_solved']}/{rate['tasks']} "
+                f"({rate['oracle_rate']:.1%}); {rate['passed']} pass every check "
                 f"({rate['pass_rate']:.1%}); {rate['excepted']} reasoned exceptions, "
                 f"{rate['unexplained']} unexplained"
             )

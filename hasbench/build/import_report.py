@@ -12,8 +12,9 @@ check unpassable:
   episode, so doing nothing earns its share.
 
 A failure of the oracle itself is never explained away. :func:`write_import_report`
-writes one CSV row per task and a Markdown summary with the pass rate per domain, over
-all tasks and over the tasks no exception covers.
+writes one CSV row per task and a Markdown summary with, per domain, how many tasks the
+oracle solves and the pass rate of all checks, over all tasks and over the tasks no
+exception covers.
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ class ImportRow:
     task_id: str
     source_task_id: str
     passed: bool
+    oracle_solved: bool
+    """The oracle solves the task under A3 (Task Score 1.0)."""
     failed: str
     """``check: reason`` of each failed check, joined by `` | ``."""
     exception: str = ""
@@ -85,6 +88,7 @@ def _row(scenario: Scenario, check: TaskCheck) -> ImportRow:
         task_id=scenario.task_id,
         source_task_id=scenario.source_task_id or "",
         passed=check.passed,
+        oracle_solved=check.results.get("oracle_A3") == "ok",
         failed=" | ".join(
             f"{name}: {value}" for name, value in check.results.items() if value not in ("ok", "-")
         ),
@@ -102,14 +106,17 @@ def check_imported(scenarios: Iterable[Scenario], workers: int = 2) -> list[Impo
 
 
 def pass_rates(rows: list[ImportRow]) -> dict[str, dict[str, float | int]]:
-    """Per domain: tasks, passed, excepted, the pass rate over all and over the rest."""
+    """Per domain: tasks, oracle solves, passed, excepted, pass rates over all and the rest."""
     rates: dict[str, dict[str, float | int]] = {}
     for domain in dict.fromkeys(r.domain for r in rows):
         mine = [r for r in rows if r.domain == domain]
         passed = sum(r.passed for r in mine)
         excepted = sum(bool(r.exception) for r in mine)
+        solved = sum(r.oracle_solved for r in mine)
         rates[domain] = {
             "tasks": len(mine),
+            "oracle_solved": solved,
+            "oracle_rate": solved / len(mine) if mine else 0.0,
             "passed": passed,
             "excepted": excepted,
             "unexplained": len(mine) - passed - excepted,
@@ -139,13 +146,14 @@ def write_import_report(rows: list[ImportRow], out_dir: str | Path, name: str) -
         "",
         f"Checks: {', '.join(CHECKS)} (see `hasbench.build.checks`).",
         "",
-        "| domain | tasks | passed | pass rate | reasoned exceptions | unexplained "
-        "| pass rate without exceptions |",
-        "|---|---|---|---|---|---|---|",
+        "| domain | tasks | oracle solves | passed | pass rate | reasoned exceptions "
+        "| unexplained | pass rate without exceptions |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for domain, r in pass_rates(rows).items():
         lines.append(
-            f"| {domain} | {r['tasks']} | {r['passed']} | {r['pass_rate']:.1%} | "
+            f"| {domain} | {r['tasks']} | {r['oracle_solved']} ({r['oracle_rate']:.1%}) "
+            f"| {r['passed']} | {r['pass_rate']:.1%} | "
             f"{r['excepted']} | {r['unexplained']} | {r['pass_rate_without_exceptions']:.1%} |"
         )
     counts = Counter(r.exception for r in rows if r.exception)
@@ -156,10 +164,8 @@ def write_import_report(rows: list[ImportRow], out_dir: str | Path, name: str) -
     lines.append("|---|---|---|---|")
     for row in rows:
         if not row.passed:
-            failed = row.failed.replace("|", "/")
-            lines.append(
-                f"| {row.task_id} | {row.source_task_id} | {row.exception or '—'} | {failed} |"
-            )
+            source, failed = (text.replace("|", "\\|") for text in (row.source_task_id, row.failed))
+            lines.append(f"| {row.task_id} | {source} | {row.exception or '—'} | {failed} |")
     added = sum(r.lookups_added for r in rows)
     given = sum(len(r.facts_added) for r in rows)
     lines += [
