@@ -1,13 +1,15 @@
-"""Step 3, adaptation: τ² templates keep the source task and add the pattern's interaction;
-other domains register templates without touching these (real files; skips without them)."""
+"""Step 3, adaptation: τ² and MARBLE bargaining templates keep the source task and add the
+pattern's interaction; other domains register templates without touching these (real
+files; skips without them)."""
 
 import pytest
-from tau2_reference import base_task
+from tau2_reference import MARBLE, base_task, require_sources
 
 from hasbench.build import adaptation
 from hasbench.build.adaptation import Declined, adapt, template, templates_for
-from hasbench.build.base_tasks import BaseTask
+from hasbench.build.base_tasks import BaseTask, marble_base_tasks
 from hasbench.build.checks import check_task
+from hasbench.evaluate import replay_gold
 from hasbench.scenario import check_scenario
 
 TELECOM_DATA = "[mobile_data_issue]data_mode_off|data_usage_exceeded[PERSONA:None]"
@@ -100,6 +102,37 @@ def test_templates_decline_what_the_source_cannot_support():
         adapt(refusal, "E", 1)
     with pytest.raises(Declined, match="a single write"):
         adapt(base("retail", "45"), "F", 1)
+
+
+@pytest.mark.parametrize(
+    ("source_id", "outcome", "budget", "floor"),
+    [("2", "walk_away", 127.0, 127.49), ("4", "deal_express", 42.0, 37.59)],
+)
+def test_bargaining_stakeholders_keep_the_marble_table_and_pass_the_checks(
+    source_id, outcome, budget, floor
+):
+    require_sources()
+    (record,) = marble_base_tasks(MARBLE, "bargaining", {source_id})
+    scenario = adapt(record, "D", 1)
+    table = scenario.environment.initialization_data.agent_data
+    assert scenario.metadata["outcome"] == outcome and scenario.source_task_id == source_id
+    assert table["counterparty"]["reservation"] == floor  # the lowest MARBLE seller floor
+    assert scenario.users[0].known_info == {
+        "price_limit": f"no more than {budget:g} dollars in total"
+    }
+    assert {a.agent_id for a in scenario.agents} <= {"agent3", "agent4"}  # MARBLE's buyers
+    assert str(budget).removesuffix(".0") not in scenario.task + scenario.agents[0].profile
+    end = replay_gold(scenario)[0].db["status"]  # the gold path, on the real table
+    assert end == ("walked_away" if outcome == "walk_away" else "deal")
+    check = check_task(scenario)
+    assert check.passed, check.results
+
+
+def test_bargaining_declines_a_zone_too_narrow_for_either_outcome():
+    require_sources()
+    (record,) = marble_base_tasks(MARBLE, "bargaining", {"25"})  # budget 11, floor 10.74
+    with pytest.raises(Declined, match="too narrow a zone"):
+        adapt(record, "D", 1)
 
 
 def test_another_domain_registers_its_templates_without_editing_these(monkeypatch):

@@ -1,6 +1,7 @@
 """The one command: a build on a small slice of the real sources (their databases linked,
-a few tasks per domain), its report, its cache and the MARBLE domains waiting for their
-templates until one registers (skips without ../shared/sources)."""
+a few tasks per domain), its report, its cache, bargaining adapted from MARBLE, and the
+MARBLE domains without templates waiting until one registers (skips without
+../shared/sources)."""
 
 import json
 import shutil
@@ -59,12 +60,15 @@ def test_the_build_writes_tasks_sheets_and_a_report_beside_the_paper(built):
     assert retail["kept"] == 4 and retail["paper"] == 94 and retail["included"] >= 4
     included = sum(c["included"] for c in result.counts.values())
     tasks = [t for path in sorted((out / "tasks").glob("*.yaml")) for t in load_tasks(path)]
-    assert len(tasks) == included and {t.domain for t in tasks} == {"retail", "airline", "telecom"}
-    assert all(t.metadata["adaptation"]["source"] == "tau2-bench" for t in tasks)
+    assert len(tasks) == included
+    assert {t.domain for t in tasks} == {"retail", "airline", "telecom", "bargaining"}
+    sources = {"bargaining": "marble"}
+    assert all(t.metadata["adaptation"]["source"] == sources.get(t.domain, "tau2-bench")
+               for t in tasks)  # fmt: skip
     report = (out / "build_report.md").read_text()
     assert "| retail | 5 | 4 | 62 |" in report and "**397**" in report
     assert "| C |" in report and "Fleiss' kappa across the 4 judges" in report
-    assert "Adaptation is waiting for the domains coding, research, bargaining" in report
+    assert "Adaptation is waiting for the domains coding, research:" in report
     assert (out / "review" / "review_sheet.csv").exists() and (out / "validation.jsonl").exists()
     excluded = [json.loads(line) for line in (out / "validation.jsonl").read_text().splitlines()]
     assert any(v["verdict"] == "EXCLUDE" for v in excluded)  # airline 1: doing nothing passes
@@ -73,7 +77,9 @@ def test_the_build_writes_tasks_sheets_and_a_report_beside_the_paper(built):
 
 def test_marble_domains_are_judged_and_wait_for_their_templates(built):
     out, result = built
-    assert result.waiting == ["coding", "research", "bargaining"]
+    assert result.waiting == ["coding", "research"]
+    bargaining = result.counts["bargaining"]
+    assert 0 < bargaining["included"] <= bargaining["checks_passed"] <= bargaining["adapted"]
     assert result.counts["coding"]["assigned"] + result.counts["coding"]["kept"] > 0
     judged = [json.loads(line) for line in (out / "patterns.jsonl").read_text().splitlines()]
     assert {j["domain"] for j in judged} == {"retail", "airline", "telecom", "coding",
@@ -97,16 +103,16 @@ def test_a_domain_that_registers_templates_is_adapted(built, sources, tmp_path, 
 
     for pattern in "ABCDEF":
 
-        @template("bargaining", pattern)
+        @template("research", pattern)
         def not_yet(base, ctx):
             seen.append(base.key)
-            raise Declined("the bargaining environment is not in this checkout")
+            raise Declined("no research template in this test")
 
     shutil.copytree(built[0] / "steps", tmp_path / "steps")  # the τ² half is cached
     result = run_pipeline(*sources, tmp_path, FAST, quiet=True)
-    assert "bargaining" not in result.waiting and seen
+    assert "research" not in result.waiting and seen
     declined = json.loads((tmp_path / "declined.json").read_text())
-    assert any(d["task"].startswith("bargaining:") for d in declined)
+    assert any(d["task"].startswith("research:") for d in declined)
 
 
 def test_missing_sources_and_the_cli(built, sources, tmp_path, capsys):
