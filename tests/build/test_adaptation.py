@@ -128,11 +128,27 @@ def test_bargaining_stakeholders_keep_the_marble_table_and_pass_the_checks(
     assert check.passed, check.results
 
 
-def test_bargaining_declines_a_zone_too_narrow_for_either_outcome():
+def test_bargaining_latent_warranty_is_private_and_decides_the_terms():
     require_sources()
-    (record,) = marble_base_tasks(MARBLE, "bargaining", {"25"})  # budget 11, floor 10.74
+    (record,) = marble_base_tasks(MARBLE, "bargaining", {"4"})
+    scenario = adapt(record, "B", 1)
+    criterion = scenario.users[0].known_info["acceptance_criteria"]
+    assert "12 months of warranty" in criterion and "warranty" not in scenario.task
+    terms = [a for a in scenario.evaluation_criteria.env_assertions
+             if a.func_name == "assert_deal_terms"]  # fmt: skip
+    assert [a.arguments for a in terms] == [{"min_warranty_months": 12}]
+    check = check_task(scenario)
+    assert check.passed, check.results
+
+
+def test_bargaining_declines_what_the_record_cannot_support():
+    require_sources()
+    (narrow,) = marble_base_tasks(MARBLE, "bargaining", {"25"})  # budget 11, floor 10.74
     with pytest.raises(Declined, match="too narrow a zone"):
-        adapt(record, "D", 1)
+        adapt(narrow, "D", 1)
+    (below,) = marble_base_tasks(MARBLE, "bargaining", {"2"})  # budget below every floor
+    with pytest.raises(Declined, match="no fair-share deal with 12 months of warranty"):
+        adapt(below, "B", 1)
 
 
 def test_another_domain_registers_its_templates_without_editing_these(monkeypatch):
