@@ -6,11 +6,11 @@ whose prices live in their free-text strategies (parsed by
 price, the buyers' budgets and the sellers' floors, and the goal of buying the product
 at a price both sides can accept; the HAS scenario puts humans behind the buyers:
 
-- D (stakeholders): the two MARBLE buyers become the team (a negotiator and an
-  operations liaison who may only view the table); the buyers' higher budget belongs to
-  a finance officer and an express-delivery wish to an operations lead, both humans whose
-  facts are private. Finance's budget is firm; the delivery wish yields when it does not
-  fit. The sellers become the table's simulated counterparty: the lowest MARBLE floor is
+- D (stakeholders): the two MARBLE buyers become the team (a negotiator and a liaison
+  who may only view the table and is briefed by operations); the buyers' higher budget
+  belongs to a finance officer and an express-delivery wish to an operations lead, both
+  humans whose facts are private. Finance's budget is firm; the delivery wish yields when
+  it does not fit. The sellers become the table's simulated counterparty: the lowest MARBLE floor is
   its reservation and that seller's target price its opening. The gold path is found by
   simulating the table (:func:`hasbench.build.bargaining_tasks.plan_deal`): a deal with
   express delivery if it fits within the budget, else a deal with standard delivery, else,
