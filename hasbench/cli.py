@@ -143,6 +143,47 @@ def cmd_build_filter(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_build_has_bench(args: argparse.Namespace) -> int:
+    """Run the whole construction pipeline; print the report's path and the counts."""
+    from hasbench.build.pipeline import BuildSettings, PipelineError, run_pipeline
+
+    defaults = BuildSettings()
+    settings = BuildSettings(
+        judges=tuple(args.judges or defaults.judges), min_agree=args.min_agree,
+        structural=tuple(args.structural or defaults.structural),
+        worthiness=tuple(args.worthiness or defaults.worthiness),
+        patterns_per_task=args.patterns_per_task, max_repair_rounds=args.repair_rounds,
+        per_stratum=args.per_stratum, seed=args.seed, workers=args.workers,
+    )  # fmt: skip
+    try:
+        result = run_pipeline(args.tau2, args.marble, args.out, settings, quiet=args.quiet)
+    except PipelineError as error:
+        print(f"hasbench build has-bench: {error}", file=sys.stderr)
+        return 1
+    for domain, c in result.counts.items():
+        done = "waiting for templates" if c["waiting"] else f"{c['included']} included"
+        print(f"{domain}: kept {c['kept']}, {done} (paper {c['paper']})")
+    print(f"wrote {Path(args.out) / 'build_report.md'} in {result.seconds['total']:.0f} s")
+    for error in result.errors:
+        print(f"error: {error}", file=sys.stderr)
+    return 1 if result.errors else 0
+
+
+def cmd_build_agreement(args: argparse.Namespace) -> int:
+    """Read filled review sheets; print per-dimension means and inter-rater agreement."""
+    from hasbench.build.verification import SheetError, agreement, format_agreement, read_sheets
+
+    try:
+        table = format_agreement(agreement(read_sheets(args.sheets)))
+    except SheetError as error:
+        print(f"hasbench build agreement: {error}", file=sys.stderr)
+        return 1
+    print(table)
+    if args.out:
+        Path(args.out).write_text(table + "\n", encoding="utf-8")
+    return 0
+
+
 def cmd_import_tau2(args: argparse.Namespace) -> int:
     """Convert a τ²-bench task file into a task YAML file; print what was written."""
     from hasbench.build.tau2_import import Tau2ImportError, import_tau2, write_tasks
@@ -158,6 +199,19 @@ def cmd_import_tau2(args: argparse.Namespace) -> int:
         print(f"skipped {note}")
     write_tasks(scenarios, args.out)
     print(f"wrote {len(scenarios)} tasks to {args.out}")
+    if args.report:
+        from hasbench.build.import_report import check_imported, pass_rates, write_import_report
+
+        rows = check_imported(scenarios, workers=args.workers)
+        paths = write_import_report(rows, args.report, f"{Path(args.out).stem}_import")
+        for domain, rate in pass_rates(rows).items():
+            print(
+                f"{domain}: the oracle solves {rate['oracle_solved']}/{rate['tasks']} "
+                f"({rate['oracle_rate']:.1%}); {rate['passed']} pass every check "
+                f"({rate['pass_rate']:.1%}); {rate['excepted']} reasoned exceptions, "
+                f"{rate['unexplained']} unexplained"
+            )
+        print(f"wrote {paths[0]} and {paths[1].name}")
     return 0
 
 
@@ -383,6 +437,43 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--out", required=True, metavar="DIR", help="where filter.csv/.md go")
     q.add_argument("--telecom-tasks", metavar="FILE", help="another telecom task file (full set)")
     q.set_defaults(func=cmd_build_filter)
+    q = build.add_parser("has-bench", help="the whole pipeline: filter, patterns, adapt, validate")
+    q.add_argument("--tau2", required=True, metavar="DIR", help="τ²'s data/tau2/domains folder")
+    q.add_argument("--marble", required=True, metavar="DIR", help="MARBLE's multiagentbench folder")
+    q.add_argument("--out", required=True, metavar="DIR", help="where tasks and reports go")
+    q.add_argument(
+        "--judges",
+        nargs="+",
+        default=None,
+        metavar="MODEL",
+        help="pattern judges: rule:holder, rule:path, ... or model strings",
+    )
+    q.add_argument("--min-agree", type=int, default=3, help="viable votes a pattern needs")
+    q.add_argument(
+        "--structural",
+        nargs="+",
+        default=None,
+        metavar="MODEL",
+        help="D1-D7 reviewers: rule:static, rule:episodes, rule:source or models",
+    )
+    q.add_argument(
+        "--worthiness",
+        nargs="+",
+        default=None,
+        metavar="MODEL",
+        help="W1-W5 reviewers (as --structural)",
+    )
+    q.add_argument("--patterns-per-task", type=int, default=2, help="scenarios per base task")
+    q.add_argument("--repair-rounds", type=int, default=2, help="repairs of a CONDITIONAL task")
+    q.add_argument("--per-stratum", type=int, default=2, help="human-review sample per stratum")
+    q.add_argument("--seed", type=int, default=0, help="seed of personas, revisions, sample")
+    q.add_argument("--workers", type=int, default=2, help="processes for the checks")
+    q.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    q.set_defaults(func=cmd_build_has_bench)
+    q = build.add_parser("agreement", help="means and inter-rater agreement of review sheets")
+    q.add_argument("sheets", nargs="+", metavar="SHEET", help="filled review_sheet.csv copies")
+    q.add_argument("--out", metavar="FILE.md", help="also write the table here")
+    q.set_defaults(func=cmd_build_agreement)
 
     p = sub.add_parser("import", help="convert tasks from another benchmark's format")
     source = p.add_subparsers(dest="import_source", required=True, metavar="FORMAT")
@@ -396,6 +487,10 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--user-db", metavar="USER_DB_FILE", help="telecom: the phone's user_db file")
     q.add_argument("--pattern", default="A", choices=list("ABCDEF"), help="pattern (default A)")
     q.add_argument("--out", required=True, metavar="FILE.yaml", help="where to write the tasks")
+    q.add_argument(
+        "--report", metavar="DIR", help="run the checks; write <FILE>_import.csv/.md here"
+    )
+    q.add_argument("--workers", type=int, default=2, help="processes for the checks")
     q.set_defaults(func=cmd_import_tau2)
     q = source.add_parser("marble", help="MultiAgentBench JSONL (coding, research, bargaining)")
     q.add_argument("file", metavar="FILE.jsonl", help="a MultiAgentBench task file")

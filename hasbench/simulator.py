@@ -198,12 +198,17 @@ class Episode:
             g.name for g in scenario.evaluation_criteria.actions if g.protected
         )
         self.max_iterations = self.setting.max_iterations or scenario.environment.max_iterations
+        self.max_tool_rounds = max(
+            self.setting.max_tool_rounds, scenario.environment.max_tool_rounds or 0
+        )
         self.step_no = 0
         self.errors = 0
         self._calls = 0
         self._expired = 0
         self.trace = Trace(header=self._header())
-        self.budget = Budget(self.setting.interaction_budget)
+        self.budget = Budget(
+            max(self.setting.interaction_budget, scenario.environment.interaction_budget or 0)
+        )
         enabled = self.setting.enabled_channels()
         self.controllers = {
             ch: ChannelController(ch, ch in enabled, self.graph, self.budget, self._record)
@@ -511,9 +516,9 @@ class Episode:
             state.rounds = 0
             return self._finish(agent_id, action)
         state.rounds += 1
-        if state.rounds > self.setting.max_tool_rounds:
+        if state.rounds > self.max_tool_rounds:
             self._terminate(
-                "max_tool_rounds", f"{agent_id} made more than {self.setting.max_tool_rounds} calls"
+                "max_tool_rounds", f"{agent_id} made more than {self.max_tool_rounds} calls"
             )
             return ActionResult(action, "Stopped: too many tool calls.", "max_tool_rounds")
         if action.name in TOOL_CHANNEL:
