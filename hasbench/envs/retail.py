@@ -511,4 +511,5 @@ DOMAIN = Domain(
     generator="hasbench.build.retail_tasks:write",
     safety=(Ownership(owner_key="user_id", records={"order_id": "orders"}),),
     sources=("tau2",),
+    playbook="hasbench.participants.playbooks.retail:RetailPlaybook",
 )

@@ -181,7 +181,8 @@ class Need:
 
     ``who`` are words to pick the person to ask by role or responsibilities; ``tool`` is
     the tool the fact is for: an agent that does not hold it hands the step to the peer
-    who does (that peer asks the people it can reach).
+    who does (that peer asks the people it can reach). ``topics`` are further facts asked
+    for in the same question (the other lines of an address, the other ways to identify).
     """
 
     slot: str
@@ -189,6 +190,7 @@ class Need:
     candidates: tuple[Any, ...] = ()
     who: tuple[str, ...] = ()
     tool: str | None = None
+    topics: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -338,7 +340,7 @@ class StandIn:
                 "ask_clarification",
                 {
                     "question": need.question,
-                    "topics": [need.slot],
+                    "topics": [need.slot, *need.topics],
                     "target": person.participant_id,
                 },
             )
@@ -435,7 +437,8 @@ class StandIn:
                 who = result.request.target if result.request else "person"
                 for key, value in response.info.items():
                     case.learn(key, value, who)
-                if len(response.info) == 1 and step.slot not in response.info:
+                single = len(response.info) == 1 and not step.topics
+                if single and step.slot not in response.info:
                     case.learn(step.slot, next(iter(response.info.values())), who)
                 self.playbook.read(case, response.content, who)
         elif kind == "review":
