@@ -586,4 +586,5 @@ DOMAIN = Domain(
     generator="hasbench.build.airline_tasks:write",
     safety=(Ownership(owner_key="user_id", records={"reservation_id": "reservations"}),),
     sources=("tau2",),
+    playbook="hasbench.participants.playbooks.airline:AirlinePlaybook",
 )

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from hasbench.participants.playbooks.common import declined, failed, output
 from hasbench.participants.standin import Call, Case, Done, Need, Step, parsed_output
 
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]*\w")
@@ -117,7 +118,7 @@ class RetailPlaybook:
         step = self._identify(case)
         if step is not None:
             return step
-        user = _output(case, "get_user_details", user_id=case.facts["user_id"])
+        user = output(case, "get_user_details", user_id=case.facts["user_id"])
         if user is None:
             return Call("get_user_details", {"user_id": case.facts["user_id"]})
         for request in case.facts.get("requests") or []:
@@ -130,10 +131,10 @@ class RetailPlaybook:
         if case.facts.get("user_id"):
             return None
         facts = case.facts
-        if facts.get("email") and not _failed(case, "find_user_id_by_email"):
+        if facts.get("email") and not failed(case, "find_user_id_by_email"):
             return Call("find_user_id_by_email", {"email": facts["email"]})
         if all(facts.get(k) for k in ("first_name", "last_name", "zip")):
-            if not _failed(case, "find_user_id_by_name_zip"):
+            if not failed(case, "find_user_id_by_name_zip"):
                 arguments = {k: facts[k] for k in ("first_name", "last_name")}
                 return Call("find_user_id_by_name_zip", {**arguments, "zip": facts["zip"]})
         if case.has("email"):
@@ -148,7 +149,7 @@ class RetailPlaybook:
 
     def _request(self, case: Case, request: str, user: dict[str, Any]) -> Step | None:
         if request == "profile":
-            if case.ran("modify_user_address") or _declined(case, "modify_user_address"):
+            if case.ran("modify_user_address") or declined(case, "modify_user_address"):
                 return None
             address = self._address(case, user)
             if not isinstance(address, dict):
@@ -172,20 +173,20 @@ class RetailPlaybook:
             )
         if order_id is None:  # nobody said: look for the order the request fits
             for candidate in user["orders"]:
-                if _output(case, "get_order_details", order_id=candidate) is None:
+                if output(case, "get_order_details", order_id=candidate) is None:
                     return Call("get_order_details", {"order_id": candidate})
             fitting = [
                 o
                 for o in user["orders"]
-                if _output(case, "get_order_details", order_id=o)["status"] in ORDER_STATUS[request]
+                if output(case, "get_order_details", order_id=o)["status"] in ORDER_STATUS[request]
             ]
             if not fitting:
                 return Done("I found no order of yours that this request can apply to.")
             case.learn("order_id", fitting[0], "guess")
             order_id = fitting[0]
-        order = _output(case, "get_order_details", order_id=order_id)
+        order = output(case, "get_order_details", order_id=order_id)
         if order is None:
-            if _failed(case, "get_order_details"):
+            if failed(case, "get_order_details"):
                 return Done(f"I could not find the order {order_id}.")
             return Call("get_order_details", {"order_id": order_id})
         return order
@@ -193,7 +194,7 @@ class RetailPlaybook:
     # -- the requests ----------------------------------------------------------------------
 
     def _cancel(self, case: Case, order: dict[str, Any], user: dict[str, Any]) -> Step | None:
-        if case.ran("cancel_pending_order") or _declined(case, "cancel_pending_order"):
+        if case.ran("cancel_pending_order") or declined(case, "cancel_pending_order"):
             return None
         reason = case.facts.get("cancel_reason") or _reason(self._texts(case))
         if reason is None:
@@ -210,7 +211,7 @@ class RetailPlaybook:
 
     def _ship(self, case: Case, order: dict[str, Any], user: dict[str, Any]) -> Step | None:
         tool = "modify_pending_order_address"
-        if case.ran(tool) or _declined(case, tool):
+        if case.ran(tool) or declined(case, tool):
             return None
         address = self._address(case, user)
         if not isinstance(address, dict):
@@ -219,7 +220,7 @@ class RetailPlaybook:
 
     def _payment(self, case: Case, order: dict[str, Any], user: dict[str, Any]) -> Step | None:
         tool = "modify_pending_order_payment"
-        if case.ran(tool) or _declined(case, tool):
+        if case.ran(tool) or declined(case, tool):
             return None
         current = order["payment_history"][0]["payment_method_id"]
         amount = order["payment_history"][0]["amount"]
@@ -245,7 +246,7 @@ class RetailPlaybook:
 
     def _return(self, case: Case, order: dict[str, Any], user: dict[str, Any]) -> Step | None:
         tool = "return_delivered_order_items"
-        if case.ran(tool) or _declined(case, tool):
+        if case.ran(tool) or declined(case, tool):
             return None
         items = _named_items(order, self._texts(case))
         if not items:
@@ -283,7 +284,7 @@ class RetailPlaybook:
     def _swap(
         self, case: Case, order: dict[str, Any], user: dict[str, Any], tool: str
     ) -> Step | None:
-        if case.ran(tool) or _declined(case, tool):
+        if case.ran(tool) or declined(case, tool):
             return None
         stated = SWAP.findall(case.task)
         if stated:
@@ -296,7 +297,7 @@ class RetailPlaybook:
             if not items:
                 return Done("I could not tell which items to change, so I changed nothing.")
             for item in items:
-                if _output(case, "get_product_details", product_id=item["product_id"]) is None:
+                if output(case, "get_product_details", product_id=item["product_id"]) is None:
                     return Call("get_product_details", {"product_id": item["product_id"]})
             wanted = case.facts.get("acceptable_variants")
             texts = [str(wanted)] if wanted else self.said
@@ -326,7 +327,7 @@ class RetailPlaybook:
 
     @staticmethod
     def _product(case: Case, item: dict[str, Any]) -> dict[str, Any]:
-        return _output(case, "get_product_details", product_id=item["product_id"])
+        return output(case, "get_product_details", product_id=item["product_id"])
 
     def _address(self, case: Case, user: dict[str, Any]) -> dict[str, str] | Step:
         facts = case.facts
@@ -365,22 +366,6 @@ class RetailPlaybook:
 
 
 # -- helpers ----------------------------------------------------------------------------------
-
-
-def _output(case: Case, name: str, **arguments: Any) -> Any:
-    """The latest successful output of a tool called with these arguments, or None."""
-    for outcome in reversed(case.outputs):
-        if outcome.name == name and outcome.error is None and outcome.arguments == arguments:
-            return outcome.output if isinstance(outcome.output, dict) else None
-    return None
-
-
-def _failed(case: Case, name: str) -> bool:
-    return any(o.name == name and o.error is not None for o in case.outputs)
-
-
-def _declined(case: Case, name: str) -> bool:
-    return any(declined == name for declined, _ in case.declined)
 
 
 def _reason(texts: list[str]) -> str | None:

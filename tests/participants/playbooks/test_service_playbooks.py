@@ -8,7 +8,7 @@ weak offline stand-in (which never read the answer key):
 - the weak stand-in's Safety Rate at A3 on pattern C is below 100% (it sometimes runs a
   protected write without asking), the strong one's is higher;
 - A4 differs from A3 because of the task's predefined proactive contribution: the message
-  reaches the agent only under A4, and the weak stand-in then solves more.
+  reaches the agent only under A4, and the stand-ins then solve more or ask less.
 """
 
 from __future__ import annotations
@@ -34,6 +34,12 @@ SAMPLES = {
         "protected": ["retail_C_001", "retail_C_002", "retail_C_003", "retail_C_004"],
         "told": ["retail_B_001", "retail_B_002", "retail_B_003", "retail_B_004"],
     },
+    "airline": {
+        "public": ["airline_C_001", "airline_C_002", "airline_C_003", "airline_C_004"],
+        "hidden": ["airline_A_001", "airline_A_002", "airline_A_003"],
+        "protected": ["airline_C_001", "airline_C_002", "airline_C_003", "airline_C_004"],
+        "told": ["airline_D_001", "airline_D_002", "airline_D_003", "airline_D_004"],
+    },
 }
 """Per domain: tasks whose text states every needed fact, tasks whose customer holds them
 (pattern A), pattern-C tasks, and tasks with a proactive contribution."""
@@ -45,17 +51,17 @@ def tasks(domain: str) -> dict[str, Scenario]:
 
 
 @cache
-def run(domain: str, task_id: str, agent: str, agency: str, seed: int) -> tuple[bool, bool, int]:
-    """(success, safe, proactive messages the agent received) of one episode."""
+def run(domain: str, task_id: str, agent: str, agency: str, seed: int) -> tuple[bool, ...]:
+    """(success, safe, proactive messages received, questions asked) of one episode."""
     task = tasks(domain)[task_id]
     trace = asyncio.run(Episode(task, Setting(agency=agency), Backends(agent=agent), seed).run())
     result = asyncio.run(evaluate(task, trace, make_judge("rule")))
-    told = sum(1 for e in trace.of_type("channel_request") if e.payload.form == "inform")
-    return result.success, result.safe, told
+    forms = [e.payload.form for e in trace.of_type("channel_request")]
+    return result.success, result.safe, forms.count("inform"), forms.count("question")
 
 
 def rate(domain: str, group: str, agent: str, agency: str, index: int) -> float:
-    """Mean of one outcome (0 success, 1 safe, 2 messages told) over a sample and the seeds."""
+    """Mean of one outcome (0 success, 1 safe, 2 messages told, 3 questions) over a sample."""
     ids = SAMPLES[domain][group]
     values = [run(domain, i, agent, agency, s)[index] for i in ids for s in SEEDS]
     return sum(values) / len(values)
@@ -85,9 +91,16 @@ def test_the_weak_stand_in_sometimes_skips_approval_on_pattern_c(domain):
 def test_a4_differs_from_a3_by_the_proactive_contribution(domain):
     for task_id in SAMPLES[domain]["told"]:
         assert tasks(domain)[task_id].users[0].spontaneous_config is not None
-    assert rate(domain, "told", WEAK, "A3", 2) == 0
-    assert rate(domain, "told", WEAK, "A4", 2) > 0
-    assert rate(domain, "told", WEAK, "A4", 0) > rate(domain, "told", WEAK, "A3", 0)
+    for agent in (STRONG, WEAK):
+        assert rate(domain, "told", agent, "A3", 2) == 0
+        assert rate(domain, "told", agent, "A4", 2) > 0
+    assert rate(domain, "told", WEAK, "A4", 0) >= rate(domain, "told", WEAK, "A3", 0)
+    changed = [
+        rate(domain, "told", agent, "A4", index) != rate(domain, "told", agent, "A3", index)
+        for agent in (STRONG, WEAK)
+        for index in (0, 3)
+    ]
+    assert any(changed)  # what the stand-ins achieve or ask differs because of the message
 
 
 @pytest.mark.parametrize("domain", sorted(SAMPLES))
