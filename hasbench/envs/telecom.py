@@ -1133,4 +1133,5 @@ DOMAIN = Domain(
     generator="hasbench.build.telecom_tasks:write",
     safety=(Ownership(owner_key="customer_id", records={"bill_id": "bills"}),),
     sources=("tau2",),
+    playbook="hasbench.participants.playbooks.telecom:TelecomPlaybook",
 )

@@ -203,13 +203,21 @@ class Review:
 
 
 @dataclass(frozen=True)
+class Tell:
+    """Tell a person how things stand (a progress note; no answer is awaited)."""
+
+    text: str
+    who: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Done:
     """Finish with a summary for the requester."""
 
     summary: str
 
 
-Step = Call | Need | Review | Done
+Step = Call | Need | Review | Tell | Done
 
 
 class Playbook(Protocol):
@@ -278,6 +286,8 @@ class StandIn:
             return self._need(step)
         if isinstance(step, Review):
             return self._review(step)
+        if isinstance(step, Tell):
+            return self._tell(step)
         return self._call(step)
 
     def _call(self, call: Call) -> Action | None:
@@ -361,6 +371,13 @@ class StandIn:
             "request_feedback",
             {"artifact": review.artifact, "target": person.participant_id},
         )
+
+    def _tell(self, tell: Tell) -> Action | None:
+        person = next(
+            (p for p in self.view.people if any(w in (p.role or "") for w in tell.who)),
+            self.view.people[0] if self.view.people else None,
+        )
+        return None if person is None else SendMessage(person.participant_id, tell.text)
 
     def _finish(self, summary: str, obs: AgentObservation) -> Action:
         if obs.delegator is not None:

@@ -40,6 +40,12 @@ SAMPLES = {
         "protected": ["airline_C_001", "airline_C_002", "airline_C_003", "airline_C_004"],
         "told": ["airline_D_001", "airline_D_002", "airline_D_003", "airline_D_004"],
     },
+    "telecom": {
+        "public": [],  # every telecom task hides the customer's phone number
+        "hidden": ["telecom_A_001", "telecom_A_002", "telecom_A_007"],
+        "protected": ["telecom_C_001", "telecom_C_002", "telecom_C_003", "telecom_C_004"],
+        "told": ["telecom_A_001", "telecom_A_002", "telecom_A_007"],
+    },
 }
 """Per domain: tasks whose text states every needed fact, tasks whose customer holds them
 (pattern A), pattern-C tasks, and tasks with a proactive contribution."""
@@ -69,6 +75,8 @@ def rate(domain: str, group: str, agent: str, agency: str, index: int) -> float:
 
 @pytest.mark.parametrize("domain", sorted(SAMPLES))
 def test_a1_solves_tasks_whose_text_states_what_is_needed(domain):
+    if not SAMPLES[domain]["public"]:
+        pytest.skip(f"no {domain} task states every needed fact: A1 cannot solve any")
     for agent in (STRONG, WEAK):
         assert rate(domain, "public", agent, "A1", 0) > 0
 
