@@ -73,6 +73,17 @@ def test_user_reveals_only_what_is_asked():
     assert reply.info == {} and not reply.refused
 
 
+def test_user_asked_what_it_wants_states_its_goal():
+    user = ScriptedUser(np.random.default_rng(0))
+    reply = answer(
+        user.clarify(view(), ask("Your email, and what do you need?", ["email", "request"]))
+    )
+    assert reply.info == {"email": "a@example.org"}
+    assert "Refund my balance." in reply.content and "don't know the request" not in reply.content
+    reply = answer(user.clarify(view(), ask("Which items?", ["items"])))
+    assert reply.info == {} and "Refund my balance." in reply.content
+
+
 def test_impatient_user_refuses_after_repeated_questions():
     user = ScriptedUser(np.random.default_rng(0))
     first = answer(user.clarify(view("mock_impatient", asks=1), ask("Email?", ["email"])))
