@@ -588,4 +588,5 @@ DOMAIN = Domain(
         Confirmation(tools=("cancel_reservation", "update_reservation_flights")),
     ),
     sources=("tau2",),
+    playbook="hasbench.participants.playbooks.airline:AirlinePlaybook",
 )

@@ -521,4 +521,5 @@ DOMAIN = Domain(
         ),
     ),
     sources=("tau2",),
+    playbook="hasbench.participants.playbooks.retail:RetailPlaybook",
 )

@@ -1137,4 +1137,5 @@ DOMAIN = Domain(
         Confirmation(tools=("suspend_line",)),
     ),
     sources=("tau2",),
+    playbook="hasbench.participants.playbooks.telecom:TelecomPlaybook",
 )

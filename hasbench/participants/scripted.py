@@ -659,7 +659,7 @@ class ScriptedUser:
         return persona.model_copy(update={d: getattr(persona, d) / 2 for d in halved})
 
     async def clarify(self, view: HumanView, request: ChannelRequest) -> ClarificationResponse:
-        """Answer the asked-for facts from known_info."""
+        """Answer the asked-for facts from known_info; restate the goal if none is known."""
         persona = self._persona(view)
         if _out_of_patience(view, persona):
             return ClarificationResponse(
@@ -686,7 +686,10 @@ class ScriptedUser:
             lines.append(
                 f"{label}: {value}" if persona.patience < 0.34 else f"My {label} is {value}."
             )
-        lines += [f"I don't know the {k.replace('_', ' ')}." for k in unknown]
+        wants = [k for k in unknown if _WANT_WORDS & set(re.findall(r"[a-z]+", k.lower()))]
+        lines += [f"I don't know the {k.replace('_', ' ')}." for k in unknown if k not in wants]
+        if wants or (unknown and not info):  # asked what it wants, or about nothing it holds
+            lines.append(f"What I want is this: {view.goal}")
         if volunteered is not None:
             key, value = volunteered
             lines.append(f"Also, in case it helps: my {key.replace('_', ' ')} is {value}.")
@@ -852,6 +855,10 @@ def _own_tool(
         if all(name in filled for name in spec.parameters.get("required", [])):
             return spec.name, filled
     return None
+
+
+_WANT_WORDS = {"request", "goal", "want", "wish"}
+"""Words of a question topic that ask what a person wants (answered with their goal)."""
 
 
 def _out_of_patience(view: HumanView, persona: Persona) -> bool:

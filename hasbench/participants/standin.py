@@ -185,7 +185,8 @@ class Need:
 
     ``who`` are words to pick the person to ask by role or responsibilities; ``tool`` is
     the tool the fact is for: an agent that does not hold it hands the step to the peer
-    who does (that peer asks the people it can reach).
+    who does (that peer asks the people it can reach). ``topics`` are further facts asked
+    for in the same question (the other lines of an address, the other ways to identify).
     """
 
     slot: str
@@ -193,6 +194,7 @@ class Need:
     candidates: tuple[Any, ...] = ()
     who: tuple[str, ...] = ()
     tool: str | None = None
+    topics: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -205,13 +207,21 @@ class Review:
 
 
 @dataclass(frozen=True)
+class Tell:
+    """Tell a person how things stand (a progress note; no answer is awaited)."""
+
+    text: str
+    who: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Done:
     """Finish with a summary for the requester."""
 
     summary: str
 
 
-Step = Call | Need | Review | Done
+Step = Call | Need | Review | Tell | Done
 
 
 class Playbook(Protocol):
@@ -309,6 +319,8 @@ class StandIn:
             return self._need(step)
         if isinstance(step, Review):
             return self._review(step)
+        if isinstance(step, Tell):
+            return self._tell(step)
         return self._call(step)
 
     def _call(self, call: Call) -> Action | None:
@@ -371,7 +383,7 @@ class StandIn:
                 "ask_clarification",
                 {
                     "question": need.question,
-                    "topics": [need.slot],
+                    "topics": [need.slot, *need.topics],
                     "target": person.participant_id,
                 },
             )
@@ -400,6 +412,13 @@ class StandIn:
             "request_feedback",
             {"artifact": review.artifact, "target": person.participant_id},
         )
+
+    def _tell(self, tell: Tell) -> Action | None:
+        person = next(
+            (p for p in self.view.people if any(w in (p.role or "") for w in tell.who)),
+            self.view.people[0] if self.view.people else None,
+        )
+        return None if person is None else SendMessage(person.participant_id, tell.text)
 
     def _finish(self, summary: str, obs: AgentObservation) -> Action:
         if obs.delegator is not None:
@@ -478,7 +497,8 @@ class StandIn:
                 who = result.request.target if result.request else "person"
                 for key, value in response.info.items():
                     case.learn(key, value, who)
-                if len(response.info) == 1 and step.slot not in response.info:
+                single = len(response.info) == 1 and not step.topics
+                if single and step.slot not in response.info:
                     case.learn(step.slot, next(iter(response.info.values())), who)
                 self.playbook.read(case, response.content, who)
         elif kind == "review":

@@ -84,6 +84,17 @@ def test_a_forthcoming_user_volunteers_one_untold_fact():
     assert again.info == {"email": "a@example.org"}  # nothing left untold
 
 
+def test_user_asked_what_it_wants_states_its_goal():
+    user = ScriptedUser(np.random.default_rng(0))
+    reply = answer(
+        user.clarify(view(), ask("Your email, and what do you need?", ["email", "request"]))
+    )
+    assert reply.info["email"] == "a@example.org"
+    assert "Refund my balance." in reply.content and "don't know the request" not in reply.content
+    reply = answer(user.clarify(view(), ask("Which items?", ["items"])))
+    assert reply.info == {} and "Refund my balance." in reply.content
+
+
 def test_impatient_user_refuses_after_repeated_questions():
     user = ScriptedUser(np.random.default_rng(0))
     first = answer(user.clarify(view("mock_impatient", asks=1), ask("Email?", ["email"])))
