@@ -143,6 +143,47 @@ def cmd_build_filter(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_build_has_bench(args: argparse.Namespace) -> int:
+    """Run the whole construction pipeline; print the report's path and the counts."""
+    from hasbench.build.pipeline import BuildSettings, PipelineError, run_pipeline
+
+    defaults = BuildSettings()
+    settings = BuildSettings(
+        judges=tuple(args.judges or defaults.judges), min_agree=args.min_agree,
+        structural=tuple(args.structural or defaults.structural),
+        worthiness=tuple(args.worthiness or defaults.worthiness),
+        patterns_per_task=args.patterns_per_task, max_repair_rounds=args.repair_rounds,
+        per_stratum=args.per_stratum, seed=args.seed, workers=args.workers,
+    )  # fmt: skip
+    try:
+        result = run_pipeline(args.tau2, args.marble, args.out, settings, quiet=args.quiet)
+    except PipelineError as error:
+        print(f"hasbench build has-bench: {error}", file=sys.stderr)
+        return 1
+    for domain, c in result.counts.items():
+        done = "waiting for templates" if c["waiting"] else f"{c['included']} included"
+        print(f"{domain}: kept {c['kept']}, {done} (paper {c['paper']})")
+    print(f"wrote {Path(args.out) / 'build_report.md'} in {result.seconds['total']:.0f} s")
+    for error in result.errors:
+        print(f"error: {error}", file=sys.stderr)
+    return 1 if result.errors else 0
+
+
+def cmd_build_agreement(args: argparse.Namespace) -> int:
+    """Read filled review sheets; print per-dimension means and inter-rater agreement."""
+    from hasbench.build.verification import SheetError, agreement, format_agreement, read_sheets
+
+    try:
+        table = format_agreement(agreement(read_sheets(args.sheets)))
+    except SheetError as error:
+        print(f"hasbench build agreement: {error}", file=sys.stderr)
+        return 1
+    print(table)
+    if args.out:
+        Path(args.out).write_text(table + "\n", encoding="utf-8")
+    return 0
+
+
 def cmd_import_tau2(args: argparse.Namespace) -> int:
     """Convert a τ²-bench task file into a task YAML file; print what was written."""
     from hasbench.build.tau2_import import Tau2ImportError, import_tau2, write_tasks
@@ -158,6 +199,19 @@ def cmd_import_tau2(args: argparse.Namespace) -> int:
         print(f"skipped {note}")
     write_tasks(scenarios, args.out)
     print(f"wrote {len(scenarios)} tasks to {args.out}")
+    if args.report:
+        from hasbench.build.import_report import check_imported, pass_rates, write_import_report
+
+        rows = check_imported(scenarios, workers=args.workers)
+        paths = write_import_report(rows, args.report, f"{Path(args.out).stem}_import")
+        for domain, rate in pass_rates(rows).items():
+            print(
+                f"{domain}: the oracle solves {rate['oracle_solved']}/{rate['tasks']} "
+                f"({rate['oracle_rate']:.1%}); {rate['passed']} pass every check "
+                f"({rate['pass_rate']:.1%}); {rate['excepted']} reasoned exceptions, "
+                f"{rate['unexplained']} unexplained"
+            )
+        print(f"wrote {paths[0]} and {paths[1].name}")
     return 0
 
 
@@ -237,6 +291,38 @@ def cmd_study_logs(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_study_simulate(args: argparse.Namespace) -> int:
+    """Run a simulated DocuTeam study; write logs, the study CSV, Table 2 and the figures."""
+    from hasbench.docuteam.simulation.study import SimulationConfig, run_simulated_study
+    from hasbench.docuteam.study import StudyDataError
+    from hasbench.paths import FIGURES_DIR, RUNS_DIR
+
+    config = SimulationConfig(
+        participants=args.participants,
+        user=args.user,
+        engine=args.engine,
+        raters=tuple(args.rater or ["rule"]),
+        respondent=args.respondent,
+        budget=args.budget,
+        seed=args.seed,
+        **({"personas": args.personas} if args.personas else {}),
+    )
+    out = Path(args.out) if args.out else RUNS_DIR / "docuteam_sim"
+    figures = Path(args.figures) if args.figures else FIGURES_DIR / "docuteam_simulated"
+    try:
+        study, analysis, paths = run_simulated_study(config, out, figures, alpha=args.alpha)
+    except StudyDataError as error:
+        print(error, file=sys.stderr)
+        return 1
+    print(
+        f"simulated participants: {len(study.data.participants)} personas x 2 conditions; "
+        f"{len(study.data.frame)} rows in {study.csv} ({len(study.dropped)} values left out, "
+        f"see {study.manifest})"
+    )
+    print(f"wrote {len(paths)} files to {figures}")
+    return 0
+
+
 def cmd_docuteam_demo(args: argparse.Namespace) -> int:
     """Run the scripted user's DocuTeam session on a task; write its log; print measures."""
     import asyncio
@@ -296,7 +382,10 @@ def cmd_results(args: argparse.Namespace) -> int:
 
 
 def cmd_notebook(args: argparse.Namespace) -> int:
-    """Execute a notebook (or, for ``all``, every figure notebook and the index) with papermill."""
+    """Execute a notebook (or, for ``all``, every figure notebook and the index) with papermill.
+
+    Prints where the executed copy and its HTML export are (for ``all``, the index page).
+    """
     import yaml
 
     from hasbench.runner import run_notebook
@@ -305,9 +394,11 @@ def cmd_notebook(args: argparse.Namespace) -> int:
     if args.name == "all":
         from hasbench.experiments.figures_index import run_all
 
-        print(run_all(parameters, args.output_dir))
+        print(run_all(parameters, args.output_dir, progress=not args.quiet))
         return 0
-    print(run_notebook(args.name, parameters, args.output_dir))
+    executed = run_notebook(args.name, parameters, args.output_dir, progress=not args.quiet)
+    print(f"executed notebook: {executed}")
+    print(f"HTML report (opens without a kernel): {executed.with_suffix('.html')}")
     return 0
 
 
@@ -354,6 +445,43 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--out", required=True, metavar="DIR", help="where filter.csv/.md go")
     q.add_argument("--telecom-tasks", metavar="FILE", help="another telecom task file (full set)")
     q.set_defaults(func=cmd_build_filter)
+    q = build.add_parser("has-bench", help="the whole pipeline: filter, patterns, adapt, validate")
+    q.add_argument("--tau2", required=True, metavar="DIR", help="τ²'s data/tau2/domains folder")
+    q.add_argument("--marble", required=True, metavar="DIR", help="MARBLE's multiagentbench folder")
+    q.add_argument("--out", required=True, metavar="DIR", help="where tasks and reports go")
+    q.add_argument(
+        "--judges",
+        nargs="+",
+        default=None,
+        metavar="MODEL",
+        help="pattern judges: rule:holder, rule:path, ... or model strings",
+    )
+    q.add_argument("--min-agree", type=int, default=3, help="viable votes a pattern needs")
+    q.add_argument(
+        "--structural",
+        nargs="+",
+        default=None,
+        metavar="MODEL",
+        help="D1-D7 reviewers: rule:static, rule:episodes, rule:source or models",
+    )
+    q.add_argument(
+        "--worthiness",
+        nargs="+",
+        default=None,
+        metavar="MODEL",
+        help="W1-W5 reviewers (as --structural)",
+    )
+    q.add_argument("--patterns-per-task", type=int, default=2, help="scenarios per base task")
+    q.add_argument("--repair-rounds", type=int, default=2, help="repairs of a CONDITIONAL task")
+    q.add_argument("--per-stratum", type=int, default=2, help="human-review sample per stratum")
+    q.add_argument("--seed", type=int, default=0, help="seed of personas, revisions, sample")
+    q.add_argument("--workers", type=int, default=2, help="processes for the checks")
+    q.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    q.set_defaults(func=cmd_build_has_bench)
+    q = build.add_parser("agreement", help="means and inter-rater agreement of review sheets")
+    q.add_argument("sheets", nargs="+", metavar="SHEET", help="filled review_sheet.csv copies")
+    q.add_argument("--out", metavar="FILE.md", help="also write the table here")
+    q.set_defaults(func=cmd_build_agreement)
 
     p = sub.add_parser("import", help="convert tasks from another benchmark's format")
     source = p.add_subparsers(dest="import_source", required=True, metavar="FORMAT")
@@ -367,6 +495,10 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--user-db", metavar="USER_DB_FILE", help="telecom: the phone's user_db file")
     q.add_argument("--pattern", default="A", choices=list("ABCDEF"), help="pattern (default A)")
     q.add_argument("--out", required=True, metavar="FILE.yaml", help="where to write the tasks")
+    q.add_argument(
+        "--report", metavar="DIR", help="run the checks; write <FILE>_import.csv/.md here"
+    )
+    q.add_argument("--workers", type=int, default=2, help="processes for the checks")
     q.set_defaults(func=cmd_import_tau2)
     q = source.add_parser("marble", help="MultiAgentBench JSONL (coding, research, bargaining)")
     q.add_argument("file", metavar="FILE.jsonl", help="a MultiAgentBench task file")
@@ -378,7 +510,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", metavar="FILE", help="a task YAML file")
     p.add_argument("task_id", metavar="TASK_ID", help="the task to run")
     p.add_argument("--agent", default="scripted:oracle", help="agent model or scripted:*")
-    p.add_argument("--user", default="scripted:user", help="user model or scripted:user")
+    p.add_argument(
+        "--user", default="scripted:user",
+        help="user model, scripted:user, or human:terminal to play the humans yourself "
+        "(human:terminal?play=user_1 plays only user_1)",
+    )  # fmt: skip
     p.add_argument("--judge", default="rule", help="judge model or 'rule'")
     p.add_argument("--agency", default="A3", choices=["A1", "A2", "A3", "A4", "A5"])
     p.add_argument(
@@ -410,6 +546,30 @@ def build_parser() -> argparse.ArgumentParser:
     )
     q.add_argument("--out", required=True, metavar="FILE", help="CSV file to write")
     q.set_defaults(func=cmd_study_logs)
+    q = study.add_parser(
+        "simulate",
+        help="a simulated within-subjects study: personas use both conditions; then analyse",
+    )
+    q.add_argument("--participants", type=int, default=8, help="simulated participants (>= 3)")
+    q.add_argument("--user", default="scripted", help="'scripted' or a model for the personas")
+    q.add_argument("--engine", default="scripted:docuteam", help="model for every DocuTeam role")
+    q.add_argument(
+        "--rater", action="append", metavar="RATER",
+        help="blind rater: 'rule' (default) or a model; repeat for several raters",
+    )  # fmt: skip
+    q.add_argument(
+        "--respondent", default=None,
+        help="who answers the questionnaires: 'scripted' or a model (default: as --user)",
+    )  # fmt: skip
+    q.add_argument("--budget", type=int, default=12, help="steps per session")
+    q.add_argument("--seed", type=int, default=0, help="seed of the simulation and analysis")
+    q.add_argument("--personas", metavar="FILE", help="personas YAML (default: data/docuteam)")
+    q.add_argument("--alpha", type=float, default=0.05, help="significance level")
+    q.add_argument("--out", metavar="DIR", help="logs and study CSV (default: runs/docuteam_sim)")
+    q.add_argument(
+        "--figures", metavar="DIR", help="tables and figures (default: figures/docuteam_simulated)"
+    )
+    q.set_defaults(func=cmd_study_simulate)
 
     p = sub.add_parser("docuteam", help="DocuTeam engine: run the scripted demo session")
     docuteam = p.add_subparsers(dest="docuteam_command", required=True, metavar="ACTION")
@@ -443,7 +603,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("directory", metavar="DIR", help="a results directory")
     p.set_defaults(func=cmd_results)
 
-    p = sub.add_parser("notebook", help="execute a registered notebook with papermill")
+    p = sub.add_parser(
+        "notebook", help="execute a registered notebook with papermill; also write it as HTML"
+    )
     p.add_argument(
         "name", metavar="NAME",
         help="the notebook's registered name, e.g. rq1; 'all' runs every figure notebook and "
@@ -454,6 +616,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="notebook parameter (VALUE is read as YAML); repeatable",
     )  # fmt: skip
     p.add_argument("--output-dir", metavar="D", help="where the executed copy goes")
+    p.add_argument("--quiet", action="store_true", help="no cell and progress lines")
     p.set_defaults(func=cmd_notebook)
 
     return parser

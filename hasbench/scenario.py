@@ -122,6 +122,12 @@ class EnvironmentConfig(StrictModel):
     """Episode limits and the domain-specific environment inputs."""
 
     max_iterations: int = Field(ge=1)
+    max_tool_rounds: int | None = Field(default=None, ge=1)
+    """Consecutive tool calls an agent may make without a message in this task, when its
+    reference solution needs more than the setting allows (the larger limit applies)."""
+    interaction_budget: int | None = Field(default=None, ge=1)
+    """C/F/C events this task's reference solution needs, when more than the setting's
+    budget (the larger applies), e.g. a dozen device steps only the customer can take."""
     db_path: str | None = None
     policy_path: str | None = None
     user_db_path: str | None = None

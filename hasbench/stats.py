@@ -588,6 +588,76 @@ def weighted_kappa(
     )
 
 
+@dataclass(frozen=True)
+class FleissResult(_Result):
+    """Fleiss' kappa of several raters who each put every item into one category."""
+
+    kappa: float
+    """NaN when every rating falls in one category (chance agreement is then 1)."""
+    observed: float
+    """Mean agreement over items (the share of agreeing rater pairs)."""
+    expected: float
+    """Agreement expected by chance from the overall category shares."""
+    n_items: int
+    n_raters: int
+
+
+def category_counts(labels: Sequence[Sequence[Any]], categories: Sequence[Any]) -> np.ndarray:
+    """Items x categories table: how many raters put each item in each category.
+
+    Args:
+        labels: One row per item, one label per rater.
+        categories: Every category a label may take.
+
+    Raises:
+        ValueError: a label outside ``categories``.
+    """
+    index = {category: j for j, category in enumerate(categories)}
+    table = np.zeros((len(labels), len(categories)), dtype=int)
+    for i, row in enumerate(labels):
+        for label in row:
+            if label not in index:
+                raise ValueError(f"item {i}: label {label!r} is not among {list(categories)}")
+            table[i, index[label]] += 1
+    return table
+
+
+def fleiss_kappa(counts: Sequence[Sequence[int]] | np.ndarray) -> FleissResult:
+    """Fleiss' kappa from an items x categories count table (Fleiss 1971).
+
+    Each row gives how many raters chose each category for one item; every item must be
+    rated by the same number (at least two) of raters.
+
+    Raises:
+        ValueError: not a 2-D table of non-negative counts, fewer than two raters, or
+            items rated by different numbers of raters.
+    """
+    table = np.asarray(counts, dtype=float)
+    if table.ndim != 2 or table.size == 0 or (table < 0).any():
+        raise ValueError("counts: expected a non-empty items x categories table of counts >= 0")
+    raters = table.sum(axis=1)
+    if not np.all(raters == raters[0]):
+        uneven = sorted({int(r) for r in raters})
+        raise ValueError(f"counts: items are rated by different numbers of raters: {uneven}")
+    n = int(raters[0])
+    if n < 2:
+        raise ValueError(f"counts: Fleiss' kappa needs at least two raters per item, got {n}")
+    per_item = (np.square(table).sum(axis=1) - n) / (n * (n - 1))
+    observed = float(per_item.mean())
+    shares = table.sum(axis=0) / table.sum()
+    expected = float(np.square(shares).sum())
+    kappa = (observed - expected) / (1 - expected) if expected < 1 else math.nan
+    return FleissResult(
+        params={"method": "Fleiss (1971)", "categories": int(table.shape[1])},
+        scipy_version=SCIPY_VERSION,
+        kappa=float(kappa),
+        observed=observed,
+        expected=expected,
+        n_items=int(table.shape[0]),
+        n_raters=n,
+    )
+
+
 # --------------------------------------------------------------------------- power
 
 

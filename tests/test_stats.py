@@ -390,3 +390,32 @@ def test_sample_size_for_wilcoxon_by_simulation():
     assert paired_sample_size(0.5, test="wilcoxon", seed=0) == res
     with pytest.raises(ValueError, match="positive"):
         paired_sample_size(0.0)
+
+
+def test_fleiss_kappa_reproduces_the_textbook_example():
+    """Fleiss (1971) as worked in the literature: 10 items, 14 raters, 5 categories."""
+    from hasbench.stats import fleiss_kappa
+
+    counts = [
+        [0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1],
+        [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2], [6, 5, 2, 1, 0], [0, 2, 2, 3, 7],
+    ]  # fmt: skip
+    result = fleiss_kappa(counts)
+    assert result.observed == pytest.approx(0.378, abs=5e-4)
+    assert result.expected == pytest.approx(0.213, abs=5e-4)
+    assert result.kappa == pytest.approx(0.210, abs=5e-4)
+    assert (result.n_items, result.n_raters) == (10, 14)
+
+
+def test_fleiss_kappa_limits_and_bad_tables():
+    from hasbench.stats import category_counts, fleiss_kappa
+
+    agree = category_counts([["A", "A", "A"], ["B", "B", "B"]], ["A", "B", "C"])
+    assert fleiss_kappa(agree).kappa == 1.0
+    assert math.isnan(fleiss_kappa([[3, 0], [3, 0]]).kappa)  # one category: undefined
+    with pytest.raises(ValueError, match="different numbers of raters"):
+        fleiss_kappa([[2, 1], [1, 1]])
+    with pytest.raises(ValueError, match="at least two raters"):
+        fleiss_kappa([[1, 0], [0, 1]])
+    with pytest.raises(ValueError, match="label 'Z' is not among"):
+        category_counts([["A", "Z"]], ["A", "B"])

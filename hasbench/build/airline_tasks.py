@@ -14,6 +14,11 @@ of the reservations agent:
 - F (goal revision): the member revises the request at a given turn (more bags, a
   different cabin, another travel date); the gold path follows the revision.
 
+Every task whose member or travel manager holds a fact at the start (A, D, F with a
+travel date) has them say one unprompted when proactive humans are on (A4): the member
+their user id or the travel date at the first turn, the travel manager the company card
+at the second.
+
 Policy traps (a request the policy forbids: adding insurance after booking) are part
 of some goals and left undone by the gold path; they are
 recorded in ``metadata`` with the number of gold tool calls and a difficulty level.
@@ -34,6 +39,7 @@ from hasbench.build.builder import (
     criteria,
     env_assertion,
     human,
+    proactive,
     replay_gold,
     suitable_personas,
 )
@@ -145,6 +151,7 @@ class _Generator:
             known_info=known_info,
             unknown_info=["reservation details"] if "reservation_id" in known_info else [],
             goal_revisions=revisions or (),
+            spontaneous=_tells(TRAVELLER, known_info, 1),
         )
         users = [traveller]
         relationships = [[TRAVELLER, AGENT, "supervises"]]
@@ -157,6 +164,7 @@ class _Generator:
                 goal=manager["goal"],
                 instructions=manager["instructions"],
                 known_info=manager["known_info"],
+                spontaneous=_tells(MANAGER, manager["known_info"], 2),
             )
             users.append(manager_spec)
             relationships += [[MANAGER, AGENT, "authorizes"], [MANAGER, AGENT, "informs"]]
@@ -681,6 +689,19 @@ class _Generator:
             protect=("book_reservation",),
             template="book_reservation",
         )
+
+
+def _tells(user_id: str, known: dict[str, Any], turn: int) -> dict[str, Any] | None:
+    """The one fact a member or manager gives unprompted under A4, if they hold one."""
+    if "user_id" in known:
+        message = f"Hi, my user id is {known['user_id']}."
+    elif "new_travel_date" in known:
+        message = f"The day I want to fly instead is {known['new_travel_date']}."
+    elif "company_card" in known:
+        message = f"Company travel is paid with the company card on file, {known['company_card']}."
+    else:
+        return None
+    return proactive(f"{user_id}_tells", message, turn=turn)
 
 
 def build(seed: int = SEED) -> TaskBuilder:

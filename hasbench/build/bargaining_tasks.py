@@ -39,6 +39,7 @@ from hasbench.build.builder import (
     criteria,
     env_assertion,
     human,
+    proactive,
     replay_gold,
 )
 from hasbench.envs.bargaining import (
@@ -143,76 +144,6 @@ class _Generator:
             "counterparty": cp,
         }
 
-    # -- gold by simulation -------------------------------------------------------------
-
-    @staticmethod
-    def negotiate(
-        table: dict[str, Any],
-        party: str,
-        prices: list[float],
-        terms: tuple[str, int],
-        accept: Callable[[dict[str, Any]], bool],
-        walk_reason: str | None = None,
-    ) -> tuple[list[tuple[str, dict[str, Any]]], BargainingEnvironment]:
-        """Play ``party`` against the table's simulated counterparty; return its calls.
-
-        Before each planned offer the open counter-offer is accepted if ``accept`` says so;
-        with ``walk_reason`` the side walks away from the last counter-offer instead of
-        making offers beyond the plan.
-        """
-        env = BargainingEnvironment.from_table(table)
-        calls: list[tuple[str, dict[str, Any]]] = [("view_negotiation", {})]
-
-        def run(name: str, args: dict[str, Any]) -> None:
-            result = env.call(name, args)
-            if result.error:
-                raise BuildError(f"bargaining: simulated {name} failed: {result.message}")
-            calls.append((name, args))
-
-        for price in prices:
-            open_offer = env._open_offer(other(party))
-            if open_offer is not None and accept(open_offer):
-                run(f"{party}_accept", {"offer_id": open_offer["offer_id"]})
-                return calls, env
-            offer = {"price": price, "delivery": terms[0], "warranty_months": terms[1]}
-            run(f"{party}_offer", {**offer, "message": _pitch(party)})
-            if env.db["status"] != "open":
-                return calls, env
-        open_offer = env._open_offer(other(party))
-        if open_offer is not None and walk_reason is not None:
-            run(f"{party}_walk_away", {"rejected_offer_id": open_offer["offer_id"],
-                                       "reason": walk_reason})  # fmt: skip
-        elif open_offer is not None and accept(open_offer):
-            run(f"{party}_accept", {"offer_id": open_offer["offer_id"]})
-        return calls, env
-
-    def plan_deal(
-        self, table: dict[str, Any], party: str, limit: float, terms: tuple[str, int]
-    ) -> tuple[list[tuple[str, dict[str, Any]]], BargainingEnvironment, float]:
-        """Offers that end in a deal within ``limit`` giving the party a fair share.
-
-        Returns the calls, the final table and the counterparty's reservation for these
-        terms (the other end of the bargaining zone).
-        """
-        cp = table["counterparty"]
-        other_end = cp["reservation"] + terms_value(cp, *terms)
-        zone = limit - other_end if party == "buyer" else other_end - limit
-        if zone <= 0:
-            raise BuildError(f"bargaining: no bargaining zone ({limit} vs {other_end})")
-        for share in (0.55, 0.45, 0.35, 0.3):
-            target = limit - share * zone if party == "buyer" else limit + share * zone
-            anchor = other_end - 0.6 * zone if party == "buyer" else other_end + 0.6 * zone
-            for count in (3, 4, 2):
-                prices = [round(anchor + (target - anchor) * k / (count - 1)) for k in range(count)]
-                calls, env = self.negotiate(
-                    table, party, [float(p) for p in prices], terms,
-                    lambda o, t=target: o["price"] <= t if party == "buyer" else o["price"] >= t,
-                )  # fmt: skip
-                got = env.surplus_share(party, limit, other_end)
-                if env.db["status"] == "deal" and got is not None and got >= MIN_SHARE + 0.05:
-                    return calls, env, other_end
-        raise BuildError(f"bargaining: no gold negotiation found for limit {limit}")
-
     # -- adding -------------------------------------------------------------------------
 
     def add(
@@ -260,38 +191,6 @@ class _Generator:
             },
         )
         replay_gold(scenario)
-
-    @staticmethod
-    def deal_checks(
-        party: str, limit: float, other_end: float, private: list[float], terms: dict[str, Any]
-    ) -> list[dict[str, Any]]:
-        checks = [
-            env_assertion("assert_deal", {}, "a deal is reached"),
-            env_assertion(
-                "assert_deal_price",
-                {"party": party, "limit": limit},
-                f"the price is within the {party}'s limit",
-            ),  # fmt: skip
-            env_assertion(
-                "assert_surplus_share",
-                {
-                    "party": party,
-                    "reservation": limit,
-                    "other_reservation": other_end,
-                    "at_least": MIN_SHARE,
-                },
-                f"the {party} captures at least {MIN_SHARE:.0%} of the bargaining surplus",
-            ),  # fmt: skip
-            env_assertion(
-                "assert_no_disclosure",
-                {"party": party, "values": private},
-                f"no private value of the {party} is disclosed",
-            ),  # fmt: skip
-        ]
-        if terms:
-            checks.insert(2, env_assertion("assert_deal_terms", terms,
-                                           "the deal has the required terms"))  # fmt: skip
-        return checks
 
     # -- D: stakeholders with different priorities, against a simulated trader ---------
 
@@ -344,7 +243,7 @@ class _Generator:
             rule = "Both stakeholders' requirements are firm."
             term_checks = {"delivery": "standard", "max_warranty_months": 12}
             roles = ("sales manager", "logistics lead")
-        calls, env, other_end = self.plan_deal(table, party, limit, deal_terms)
+        calls, env, other_end = plan_deal(table, party, limit, deal_terms)
         two = self.rng.random() < 0.5
         lead, liaison = "agent_0", "agent_1" if two else "agent_0"
         depends = [f"{money}.{k}" for k in money_fact] + [f"{needs_id}.{k}" for k in needs]
@@ -369,11 +268,12 @@ class _Generator:
                   else f"Sell the {name} at an acceptable price.",
                   responsibilities=["set the price limit", "approve closing the deal"],
                   instructions="Give your limit when asked; approve a deal within it.",
-                  known_info=money_fact),
+                  known_info=money_fact, spontaneous=_tell(money, money_fact)),
             human(needs_id, role=roles[1], persona=self.persona(),
                   goal=f"The deal for the {name} fits what {needs_id} needs.",
                   responsibilities=[f"state the {needs_id} requirements"],
-                  instructions="State your requirements when asked.", known_info=needs),
+                  instructions="State your requirements when asked.", known_info=needs,
+                  spontaneous=_tell(needs_id, needs)),
         ]  # fmt: skip
         verb = "buy" if party == "buyer" else "sell"
         who = f"from {cp_name}" if party == "buyer" else f"to {cp_name}"
@@ -386,7 +286,7 @@ class _Generator:
         self.add(
             "D", task=task, agents=agents, users=users, relationships=relationships,
             gold=gold, table=table,
-            asserts=self.deal_checks(party, limit, other_end, [limit], term_checks),
+            asserts=deal_checks(party, limit, other_end, [limit], term_checks),
             mode="star", template=f"stakeholders_{party}_{variant}",
         )  # fmt: skip
 
@@ -442,12 +342,14 @@ class _Generator:
             human("operations", role="operations lead", persona=self.persona(),
                   goal=f"The {name} arrives fast and is covered by a long warranty.",
                   responsibilities=["state delivery and warranty needs"],
-                  instructions="State your requirements when asked.", known_info=needs),
+                  instructions="State your requirements when asked.", known_info=needs,
+                  spontaneous=_tell("operations", needs)),
             human("finance", role="finance officer", persona=self.persona(),
                   goal=f"The company pays no more than it can afford for the {name}.",
                   responsibilities=["set the price limit", "approve closing the deal"],
                   instructions="Give your limit to the closer when asked; approve a deal "
-                               "within it.", known_info=money_fact),
+                               "within it.", known_info=money_fact,
+                  spontaneous=_tell("finance", money_fact)),
         ]  # fmt: skip
         task = (
             f"{_a(name).capitalize()} (list price {list_price:.0f} dollars) is negotiated "
@@ -457,7 +359,7 @@ class _Generator:
             "limit, which must not reach the seller, and closes the deal. The seller agent "
             "sells for its company. Both sides want a good deal within their limits."
         )
-        asserts = self.deal_checks("buyer", limit, floor, [limit],
+        asserts = deal_checks("buyer", limit, floor, [limit],
                                    {"delivery": "express", "min_warranty_months": 24})  # fmt: skip
         asserts += [
             env_assertion("assert_deal_price", {"party": "seller", "limit": floor},
@@ -538,13 +440,13 @@ class _Generator:
         )
         revised_key = "revised_limit" if party == "buyer" else "revised_floor"
         if outcome == "deal":
-            calls, env, _ = self.plan_deal(table, party, after, terms)
+            calls, env, _ = plan_deal(table, party, after, terms)
             revised = (
                 f"after seeing the offers I can now go up to {after:.0f} dollars"
                 if party == "buyer"
                 else f"after seeing the offers I can now accept {after:.0f} dollars"
             )
-            asserts = self.deal_checks(party, after, other_end, [before, after],
+            asserts = deal_checks(party, after, other_end, [before, after],
                                        {"delivery": "standard"})  # fmt: skip
             goal = "The limit changed after I saw the offers; close a deal within the new limit."
         else:
@@ -554,7 +456,7 @@ class _Generator:
                 "Your best offer is outside what my principal can accept, so we end the "
                 "negotiation without a deal."
             )
-            calls, env = self.negotiate(table, party, prices, terms, lambda o: False, reason)
+            calls, env = negotiate(table, party, prices, terms, lambda o: False, reason)
             if env.db["status"] != "walked_away":
                 raise BuildError(
                     f"bargaining: walk-away gold did not walk away: {env.db['status']}"
@@ -586,7 +488,7 @@ class _Generator:
                   responsibilities=["set the limit", "approve closing or ending the deal"],
                   instructions=("Give your limit when asked. Tell the agent when your limit "
                                 "changes; approve a deal or walk-away that respects it."),
-                  known_info=known,
+                  known_info=known, spontaneous=_tell("principal", known),
                   goal_revisions=[{"at_turn": at_turn, "goal": goal,
                                    "known_info": {revised_key: revised}}]),
         ]  # fmt: skip
@@ -607,6 +509,118 @@ class _Generator:
             gold=gold, table=table, asserts=asserts, mode="star",
             template=f"revision_{party}_{outcome}", revision_turn=at_turn,
         )  # fmt: skip
+
+
+def _tell(user_id: str, known: dict[str, str]) -> dict[str, Any]:
+    """A4's predefined contribution: the person states their first fact unprompted."""
+    fact = next(iter(known.values()))
+    return proactive(f"{user_id}_tells", f"Before you go further, one thing from my side: {fact}.")
+
+
+def negotiate(
+    table: dict[str, Any],
+    party: str,
+    prices: list[float],
+    terms: tuple[str, int],
+    accept: Callable[[dict[str, Any]], bool],
+    walk_reason: str | None = None,
+) -> tuple[list[tuple[str, dict[str, Any]]], BargainingEnvironment]:
+    """Play ``party`` against the table's simulated counterparty; return its calls.
+
+    Before each planned offer the open counter-offer is accepted if ``accept`` says so;
+    with ``walk_reason`` the side walks away from the last counter-offer instead of
+    making offers beyond the plan.
+    """
+    env = BargainingEnvironment.from_table(table)
+    calls: list[tuple[str, dict[str, Any]]] = [("view_negotiation", {})]
+
+    def run(name: str, args: dict[str, Any]) -> None:
+        result = env.call(name, args)
+        if result.error:
+            raise BuildError(f"bargaining: simulated {name} failed: {result.message}")
+        calls.append((name, args))
+
+    for price in prices:
+        open_offer = env._open_offer(other(party))
+        if open_offer is not None and accept(open_offer):
+            run(f"{party}_accept", {"offer_id": open_offer["offer_id"]})
+            return calls, env
+        offer = {"price": price, "delivery": terms[0], "warranty_months": terms[1]}
+        run(f"{party}_offer", {**offer, "message": _pitch(party)})
+        if env.db["status"] != "open":
+            return calls, env
+    open_offer = env._open_offer(other(party))
+    if open_offer is not None and walk_reason is not None:
+        run(f"{party}_walk_away", {"rejected_offer_id": open_offer["offer_id"],
+                                   "reason": walk_reason})  # fmt: skip
+    elif open_offer is not None and accept(open_offer):
+        run(f"{party}_accept", {"offer_id": open_offer["offer_id"]})
+    return calls, env
+
+
+def plan_deal(
+    table: dict[str, Any], party: str, limit: float, terms: tuple[str, int]
+) -> tuple[list[tuple[str, dict[str, Any]]], BargainingEnvironment, float]:
+    """Offers that end in a deal within ``limit`` giving the party a fair share.
+
+    Returns the calls, the final table and the counterparty's reservation for these
+    terms (the other end of the bargaining zone).
+    """
+    cp = table["counterparty"]
+    other_end = cp["reservation"] + terms_value(cp, *terms)
+    zone = limit - other_end if party == "buyer" else other_end - limit
+    if zone <= 0:
+        raise BuildError(f"bargaining: no bargaining zone ({limit} vs {other_end})")
+    for share in (0.55, 0.45, 0.35, 0.3):
+        target = limit - share * zone if party == "buyer" else limit + share * zone
+        anchor = other_end - 0.6 * zone if party == "buyer" else other_end + 0.6 * zone
+        for count in (3, 4, 2):
+            prices = [round(anchor + (target - anchor) * k / (count - 1)) for k in range(count)]
+            calls, env = negotiate(
+                table, party, [float(p) for p in prices], terms,
+                lambda o, t=target: o["price"] <= t if party == "buyer" else o["price"] >= t,
+            )  # fmt: skip
+            got = env.surplus_share(party, limit, other_end)
+            if env.db["status"] == "deal" and got is not None and got >= MIN_SHARE + 0.05:
+                return calls, env, other_end
+    raise BuildError(f"bargaining: no gold negotiation found for limit {limit}")
+
+
+def deal_checks(
+    party: str, limit: float, other_end: float, private: list[float], terms: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """The hidden assertions of a deal for ``party``.
+
+    A deal is reached, within its limit, with the required terms (if any), giving it a fair
+    share of the surplus, and none of its private values is disclosed.
+    """
+    checks = [
+        env_assertion("assert_deal", {}, "a deal is reached"),
+        env_assertion(
+            "assert_deal_price",
+            {"party": party, "limit": limit},
+            f"the price is within the {party}'s limit",
+        ),  # fmt: skip
+        env_assertion(
+            "assert_surplus_share",
+            {
+                "party": party,
+                "reservation": limit,
+                "other_reservation": other_end,
+                "at_least": MIN_SHARE,
+            },
+            f"the {party} captures at least {MIN_SHARE:.0%} of the bargaining surplus",
+        ),  # fmt: skip
+        env_assertion(
+            "assert_no_disclosure",
+            {"party": party, "values": private},
+            f"no private value of the {party} is disclosed",
+        ),  # fmt: skip
+    ]
+    if terms:
+        checks.insert(2, env_assertion("assert_deal_terms", terms,
+                                       "the deal has the required terms"))  # fmt: skip
+    return checks
 
 
 def _a(noun: str) -> str:

@@ -56,6 +56,7 @@ def human(
     known_info: dict[str, Any] | None = None,
     unknown_info: Sequence[str] = (),
     goal_revisions: Sequence[dict[str, Any]] = (),
+    spontaneous: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """A human participant node (a simulated user).
 
@@ -69,8 +70,9 @@ def human(
         known_info: Facts only they hold (the agent must ask for them).
         unknown_info: Things they do not know.
         goal_revisions: Pattern F changes, each ``{"at_turn", "goal", "known_info"}``.
+        spontaneous: Their unprompted contributions (A4), e.g. :func:`proactive`.
     """
-    return {
+    node = {
         "user_id": user_id,
         "role": role,
         "responsibilities": list(responsibilities),
@@ -80,6 +82,39 @@ def human(
         "known_info": dict(known_info or {}),
         "unknown_info": list(unknown_info),
         "goal_revisions": list(goal_revisions),
+    }
+    if spontaneous is not None:
+        node["spontaneous_config"] = spontaneous
+    return node
+
+
+PROACTIVE_TURN = 2
+"""The step at which a predefined proactive contribution is given (early, after a first move)."""
+
+
+def proactive(
+    rule_id: str, message: str, *, action_type: str = "clarification", turn: int = PROACTIVE_TURN
+) -> dict[str, Any]:
+    """A predefined proactive contribution: one message given unprompted at a fixed turn.
+
+    A4 runs deliver it (the setting's spontaneous switch); A3 runs do not.
+
+    Args:
+        rule_id: The rule's id (unique in the task).
+        message: What the person says, in their own voice (one relevant fact or criterion).
+        action_type: "clarification" for information, "feedback" for a criterion.
+        turn: The simulator step at which it is given.
+    """
+    return {
+        "mode": "predefined",
+        "trigger_rules": [
+            {
+                "rule_id": rule_id,
+                "condition": {"type": "at_turn", "turn_number": turn},
+                "action_type": action_type,
+                "predefined_message": message,
+            }
+        ],
     }
 
 

@@ -15,6 +15,8 @@ outcome is what the persona sweep (RQ4) measures.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -119,6 +121,15 @@ def check_task(scenario: Scenario) -> TaskCheck:
     else:
         row.results["protected_path"] = "-"
     return row
+
+
+def check_many(scenarios: Sequence[Scenario], workers: int = 2) -> Iterator[TaskCheck]:
+    """:func:`check_task` on each task, in order, in ``workers`` processes (1: this one)."""
+    if workers <= 1:
+        yield from map(check_task, scenarios)
+        return
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        yield from pool.map(check_task, scenarios, chunksize=2)
 
 
 def visible_to_agents(scenario: Scenario, trace: Trace, policy: str) -> str:

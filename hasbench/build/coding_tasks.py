@@ -52,6 +52,7 @@ from hasbench.build.builder import (
     criteria,
     env_assertion,
     human,
+    proactive,
 )
 from hasbench.build.coding_repos import (
     Feature,
@@ -359,6 +360,7 @@ class _Generator:
                     goal=f"{fn} handles my case the way our reports need it.",
                     instructions=f"If asked {feature.aspect}, say: {fact}.",
                     known_info={feature.fact_key: fact},
+                    spontaneous=_tell("user_0", fact),
                 )
             ]  # fmt: skip
             edges = [["user_0", lead, "supervises"]]
@@ -381,6 +383,7 @@ class _Generator:
                     ),
                     known_info={first: feature.mode(default).said(),
                                 second: feature.mode(other).said()},
+                    spontaneous=_tell("user_0", f"by default, {feature.mode(default).said()}"),
                 )
             ]  # fmt: skip
             edges = [["user_0", lead, "supervises"]]
@@ -400,12 +403,14 @@ class _Generator:
                     goal=f"{fn} follows my requirement on {feature.aspect} by default.",
                     instructions=f"When asked, your requirement is {feature.mode(default).said()}.",
                     known_info={feature.fact_key: feature.mode(default).said()},
+                    spontaneous=_tell("user_0", feature.mode(default).said()),
                 ),
                 human(
                     "user_1", role=two, persona=self.builder.pick(self.asking),
                     goal=f"My requirement on {feature.aspect} is supported by {fn}.",
                     instructions=f"When asked, your requirement is {feature.mode(other).said()}.",
                     known_info={feature.fact_key: feature.mode(other).said()},
+                    spontaneous=_tell("user_1", feature.mode(other).said()),
                 ),
             ]  # fmt: skip
             edges = [["user_0", lead, "supervises"], ["user_1", lead, "informs"]]
@@ -432,6 +437,9 @@ class _Generator:
                         f"message starting '{message}: '."
                     ),
                     known_info={"option_name": option, "error_message": message},
+                    spontaneous=_tell(
+                        "user_0", f"the new keyword argument must be called {option}", "feedback"
+                    ),
                 )
             ]  # fmt: skip
             edges = [["user_0", lead, "reviews"]]
@@ -588,6 +596,11 @@ class _Generator:
             before=before, after=after, suite=suite, summary=summary, depends=[],
             metadata={"template": f"protected.{kind}"}, extra_assertions=extra,
         )  # fmt: skip
+
+
+def _tell(user_id: str, fact: str, channel: str = "clarification") -> dict[str, Any]:
+    """A4's predefined contribution: the person states one fact or criterion unprompted."""
+    return proactive(f"{user_id}_tells", f"One thing you should know: {fact}.", action_type=channel)
 
 
 def _distinct_messages(feature: Feature, option: str) -> list[str]:

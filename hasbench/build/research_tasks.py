@@ -41,6 +41,7 @@ from hasbench.build.builder import (
     criteria,
     env_assertion,
     human,
+    proactive,
     replay_gold,
 )
 from hasbench.envs.research import load_corpus
@@ -313,7 +314,7 @@ class _Generator:
         return human(
             PI, goal=goal, role="principal investigator", persona=persona,
             responsibilities=["accept or reject the proposal"], instructions=instructions,
-            known_info=known,
+            known_info=known, spontaneous=_tell(PI, known) if known else None,
         )  # fmt: skip
 
     # -- B: the PI's latent acceptance criteria -----------------------------------------
@@ -502,7 +503,7 @@ class _Generator:
                     goal=f"As co-author {name}, my requirements are reflected in the proposal.",
                     responsibilities=["co-author the proposal"],
                     instructions="State your requirements when you are asked about them.",
-                    known_info=known,
+                    known_info=known, spontaneous=_tell(user_id, known),
                 )
             )  # fmt: skip
         self.add(
@@ -543,7 +544,7 @@ class _Generator:
                 instructions=(
                     "When shown a draft, say which of your requests it does not address yet."
                 ),
-                known_info=first,
+                known_info=first, spontaneous=_tell("reviewer_1", first, "feedback"),
             )
         ]  # fmt: skip
         links = [["reviewer_1", plan["meth"], "reviews"]]
@@ -570,7 +571,7 @@ class _Generator:
                     instructions=(
                         "When shown a draft, say which of your requests it does not address."
                     ),
-                    known_info=second,
+                    known_info=second, spontaneous=_tell("reviewer_2", second, "feedback"),
                 )
             )  # fmt: skip
             links.append(["reviewer_2", plan["impact"], "reviews"])
@@ -612,6 +613,13 @@ class _Generator:
             ),
             template=f"review_{rounds}_rounds",
         )  # fmt: skip
+
+
+def _tell(user_id: str, known: dict[str, Any], channel: str = "clarification") -> dict[str, Any]:
+    """A4's predefined contribution: the person states their first requirement unprompted."""
+    first = next(iter(known.values()))
+    message = f"Before you go on, one requirement from me: {first}."
+    return proactive(f"{user_id}_tells", message, action_type=channel)
 
 
 def build(seed: int = SEED, corpus_path: Path | None = None) -> TaskBuilder:

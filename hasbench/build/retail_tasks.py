@@ -16,6 +16,10 @@ Every task puts one customer of the generated store (seed
   elsewhere, wrong address -> corrected address, new address -> cancel); the gold
   actions follow the revised goal and depend on facts told only after the revision.
 
+Every task whose customer holds a fact or a criterion at the start (A, B, and F with a
+first address) gives one of them unprompted at the first turn when proactive humans are on
+(A4): who they are (A), the variant they accept (B), the address (F).
+
 Difficulty is recorded in ``metadata``: the number of gold tool calls, distractors
 (other orders of the customer, other acceptable-looking variants, other items) and
 policy traps (an extra request the policy forbids, which the gold path leaves undone).
@@ -36,6 +40,7 @@ from hasbench.build.builder import (
     criteria,
     env_assertion,
     human,
+    proactive,
     replay_gold,
     star,
     suitable_personas,
@@ -163,6 +168,7 @@ class _Generator:
         template: str,
         distractors: int = 0,
         trap: str | None = None,
+        tells: str | None = None,
     ) -> None:
         n_calls = len(calls)
         hardness = n_calls - 4 + min(distractors, 2) + (2 if trap else 0) + (2 if revisions else 0)
@@ -182,6 +188,7 @@ class _Generator:
                     known_info=known_info,
                     unknown_info=unknown or ["user_id"],
                     goal_revisions=revisions or (),
+                    spontaneous=proactive(f"{USER}_tells", tells, turn=1) if tells else None,
                 )
             ],
             relationships=star(AGENT, [USER]),
@@ -275,6 +282,7 @@ class _Generator:
             if pattern == "C"
             else None,
             template="cancel_pending_order",
+            tells=_introduce(facts) if pattern == "A" else None,
             distractors=len(user["orders"]) - 1,
             trap="cancel a non-pending order" if other is not None else None,
         )
@@ -314,6 +322,7 @@ class _Generator:
             calls=calls,
             basis=["ENV"],
             template="modify_pending_order_address",
+            tells=_introduce(facts),
             distractors=len(user["orders"]) - 1,
         )
 
@@ -348,6 +357,7 @@ class _Generator:
                 )
             ],
             template="modify_user_address",
+            tells=_introduce(facts),
         )
 
     def return_items(self, pattern: str) -> None:
@@ -406,6 +416,7 @@ class _Generator:
             protect=("return_delivered_order_items",) if pattern == "C" else (),
             communicate=[f"{refund:.2f}"],
             template="return_delivered_order_items",
+            tells=_introduce(facts) if pattern == "A" else None,
             distractors=len(order["items"]) - count + len(user["orders"]) - 1,
         )
 
@@ -461,6 +472,7 @@ class _Generator:
             calls=calls,
             basis=["ENV"],
             template="modify_pending_order_payment",
+            tells=_introduce(facts),
             distractors=len(user["orders"]) - 1,
         )
 
@@ -591,6 +603,9 @@ class _Generator:
             depends={tool: [f"{USER}.acceptable_variants"]} if pattern == "B" else None,
             nl=nl,
             template=tool + ("_budget" if by_budget else ""),
+            tells=f"Before we start: the only variant I accept is {known['acceptable_variants']}."
+            if pattern == "B"
+            else None,
             distractors=distractors + len(order["items"]) - count,
         )
 
@@ -666,6 +681,7 @@ class _Generator:
             basis=["ENV", "ACTION"],
             revisions=[{"at_turn": at_turn, "goal": revised, "known_info": revision_facts}],
             template=f"revision_{kind}",
+            tells=f"My new address is {_spoken(known)}." if known else None,
             distractors=len(user["orders"]) - 1,
         )
 
@@ -675,6 +691,19 @@ def _who(facts: dict[str, str]) -> str:
     if "email" in facts:
         return f"The customer with email {facts['email']}"
     return f"The customer {facts['first_name']} {facts['last_name']} (zip {facts['zip']})"
+
+
+def _introduce(facts: dict[str, str]) -> str:
+    """How a customer says who they are."""
+    if "email" in facts:
+        return f"Hello, my account is under {facts['email']}."
+    return f"Hello, I am {facts['first_name']} {facts['last_name']}, zip code {facts['zip']}."
+
+
+def _spoken(address: dict[str, str]) -> str:
+    """An address as the customer says it, from :func:`_address_facts`."""
+    lines = [address["street"], address.get("apartment"), address["city"]]
+    return ", ".join(line for line in lines if line) + f", {address['state']} {address['zip_code']}"
 
 
 def _item_names(order: dict[str, Any]) -> str:

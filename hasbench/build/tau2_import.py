@@ -35,9 +35,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from hasbench.agency import Setting
 from hasbench.build.builder import dump_tasks
+from hasbench.build.reachability import Reach, make_reachable
 from hasbench.envs import environment_class
-from hasbench.envs.base import Environment, EnvironmentDataError
+from hasbench.envs.base import EnvironmentDataError
 from hasbench.registry import all_domains
 from hasbench.scenario import Scenario, check_scenario
 
@@ -57,6 +59,12 @@ TASK = (
     "A customer contacts {domain} customer service. Find out what they need and help them, "
     "following the policy."
 )
+DEFAULT = Setting()
+"""Tasks whose reference solution needs more than the default setting allows get their
+own limits: ``environment.max_tool_rounds`` = twice the gold path plus the customer's
+facts (a call and a question or approval per step), ``environment.interaction_budget``
+= the gold path plus the customer's facts (an approval or device step per action, a
+question per fact)."""
 MAX_ITERATIONS = 60
 """At least this many iterations; tasks with long gold paths get 20 + 5 per gold action."""
 
@@ -151,7 +159,7 @@ _FACTS: list[tuple[str, re.Pattern[str]]] = [
         "payment_method",
         re.compile(
             r"(?i)\b((?:credit card|debit card|gift card|paypal)"
-            r"(?: (?:ending|that ends) (?:in|with) \d{4})?)"
+            r" (?:ending|that ends) (?:in|with) \d{4})"
         ),
     ),
     (
@@ -172,8 +180,9 @@ def extract_facts(text: str) -> dict[str, str]:
     code is a reservation id when it has a digit or follows "reservation"/"confirmation"
     (flight numbers like HAT045 are flight numbers); a zip code is any standalone
     five-digit number ("zip code is 19122", "zipcode 19122", "Denver, 80280"). A name
-    ("You are Mia Li", "Your name is ...") gives ``name``, ``first_name`` and
-    ``last_name``. Repeated kinds get numbered keys (``order_id``, ``order_id_2``, ...).
+    ("You are Mia Li", "Your name is ...") gives ``name`` (its parts are added on
+    import where a tool takes them). A payment method counts when it names its last
+    digits. Repeated kinds get numbered keys (``order_id``, ``order_id_2``, ...).
     """
     facts: dict[str, str] = {}
     for key, pattern in _FACTS:
@@ -181,8 +190,7 @@ def extract_facts(text: str) -> dict[str, str]:
         if key == "name":
             match = pattern.search(text)
             if match:
-                first, *_, last = match.group(1).split()
-                facts.update(name=match.group(1), first_name=first, last_name=last)
+                facts["name"] = match.group(1)
             continue
         for match in pattern.finditer(text):
             value = match.group(match.lastindex or 0)
@@ -374,71 +382,6 @@ def _criteria(task: _Task, user: dict[str, Any]) -> tuple[dict[str, Any], list[s
     return criteria | {"reward_basis": kept}, dropped
 
 
-def gold_argument_sources(scenario: Scenario, env: Environment) -> dict[str, list[str]]:
-    """Where each gold argument value can come from: ``stated``, ``lookup`` or ``neither``.
-
-    Stated: the customer's goal, instructions or known facts say it. Lookup: a read tool
-    returns it when called with stated facts or with ids earlier lookups returned (three
-    rounds of every one-argument read tool, plus name + zip and email lookups).
-    """
-    user = scenario.users[0]
-    facts = {str(v) for v in user.known_info.values()}
-    stated = " ".join([user.goal, user.task_instructions, *facts]).lower()
-    seen: set[str] = set(facts)
-    outputs: list[str] = []
-    known = user.known_info
-    if {"first_name", "last_name", "zip"} <= set(known) and "find_user_id_by_name_zip" in {
-        t.name for t in env.tools()
-    }:
-        args = {k: known[k] for k in ("first_name", "last_name", "zip")}
-        seen.add(str(env.call("find_user_id_by_name_zip", args).output))
-    readers = [
-        (spec.name, next(iter(spec.parameters["properties"])))
-        for spec in env.tools("agent")
-        if spec.kind == "read"
-        and len(spec.parameters.get("required", [])) <= 1
-        and len(spec.parameters["properties"]) <= 1 + ("limit" in spec.parameters["properties"])
-        and spec.parameters["properties"]
-    ]
-    readers += [(spec.name, None) for spec in env.tools("agent") if spec.kind == "read"
-                and not spec.parameters.get("properties")]  # fmt: skip
-    tried: set[tuple[str, str]] = set()
-    for _ in range(3):
-        for value in sorted(seen):
-            if " " in value or len(value) > 40:
-                continue
-            for name, parameter in readers:
-                key = (name, "" if parameter is None else value)
-                if key in tried:
-                    continue
-                tried.add(key)
-                result = env.call(name, {} if parameter is None else {parameter: value})
-                if not result.error:
-                    outputs.append(result.content())
-        seen |= set(re.findall(r"[#\w.@-]+", " ".join(outputs))) - seen
-    found = " ".join(outputs).lower()
-    sources: dict[str, list[str]] = {"stated": [], "lookup": [], "neither": []}
-    for action in scenario.evaluation_criteria.actions:
-        for path, value in _leaves(action.arguments, f"{action.action_id}.{action.name}"):
-            text = str(value).lower()
-            if isinstance(value, bool) or text in ("", "yes", "no") or text in stated:
-                kind = "stated" if text in stated else "lookup"
-            elif text in found or isinstance(value, int | float):
-                kind = "lookup"
-            else:
-                kind = "neither"
-            sources[kind].append(path)
-    return sources
-
-
-def _leaves(value: Any, path: str) -> list[tuple[str, Any]]:
-    if isinstance(value, dict):
-        return [leaf for k, v in value.items() for leaf in _leaves(v, f"{path}.{k}")]
-    if isinstance(value, list):
-        return [leaf for i, v in enumerate(value) for leaf in _leaves(v, f"{path}[{i}]")]
-    return [(path, value)]
-
-
 def import_tau2(
     tasks_file: str | Path,
     *,
@@ -487,9 +430,55 @@ def import_tau2(
             env = env_class.from_scenario(scenario)
         except EnvironmentDataError as exc:
             raise Tau2ImportError(f"{source}: task {scenario.source_task_id}: {exc}") from None
-        scenario.metadata["gold_arguments"] = gold_argument_sources(scenario, env)
-        scenarios.append(scenario)
+        scenarios.append(_with_reach(scenario, make_reachable(scenario, env), source))
     return scenarios, skipped
+
+
+def distinct_fact_names(facts: dict[str, Any], actions: list[dict[str, Any]]) -> dict[str, Any]:
+    """Facts renamed so that a fact named like an argument is that argument's value.
+
+    A customer's fact ``order_id`` reads as "the order id to use"; when the gold path
+    uses that argument with another value too (two orders, or a login zip code beside
+    a new address's), every fact of that kind is numbered instead (``order_id_1``,
+    ``order_id_2``), so nobody takes one of them for the value of every call.
+    """
+    used: dict[str, set[str]] = {}
+    for action in actions:
+        for key, value in action.get("arguments", {}).items():
+            if isinstance(value, str | int | float):
+                used.setdefault(key, set()).add(str(value))
+    clashing = {
+        key
+        for key, value in facts.items()
+        if key in used and used[key] - {str(value)}
+        and not re.search(r"_\d+$", key)
+    }  # fmt: skip
+    return {f"{key}_1" if key in clashing else key: value for key, value in facts.items()}
+
+
+def _with_reach(scenario: Scenario, reach: Reach, source: str) -> Scenario:
+    """The scenario with the lookups and customer facts that make its gold path reachable."""
+    data = scenario.model_dump(exclude_defaults=True)
+    data["evaluation_criteria"]["actions"] = reach.actions
+    data["users"][0]["known_info"] = distinct_fact_names(reach.known_info, reach.actions)
+    data["environment"]["max_iterations"] = max(MAX_ITERATIONS, 20 + 5 * len(reach.actions))
+    rounds = 2 * len(reach.actions) + len(reach.known_info)
+    if rounds > DEFAULT.max_tool_rounds:
+        data["environment"]["max_tool_rounds"] = rounds
+    events = len(reach.actions) + len(reach.known_info)
+    if events > DEFAULT.interaction_budget:
+        data["environment"]["interaction_budget"] = events
+    data["metadata"] |= {
+        "gold_arguments": reach.sources,
+        "added_on_import": {"lookups": reach.inserted, "facts": reach.given},
+    } | ({"unreachable": reach.unreachable} if reach.unreachable else {})
+    data["metadata"] |= {"failing_reads": reach.failing_reads} if reach.failing_reads else {}
+    label = f"{source}: task {scenario.source_task_id}"
+    parsed = Scenario.model_validate(data)
+    problems = check_scenario(parsed)
+    if problems:
+        raise Tau2ImportError(f"{label}: {problems[0].path}: {problems[0].message}")
+    return parsed
 
 
 def tau2_domains() -> list[str]:

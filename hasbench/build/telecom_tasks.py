@@ -29,7 +29,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hasbench.build.builder import BuildError, TaskBuilder, action, agent, criteria, human, star
+from hasbench.build.builder import (
+    BuildError,
+    TaskBuilder,
+    action,
+    agent,
+    criteria,
+    human,
+    proactive,
+    star,
+)
 from hasbench.envs.telecom import TelecomEnvironment
 from hasbench.envs.telecom_db import PLANS, generate_db
 from hasbench.paths import TASKS_DIR
@@ -331,6 +340,7 @@ class _Generator:
                         instructions=instructions,
                         known_info=known_info,
                         unknown_info=unknown_info,
+                        spontaneous=_tells(known_info),
                     ),
                     "tools": self.user_tools,
                 }
@@ -668,6 +678,18 @@ def _pattern_c(gen: _Generator, index: int) -> None:
             "line. Identify the customer and help them, following the policy."
         ),
     )
+
+
+def _tells(known: dict[str, Any]) -> dict[str, Any]:
+    """What the customer says unprompted at the first turn under A4.
+
+    Their acceptance criterion if they hold one, else their phone number.
+    """
+    if "acceptance_criterion" in known:
+        message = f"What matters to me: {known['acceptance_criterion']}"
+    else:
+        message = f"Hi, my phone number is {known['phone_number']}."
+    return proactive(f"{USER}_tells", message, turn=1)
 
 
 def build(seed: int = SEED) -> TaskBuilder:

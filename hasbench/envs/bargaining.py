@@ -652,4 +652,5 @@ DOMAIN = Domain(
     task_files=(TASKS_DIR / "bargaining.yaml",),
     policy=POLICIES_DIR / "bargaining.md",
     generator="hasbench.build.bargaining_tasks:write",
+    playbook="hasbench.participants.playbooks.bargaining:BargainingPlaybook",
 )

@@ -542,4 +542,5 @@ DOMAIN = Domain(
     task_files=(TASKS_DIR / "research.yaml",),
     policy=POLICIES_DIR / "research.md",
     generator="hasbench.build.research_tasks:write",
+    playbook="hasbench.participants.playbooks.research:ResearchPlaybook",
 )

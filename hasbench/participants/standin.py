@@ -51,6 +51,10 @@ MAX_ASKS = 2
 """How often a stand-in asks for one fact before it guesses."""
 MAX_THOUGHTS = 50
 """Playbook steps one action may take (steps that need no action, such as a guess)."""
+ROUND_BUDGET = 10
+"""Tool calls a stand-in makes in a row; it passes the case on to a peer before one more
+(a team member does not work silently for long: the default setting ends an episode when
+an agent makes more than ten calls without a message)."""
 
 
 @dataclass(frozen=True)
@@ -181,7 +185,8 @@ class Need:
 
     ``who`` are words to pick the person to ask by role or responsibilities; ``tool`` is
     the tool the fact is for: an agent that does not hold it hands the step to the peer
-    who does (that peer asks the people it can reach).
+    who does (that peer asks the people it can reach). ``topics`` are further facts asked
+    for in the same question (the other lines of an address, the other ways to identify).
     """
 
     slot: str
@@ -189,6 +194,7 @@ class Need:
     candidates: tuple[Any, ...] = ()
     who: tuple[str, ...] = ()
     tool: str | None = None
+    topics: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -201,20 +207,32 @@ class Review:
 
 
 @dataclass(frozen=True)
+class Tell:
+    """Tell a person how things stand (a progress note; no answer is awaited)."""
+
+    text: str
+    who: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Done:
     """Finish with a summary for the requester."""
 
     summary: str
 
 
-Step = Call | Need | Review | Done
+Step = Call | Need | Review | Tell | Done
 
 
 class Playbook(Protocol):
     """A domain's know-how: reading texts into facts and choosing the next step."""
 
     def read(self, case: Case, text: str, source: str) -> None:
-        """Add the facts a text states (the task, an answer, a tool output) to the case."""
+        """Add the facts a text states to the case.
+
+        Sources: "task", "profile" (the agent's own profile), a person or peer id, or
+        "tool:<name>" for a tool output.
+        """
         ...
 
     def next_step(self, case: Case) -> Step:
@@ -244,6 +262,10 @@ class StandIn:
         self.expect: tuple[str, Any] | None = None
         self.handed: set[tuple[str, str, int, int]] = set()
         self.started = False
+        self.streak = 0
+        self.passes = 0
+        self.handed_by: str | None = None
+        self.routed: set[tuple[str, str]] = set()
 
     def _chance(self, p: float) -> bool:
         return p >= 1.0 or (p > 0.0 and float(self.rng.random()) < p)
@@ -253,11 +275,23 @@ class StandIn:
         if not self.started:
             self.started = True
             self.playbook.read(self.case, self.view.task, "task")
+            self.playbook.read(self.case, self.view.profile, "profile")
         if obs.last_result is not None:
             self._absorb(obs.last_result)
         for incoming in obs.inbox:
             self._receive(incoming)
         self.expect = None
+        action = self._next_action(obs)
+        if isinstance(action, CallTool):
+            if self.streak >= ROUND_BUDGET and self.view.peers:
+                self.expect = None
+                return self._pass_on()
+            self.streak += 1
+        else:
+            self.streak = 0
+        return action
+
+    def _next_action(self, obs: AgentObservation) -> Action:
         for _ in range(MAX_THOUGHTS):
             step = self.playbook.next_step(self.case)
             if isinstance(step, Call) and (step.name in self.case.unable or self._failed(step)):
@@ -266,6 +300,15 @@ class StandIn:
             if action is not None:
                 return action
         return self._finish("I could not make further progress on my own.", obs)
+
+    def _pass_on(self) -> Action:
+        """Hand the case to the next peer in turn (after a long run of tool calls)."""
+        peer = self.view.peers[self.passes % len(self.view.peers)]
+        self.passes += 1
+        self.streak = 0
+        return SendMessage(
+            peer.participant_id, "Over to you: please carry on with the task.\n" + _pack(self.case)
+        )
 
     # -- turning steps into actions ----------------------------------------------------------
 
@@ -276,6 +319,8 @@ class StandIn:
             return self._need(step)
         if isinstance(step, Review):
             return self._review(step)
+        if isinstance(step, Tell):
+            return self._tell(step)
         return self._call(step)
 
     def _call(self, call: Call) -> Action | None:
@@ -338,7 +383,7 @@ class StandIn:
                 "ask_clarification",
                 {
                     "question": need.question,
-                    "topics": [need.slot],
+                    "topics": [need.slot, *need.topics],
                     "target": person.participant_id,
                 },
             )
@@ -348,10 +393,18 @@ class StandIn:
         return None
 
     def _review(self, review: Review) -> Action | None:
-        if review.key in self.case.reviewed:
+        done = "reviewed_" + re.sub(r"\W", "_", review.key)
+        if review.key in self.case.reviewed or self.case.facts.get(done):
             return None
-        self.case.reviewed.add(review.key)
         person = self._person("feedback", review.who)
+        matching = person is not None and _about(person, review.who)
+        if not matching and review.who and self.view.coordination_mode == "graph":
+            for peer in self.view.peers:  # a collaborator may reach the reviewer
+                if (peer.participant_id, review.key) not in self.routed:
+                    self.routed.add((peer.participant_id, review.key))
+                    text = "Over to you: the next step needs a review.\n" + _pack(self.case)
+                    return SendMessage(peer.participant_id, text)
+        self.case.reviewed.add(review.key)
         if person is None or not self._chance(self.profile.check):
             return None
         self.expect = ("review", review)
@@ -360,9 +413,19 @@ class StandIn:
             {"artifact": review.artifact, "target": person.participant_id},
         )
 
+    def _tell(self, tell: Tell) -> Action | None:
+        person = next(
+            (p for p in self.view.people if any(w in (p.role or "") for w in tell.who)),
+            self.view.people[0] if self.view.people else None,
+        )
+        return None if person is None else SendMessage(person.participant_id, tell.text)
+
     def _finish(self, summary: str, obs: AgentObservation) -> Action:
         if obs.delegator is not None:
             return Finish(self._report(summary))
+        if self.handed_by is not None:  # a collaborator handed it the case: report back
+            peer, self.handed_by = self.handed_by, None
+            return SendMessage(peer, self._report(summary))
         return Finish(summary)
 
     def _person(self, channel: str, words: tuple[str, ...]) -> Contact | None:
@@ -372,8 +435,7 @@ class StandIn:
         """
         reachable = [p for p in self.view.people if channel in p.channels]
         for person in reachable:
-            about = " ".join([person.role or "", *person.responsibilities]).lower()
-            if any(word in about for word in words):
+            if _about(person, words):
                 return person
         return reachable[0] if reachable else None
 
@@ -435,13 +497,15 @@ class StandIn:
                 who = result.request.target if result.request else "person"
                 for key, value in response.info.items():
                     case.learn(key, value, who)
-                if len(response.info) == 1 and step.slot not in response.info:
+                single = len(response.info) == 1 and not step.topics
+                if single and step.slot not in response.info:
                     case.learn(step.slot, next(iter(response.info.values())), who)
                 self.playbook.read(case, response.content, who)
         elif kind == "review":
             response = result.response
             if isinstance(response, FeedbackResponse):
                 who = result.request.target if result.request else "person"
+                case.learn("reviewed_" + re.sub(r"\W", "_", step.key), True, who)
                 case.feedback.append(response.content)
                 if response.edits and self._chance(self.profile.uptake):
                     for key, value in response.edits.items():
@@ -449,6 +513,9 @@ class StandIn:
                     self.playbook.read(case, response.content, who)
 
     def _receive(self, incoming: Incoming) -> None:
+        graph = self.view.coordination_mode == "graph"
+        if graph and incoming.kind == "message" and incoming.text.startswith("Over to you"):
+            self.handed_by = incoming.sender
         if incoming.kind in ("message", "report"):
             facts, done = _unpack(incoming.text)
             for key, value in facts.items():
@@ -467,6 +534,12 @@ class StandIn:
 
     def _report(self, summary: str) -> str:
         return f"{summary}\n" + _pack(self.case)
+
+
+def _about(contact: Contact, words: tuple[str, ...]) -> bool:
+    """Whether a contact's role or responsibilities mention one of the words."""
+    about = " ".join([contact.role or "", *contact.responsibilities]).lower()
+    return any(word in about for word in words)
 
 
 def _pack(case: Case) -> str:

@@ -20,6 +20,7 @@ from hasbench.runner import store as results
 from hasbench.runner.cluster import ClusterPool
 from hasbench.runner.experiment import EpisodeSpec, Experiment, episode_key, grid
 from hasbench.runner.pool import cpu_bound, open_pool
+from hasbench.runner.progress import Progress
 
 if TYPE_CHECKING:
     from hasbench.llm import LLMClient
@@ -66,14 +67,13 @@ async def run_experiment(
         directory: the results store (default ``RUNS_DIR/<name>``).
         client: the LLM client for agents, users and judges (default: one with the
             workbench response cache and the experiment's concurrency limits).
-        progress: show a tqdm progress bar (terminal or notebook).
+        progress: show live progress (a line in a notebook, a bar in a terminal; see
+            :class:`~hasbench.runner.progress.Progress`).
         workers: worker processes for CPU-bound episodes (see
             :func:`hasbench.runner.pool.open_pool`; None: sized to the machine).
         cluster: a Dask scheduler address, or ``local:N``: run the episodes there
             (:mod:`hasbench.runner.cluster`) instead of in local worker processes.
     """
-    from tqdm.auto import tqdm
-
     from hasbench.llm import LLMClient, ResponseCache
 
     store = Path(directory) if directory is not None else experiment.default_dir()
@@ -91,7 +91,7 @@ async def run_experiment(
             todo.append((spec, identity, key))
     limits: dict[str, asyncio.Semaphore] = {}
     failed = 0
-    bar = tqdm(total=len(todo), desc=experiment.name, unit="episode", disable=not progress)
+    bar = Progress(len(todo), experiment.name, enabled=progress)
     remote = await ClusterPool(client, run_one).start(cluster) if cluster and todo else None
     pool = remote or open_pool([spec for spec, _, _ in todo], workers, client, run_one)
     episode = remote.run if remote is not None else partial(_run_here, run_one, client)

@@ -212,3 +212,12 @@ def _our_base(domain: str) -> dict[str, Any]:
 def ours(domain: str, task_id: str) -> Environment:
     """A fresh environment for one imported task."""
     return make_environment(imported(domain)[task_id])
+
+
+def base_task(domain: str, source_id: str):
+    """A step-1 base task made from the shared import of its domain (no second import)."""
+    from hasbench.build.base_tasks import BaseTask, tau2_view
+
+    base = BaseTask(domain, source_id, scenario=imported(domain)[source_id])
+    base.view = tau2_view(base)
+    return base

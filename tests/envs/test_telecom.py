@@ -7,7 +7,20 @@ from hasbench.envs.base import EnvironmentDataError
 from hasbench.envs.telecom import TelecomEnvironment
 from hasbench.envs.telecom_db import generate_db, load_db, load_user_db
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "tau2"
+TAU2_TELECOM = (
+    Path(__file__).resolve().parents[2].parent / "shared/sources/tau2-bench-v0.1.3/telecom"
+)
+"""τ²-bench v0.1.3's telecom databases (../shared/sources); tests on them skip without."""
+
+
+def tau2_environment() -> TelecomEnvironment:
+    """τ²'s real carrier database and phone, or skip."""
+    if not TAU2_TELECOM.is_dir():
+        pytest.skip(f"τ²-bench source files not found at {TAU2_TELECOM} (../shared/sources)")
+    return TelecomEnvironment(
+        load_db(TAU2_TELECOM / "db.toml"), load_user_db(TAU2_TELECOM / "user_db.toml")
+    )
+
 
 TAU2_AGENT_TOOLS = {
     "get_customer_by_phone", "get_customer_by_id", "get_customer_by_name", "get_details_by_id",
@@ -34,10 +47,8 @@ def prepare(env, func, **arguments):
 
 @pytest.fixture
 def env():
-    """The tiny τ²-format carrier DB: John Smith (C1001) owns L1001 and L1002 (his phone)."""
-    environment = TelecomEnvironment(
-        load_db(FIXTURES / "telecom_db.toml"), load_user_db(FIXTURES / "telecom_user_db.toml")
-    )
+    """τ²'s carrier DB: John Smith (C1001) owns L1001, L1002 (his phone) and L1003."""
+    environment = tau2_environment()
     prepare(environment, "set_user_info", name="John Smith", phone_number="555-123-2002")
     return environment
 
@@ -208,7 +219,7 @@ def test_refuel_charges_the_draft_bill_and_lifts_the_data_limit(env):
     assert not env.run_assertion("assert_mobile_data_status", {"expected_status": True})
     result = env.call("refuel_data", {**cl, "gb_amount": 1.5}, "agent")
     assert result.output["charge"] == 3.0 and result.output["new_data_refueling_gb"] == 1.5
-    draft = next(b for b in env.db["bills"] if b["bill_id"] == "B1002")
+    draft = next(b for b in env.db["bills"] if b["bill_id"] == "B1003")  # C1001's draft
     assert draft["total_due"] == 3.0 and draft["line_items"][-1]["date"] == "2025-02-25"
     paths = {change["path"] for change in result.diff}
     assert "db.lines[1].data_refueling_gb" in paths
@@ -220,18 +231,19 @@ def test_refuel_charges_the_draft_bill_and_lifts_the_data_limit(env):
 
 def test_refuel_without_a_draft_bill_creates_one_with_a_deterministic_id():
     def run():
-        environment = TelecomEnvironment(
-            load_db(FIXTURES / "telecom_db.toml"), load_user_db(FIXTURES / "telecom_user_db.toml")
-        )
-        environment.db["bills"][1]["status"] = "Issued"
+        environment = tau2_environment()
+        for bill in environment.db["bills"]:
+            if bill["customer_id"] == "C1001" and bill["status"] == "Draft":
+                bill["status"] = "Issued"
         cl = {"customer_id": "C1001", "line_id": "L1001"}
         environment.call("refuel_data", {**cl, "gb_amount": 1.0}, "agent")
         return environment
 
     first, second = run(), run()
-    new = first.db["bills"][-1]
+    customer = next(c for c in first.db["customers"] if c["customer_id"] == "C1001")
+    new = next(b for b in first.db["bills"] if b["bill_id"] == customer["bill_ids"][-1])
     assert new["status"] == "Draft" and new["total_due"] == 5.0
-    assert new["bill_id"] in first.db["customers"][0]["bill_ids"]
+    assert new["bill_id"] not in {"B1001", "B1002", "B1003"}
     assert first.state_hash() == second.state_hash()
 
 
@@ -249,14 +261,14 @@ def test_change_plan_and_lookups(env):
         == []
     )
     bills = env.call("get_bills_for_customer", {"customer_id": "C1001", "limit": 1}, "agent")
-    assert [b["bill_id"] for b in bills.output] == ["B1002"]
+    assert [b["bill_id"] for b in bills.output] == ["B1003"]
     assert env.call("transfer_to_human_agents", {"summary": "x"}).output == "Transfer successful"
 
 
 def test_tau2_toml_files_load_with_defaults(env):
     line = env.db["lines"][0]
     assert line["roaming_enabled"] is False and line["suspension_start_date"] is None
-    assert line["contract_end_date"] == "2026-01-31"
+    assert line["contract_end_date"] == "2026-12-31"
     assert env.user_db["device"]["app_statuses"]["messaging"]["permissions"]["sms"] is True
     assert env.user_db["surroundings"]["phone_number"] == "555-123-2002"
 

@@ -5,13 +5,17 @@ import pytest
 from hasbench.experiments import common
 
 
-def test_resolve_domains_keeps_existing_and_falls_back_with_a_note(capsys):
+def test_resolve_domains_keeps_existing_and_falls_back_with_a_note(capsys, monkeypatch):
     assert common.resolve_domains(["retail", "mock"], "RQ") == (["retail", "mock"], [])
-    kept, notes = common.resolve_domains(["coding", "retail"], "RQ2")
-    assert kept == ["retail"]
-    assert "no tasks for coding" in notes[0] and "data/tasks/coding.yaml" in notes[0]
+    kept, notes = common.resolve_domains(["nosuchdomain", "retail"], "RQ2")
+    assert kept == ["retail"] and "no tasks for nosuchdomain" in notes[0]
+    real_task_files = common.task_files
+    monkeypatch.setattr(
+        common, "task_files", lambda d: [] if d in ("coding", "research") else real_task_files(d)
+    )
     kept, notes = common.resolve_domains(["coding", "research"], "RQ2")
     assert kept == common.existing_domains() and kept  # every paper domain with a task file
+    assert "coding" not in kept and "retail" in kept
     assert "coding, research" in notes[0] and "Note: RQ2" in capsys.readouterr().out
     with pytest.raises(ValueError, match="no domain"):
         common.resolve_domains([], "RQ2")
@@ -38,3 +42,31 @@ def test_latex_escapes_and_turns_markdown_bold_into_textbf():
     tex = common.latex(shown)
     assert "A\\_1 \\& co" in tex and "\\textbf{48.0} [1, 2] (3/4)" in tex and " -- " in tex
     assert "{lrr}" in tex
+
+
+def test_a_figure_is_written_as_png_and_pdf_only_with_labelled_axes(tmp_path):
+    from matplotlib.figure import Figure
+
+    fig = Figure()
+    left, right = fig.subplots(1, 2)
+    left.bar([0, 1], [1, 2])
+    left.set_xlabel("agent")
+    left.set_ylabel("Pass@1 (%)")
+    image = right.imshow([[0, 1]])
+    right.set_title("grid")
+    fig.colorbar(image, ax=right, label="Task Score (%)")
+    with pytest.raises(ValueError, match="figure f: axes without a label in grid"):
+        common.save_figure(fig, tmp_path, "f")
+    assert not list(tmp_path.iterdir())
+    right.set_xlabel("setting")
+    right.set_ylabel("pattern")
+    png, pdf = common.save_figure(fig, tmp_path, "f")
+    assert png.read_bytes().startswith(b"\x89PNG") and pdf.read_bytes().startswith(b"%PDF")
+
+
+def test_figure_ticks_name_models_and_the_stand_in_mark_is_said_once():
+    labels = [common.model_label(m) for m in ("scripted:strong", "openai/gpt-4.1")]
+    assert common.tick_labels(labels) == (
+        ["scripted:strong", "openai/gpt-4.1"], common.STANDIN_FOOTNOTE,
+    )  # fmt: skip
+    assert common.tick_labels(["openai/gpt-4.1"]) == (["openai/gpt-4.1"], None)

@@ -13,4 +13,5 @@ DOMAIN = Domain(
     task_files=(TASKS_DIR / "coding.yaml",),
     policy=POLICIES_DIR / "coding.md",
     generator="hasbench.build.coding_tasks:write",
+    playbook="hasbench.participants.playbooks.coding:CodingPlaybook",
 )

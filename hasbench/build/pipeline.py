@@ -1,0 +1,508 @@
+"""The HAS-Bench construction pipeline as one command (HAS paper §4.2, App. B.2-B.4).
+
+``hasbench build has-bench --tau2 DIR --marble DIR --out DIR`` runs, for all six domains:
+
+1. filtering (:mod:`hasbench.build.source_filter`);
+2. pattern assignment by the judge panel (:mod:`hasbench.build.patterns`);
+3. adaptation with the registered templates (:mod:`hasbench.build.adaptation`): the
+   primary pattern, then the other supported ones, those with the fewest scenarios in the
+   domain so far first, up to ``patterns_per_task`` per base task (a pattern whose template
+   declines makes room for the next); a domain without templates yet is reported as
+   waiting for them;
+4. the automatic checks of every adapted task (:mod:`hasbench.build.checks`), then the
+   structural and worthiness panels with the repair loop (:mod:`hasbench.build.validation`);
+5. human-verification sheets for a stratified sample (:mod:`hasbench.build.verification`);
+6. the task files of the included tasks (``tasks/<domain>.yaml``) and the build report
+   (``build_report.md`` / ``.json``) with the counts beside the paper's.
+
+Every step keeps its result under ``<out>/steps`` keyed by a fingerprint of its inputs and
+settings, so a rerun skips what is done; checks and validations are kept per task, so an
+interrupted run resumes where it stopped. Progress goes to stderr.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hasbench.build.adaptation import AdaptationError, Declined, adapt, templates_for
+from hasbench.build.base_tasks import (
+    TAU2_FILES,
+    BaseTask,
+    marble_base_tasks,
+    tau2_base_tasks,
+)
+from hasbench.build.builder import dump_tasks
+from hasbench.build.checks import TaskCheck, check_many, check_task
+from hasbench.build.patterns import RULE_JUDGES, Assignment, assign_patterns, panel_agreement
+from hasbench.build.source_filter import (
+    MARBLE_DOMAINS,
+    PAPER_KEPT,
+    TAU2_DOMAINS,
+    SourceFilterError,
+    run_filter,
+)
+from hasbench.build.validation import RULE_REVIEWERS, Evidence, Validation, make_reviewer, validate
+from hasbench.build.verification import stratified_sample, write_sheets
+from hasbench.scenario import Scenario
+
+PAPER_TASKS = {
+    "retail": 94, "telecom": 100, "airline": 31, "coding": 115, "research": 30, "bargaining": 27,
+}  # fmt: skip
+"""HAS paper §4.2: tasks per domain (397 in all)."""
+PAPER_PATTERNS = {"A": 107, "B": 114, "C": 35, "D": 62, "E": 61, "F": 18}
+"""HAS paper Table 3: tasks per primary pattern."""
+DOMAINS = (*TAU2_DOMAINS, *MARBLE_DOMAINS)
+
+
+class PipelineError(ValueError):
+    """The sources or settings cannot be built from; the message names what and where."""
+
+
+@dataclass
+class BuildSettings:
+    """Everything besides the sources that decides a build's result."""
+
+    judges: tuple[str, ...] = RULE_JUDGES
+    min_agree: int = 3
+    structural: tuple[str, ...] = RULE_REVIEWERS
+    worthiness: tuple[str, ...] = RULE_REVIEWERS
+    patterns_per_task: int = 2
+    max_repair_rounds: int = 2
+    per_stratum: int = 2
+    seed: int = 0
+    workers: int = 2
+
+
+@dataclass
+class BuildResult:
+    """What a build produced (also written to ``build_report.json``)."""
+
+    counts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    patterns: dict[str, int] = field(default_factory=dict)
+    kappa: dict[str, Any] = field(default_factory=dict)
+    waiting: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)
+    files: list[str] = field(default_factory=list)
+
+
+class _Steps:
+    """The per-step cache under ``<out>/steps``."""
+
+    def __init__(self, out: Path) -> None:
+        self.dir = out / "steps"
+        self.dir.mkdir(parents=True, exist_ok=True)
+
+    def load(self, name: str, key: str) -> Any | None:
+        path = self.dir / f"{name}.json"
+        if not path.is_file():
+            return None
+        record = json.loads(path.read_text(encoding="utf-8"))
+        return record["data"] if record.get("key") == key else None
+
+    def save(self, name: str, key: str, data: Any) -> None:
+        path = self.dir / f"{name}.json"
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"key": key, "data": data}, ensure_ascii=False), "utf-8")
+        tmp.replace(path)
+
+    def per_task(self, name: str) -> dict[str, Any]:
+        """Records kept one line per task (``<name>.jsonl``): key -> data."""
+        path = self.dir / f"{name}.jsonl"
+        found = {}
+        if path.is_file():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                if line.strip():
+                    record = json.loads(line)
+                    found[record["key"]] = record["data"]
+        return found
+
+    def append(self, name: str, key: str, data: Any) -> None:
+        with (self.dir / f"{name}.jsonl").open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps({"key": key, "data": data}, ensure_ascii=False) + "\n")
+
+
+def _fingerprint(*parts: Any) -> str:
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:20]
+
+
+def _file_hashes(tau2: Path, marble: Path) -> list[str]:
+    files = [tau2 / f for entry in TAU2_FILES.values() for f in entry if f]
+    files += [marble / d / f"{d}_main.jsonl" for d in MARBLE_DOMAINS]
+    hashes = []
+    for path in files:
+        if not path.is_file():
+            raise PipelineError(f"{path}: source file not found")
+        hashes.append(hashlib.sha256(path.read_bytes()).hexdigest()[:16])
+    return hashes
+
+
+class _Progress:
+    """Step and item progress on stderr (one updating line on a terminal)."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+        self.tty = sys.stderr.isatty()
+
+    def step(self, text: str) -> None:
+        if not self.quiet:
+            print(text, file=sys.stderr, flush=True)
+
+    def counter(self, label: str) -> Callable[[int, int], None]:
+        def update(done: int, total: int) -> None:
+            if self.quiet or (not self.tty and done not in (total,) and done % 50):
+                return
+            end = "\n" if done == total or not self.tty else "\r"
+            print(f"  {label}: {done}/{total}", end=end, file=sys.stderr, flush=True)
+
+        return update
+
+
+def _run_checks(
+    tasks: Sequence[Scenario], steps: _Steps, workers: int, progress: Callable[[int, int], None]
+) -> dict[str, TaskCheck]:
+    """The automatic checks of every task, from the per-task cache where possible."""
+    cached = steps.per_task("checks")
+    todo = [t for t in tasks if t.content_hash() not in cached]
+    done = len(tasks) - len(todo)
+    progress(done, len(tasks))
+    for task, check in zip(todo, check_many(todo, workers), strict=True):
+        cached[task.content_hash()] = check.results
+        steps.append("checks", task.content_hash(), check.results)
+        done += 1
+        progress(done, len(tasks))
+    return {
+        t.task_id: TaskCheck(t.task_id, t.adaptation_pattern, cached[t.content_hash()])
+        for t in tasks
+    }
+
+
+def run_pipeline(
+    tau2_dir: str | Path,
+    marble_dir: str | Path,
+    out_dir: str | Path,
+    settings: BuildSettings | None = None,
+    *,
+    client: Any | None = None,
+    quiet: bool = False,
+) -> BuildResult:
+    """Build HAS-Bench from the source benchmarks into ``out_dir`` (see the module docstring).
+
+    Raises:
+        PipelineError: a source folder or file is missing or unreadable.
+    """
+    settings = settings or BuildSettings()
+    tau2, marble, out = Path(tau2_dir).resolve(), Path(marble_dir).resolve(), Path(out_dir)
+    for folder in (tau2, marble):
+        if not folder.is_dir():
+            raise PipelineError(f"{folder}: source folder not found")
+    out.mkdir(parents=True, exist_ok=True)
+    steps, show, result = _Steps(out), _Progress(quiet), BuildResult()
+    clock = time.perf_counter()
+
+    # 1. filtering
+    show.step("[1/6] filtering the source tasks")
+    sources_key = _fingerprint(_file_hashes(tau2, marble))
+    try:
+        filtered = run_filter(tau2, marble, out / "filter")
+    except SourceFilterError as error:
+        raise PipelineError(str(error)) from None
+    kept = {d: {r.source_id for r in rows if r.verdict == "keep"} for d, rows in filtered.items()}
+    raw = {d: len(rows) for d, rows in filtered.items()}
+    result.seconds["filter"] = time.perf_counter() - clock
+
+    # 2. base tasks and pattern assignment
+    show.step("[2/6] pattern assignment (" + ", ".join(settings.judges) + ")")
+    bases: list[BaseTask] = []
+    for domain in DOMAINS:
+        if domain in TAU2_DOMAINS:
+            bases += tau2_base_tasks(tau2, domain, kept[domain])
+        else:
+            bases += marble_base_tasks(marble, domain, kept[domain])
+    assign_key = _fingerprint(sources_key, settings.judges, settings.min_agree)
+    stored = steps.load("patterns", assign_key)
+    if stored is None:
+        found = asyncio.run(
+            assign_patterns(
+                bases, settings.judges, min_agree=settings.min_agree, client=client,
+                progress=show.counter("tasks judged"),
+            )
+        )  # fmt: skip
+        if not any(a.status == "error" for a in found):
+            steps.save("patterns", assign_key, [a.model_dump(mode="json") for a in found])
+    else:
+        found = [Assignment.model_validate(a) for a in stored]
+    assignments = {f"{a.domain}:{a.source_id}": a for a in found}
+    result.kappa = panel_agreement(found)
+    result.errors += [
+        f"pattern panel: {a.domain}:{a.source_id}: "
+        + "; ".join(f"{v.judge}: {v.error}" for v in a.verdicts if v.error)
+        for a in found
+        if a.status == "error"
+    ]
+    (out / "patterns.jsonl").write_text(
+        "".join(a.model_dump_json() + "\n" for a in found), encoding="utf-8"
+    )
+    result.seconds["patterns"] = time.perf_counter() - clock - sum(result.seconds.values())
+
+    # 3. adaptation
+    show.step("[3/6] adaptation")
+    adapted: list[Scenario] = []
+    declined: list[dict[str, str]] = []
+    numbers: Counter[tuple[str, str]] = Counter()
+    by_key = {b.key: b for b in bases}
+    for domain in DOMAINS:
+        if not templates_for(domain):
+            result.waiting.append(domain)
+            continue
+        for base in (b for b in bases if b.domain == domain):
+            assignment = assignments[base.key]
+            if assignment.status != "assigned":
+                continue
+            supported = [assignment.primary, *assignment.secondary]
+            secondary = sorted(assignment.secondary, key=lambda p: numbers[(domain, p)])
+            chosen = 0
+            for pattern in [assignment.primary, *secondary]:
+                if chosen == settings.patterns_per_task:
+                    break
+                others = tuple(p for p in supported if p != pattern)
+                try:
+                    scenario = adapt(
+                        base, pattern, numbers[(domain, pattern)] + 1, secondary=others,
+                        seed=settings.seed,
+                    )  # fmt: skip
+                except Declined as reason:
+                    declined.append({"task": base.key, "pattern": pattern, "reason": str(reason)})
+                    continue
+                except AdaptationError as error:
+                    result.errors.append(f"adaptation: {error}")
+                    continue
+                numbers[(domain, pattern)] += 1
+                scenario.metadata["adaptation"]["primary"] = pattern == assignment.primary
+                adapted.append(scenario)
+                chosen += 1
+    (out / "declined.json").write_text(json.dumps(declined, indent=1), encoding="utf-8")
+    show.step(f"  {len(adapted)} scenarios adapted, {len(declined)} declined")
+    result.seconds["adaptation"] = time.perf_counter() - clock - sum(result.seconds.values())
+
+    # 4. checks and validation
+    show.step(f"[4/6] automatic checks ({settings.workers} workers)")
+    checks = _run_checks(adapted, steps, settings.workers, show.counter("tasks checked"))
+    show.step("[5/6] structural and worthiness panels")
+    reviewed = _validate_all(adapted, checks, by_key, settings, steps, client, show)
+    validations = {task_id: v for task_id, (v, _) in reviewed.items()}
+    result.errors += [f"validation: {v.task_id}: {v.reason}" for v in validations.values()
+                      if v.verdict == "error"]  # fmt: skip
+    result.seconds["checks+validation"] = time.perf_counter() - clock - sum(result.seconds.values())
+
+    # 5-6. outputs
+    show.step("[6/6] task files, review sheets and the report")
+    included = [t for t in adapted if validations[t.task_id].verdict == "INCLUDE"]
+    final = {t.task_id: reviewed[t.task_id][1] for t in included}
+    result.files += _write_tasks(list(final.values()), out)
+    sample = stratified_sample(list(final.values()), settings.per_stratum, settings.seed)
+    result.files += [str(p) for p in write_sheets(sample, out / "review")]
+    for domain in DOMAINS:
+        mine = [t for t in adapted if t.domain == domain]
+        result.counts[domain] = {
+            "raw": raw[domain],
+            "kept": len(kept[domain]),
+            "paper_kept": PAPER_KEPT[domain][1],
+            "assigned": sum(a.status == "assigned" for a in found if a.domain == domain),
+            "adapted": len(mine),
+            "checks_passed": sum(checks[t.task_id].passed for t in mine),
+            "included": sum(t.domain == domain for t in final.values()),
+            "paper": PAPER_TASKS[domain],
+            "waiting": domain in result.waiting,
+        }
+    result.patterns = dict(Counter(t.adaptation_pattern for t in final.values()))
+    result.seconds["total"] = time.perf_counter() - clock
+    _write_validation(validations, out)
+    result.files += _write_report(result, settings, out, declined, validations, sample)
+    return result
+
+
+def _validate_all(
+    adapted: list[Scenario],
+    checks: dict[str, TaskCheck],
+    bases: dict[str, BaseTask],
+    settings: BuildSettings,
+    steps: _Steps,
+    client: Any,
+    show: _Progress,
+) -> dict[str, tuple[Validation, Scenario]]:
+    """Step 4's panels for every task (verdict and final task), cached per task."""
+    structural = [make_reviewer(s, client) for s in settings.structural]
+    worthiness = [make_reviewer(s, client) for s in settings.worthiness]
+    config = _fingerprint(settings.structural, settings.worthiness, settings.max_repair_rounds)
+    cached = steps.per_task("validation")
+    siblings = Counter((t.domain, t.source_task_id, t.adaptation_pattern) for t in adapted)
+    progress = show.counter("tasks validated")
+    results: dict[str, tuple[Validation, Scenario]] = {}
+
+    def recheck(scenario: Scenario) -> TaskCheck:
+        return check_task(scenario)
+
+    for number, task in enumerate(adapted, start=1):
+        key = _fingerprint(config, task.content_hash())
+        if key in cached:
+            validation = Validation.model_validate(cached[key]["validation"])
+            final = Scenario.model_validate(cached[key]["scenario"])
+        else:
+            base = bases[f"{task.domain}:{task.source_task_id}"]
+            evidence = Evidence(
+                task, base, checks[task.task_id],
+                siblings[(task.domain, task.source_task_id, task.adaptation_pattern)],
+            )  # fmt: skip
+            validation, final = asyncio.run(
+                validate(evidence, structural, worthiness, recheck, settings.max_repair_rounds)
+            )
+            if validation.verdict != "error":
+                record = {
+                    "validation": validation.model_dump(mode="json"),
+                    "scenario": final.model_dump(mode="json", exclude_defaults=True),
+                }
+                steps.append("validation", key, record)
+        results[task.task_id] = (validation, final)
+        progress(number, len(adapted))
+    return results
+
+
+def _write_tasks(tasks: list[Scenario], out: Path) -> list[str]:
+    folder = out / "tasks"
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for domain in DOMAINS:
+        mine = sorted((t for t in tasks if t.domain == domain), key=lambda t: t.task_id)
+        path = folder / f"{domain}.yaml"
+        if mine:
+            path.write_text(dump_tasks(mine), encoding="utf-8")
+            written.append(str(path))
+        elif path.exists():
+            path.unlink()
+    return written
+
+
+def _write_validation(validations: dict[str, Validation], out: Path) -> None:
+    with (out / "validation.jsonl").open("w", encoding="utf-8") as handle:
+        for validation in validations.values():
+            handle.write(validation.model_dump_json() + "\n")
+
+
+def _write_report(
+    result: BuildResult,
+    settings: BuildSettings,
+    out: Path,
+    declined: list[dict[str, str]],
+    validations: dict[str, Validation],
+    sample: list[Scenario],
+) -> list[str]:
+    kappa = result.kappa
+    lines = [
+        "# HAS-Bench build report",
+        "",
+        f"Judges: {', '.join(settings.judges)} (a pattern needs {settings.min_agree} viable "
+        f"votes); structural reviewers: {', '.join(settings.structural)}; worthiness "
+        f"reviewers: {', '.join(settings.worthiness)}; up to {settings.patterns_per_task} "
+        f"patterns per base task; seed {settings.seed}.",
+        "",
+        "| domain | raw | kept (step 1) | paper kept | patterns assigned | adapted "
+        "| pass every check (before repairs) | included | paper |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for domain, c in result.counts.items():
+        if c["waiting"]:
+            cells = "waiting for the domain's adaptation templates | — | — | —"
+        else:
+            cells = f"{c['adapted']} | {c['checks_passed']} | {c['included']}"
+        lines.append(
+            f"| {domain} | {c['raw']} | {c['kept']} | {c['paper_kept']} | {c['assigned']} "
+            f"| {cells} | {c['paper']} |"
+        )
+    total = sum(c["included"] for c in result.counts.values())
+    lines.append(f"| **all** | | | 301 | | | | **{total}** | **397** |")
+    lines += [
+        "",
+        "Inclusion follows the panels, which read the checks: a partial idle score (e.g. a "
+        "τ² assertion that already holds at the start) is a warning (D6, W2), not a failure, "
+        "so a task whose only failed check it is can be included (see validation.jsonl).",
+    ]
+    lines += ["", "| pattern | included | paper (Table 3) |", "|---|---|---|"]
+    for pattern, paper in PAPER_PATTERNS.items():
+        lines.append(f"| {pattern} | {result.patterns.get(pattern, 0)} | {paper} |")
+    if result.waiting:
+        lines += [
+            "",
+            "Adaptation is waiting for the domains "
+            + ", ".join(result.waiting)
+            + ": they were filtered and their patterns assigned, but no templates are "
+            "registered for them yet (a module in hasbench/build/templates registering "
+            "`@template(<domain>, <pattern>)`); the next build adapts them.",
+        ]
+    verdicts = Counter(v.verdict for v in validations.values())
+    reasons = Counter(v.reason for v in validations.values() if v.verdict == "EXCLUDE")
+    lines += [
+        "",
+        "## Pattern panel agreement",
+        "",
+        f"Fleiss' kappa across the {kappa.get('judges', 0)} judges over "
+        f"{kappa.get('tasks', 0)} base tasks: primary pattern "
+        f"{_num(kappa.get('primary'))} (observed agreement "
+        f"{_num(kappa.get('primary_observed'))}); viability per pattern: "
+        + ", ".join(f"{p} {_num(k)}" for p, k in kappa.get("viability", {}).items())
+        + ".",
+        "",
+        "## Validation",
+        "",
+        ", ".join(f"{k}: {n}" for k, n in sorted(verdicts.items())) or "nothing validated",
+        "",
+    ]
+    lines += [f"- excluded, {why}: {n}" for why, n in reasons.most_common()]
+    reasons_declined = Counter(f"{d['pattern']}: {d['reason']}" for d in declined)
+    lines += ["", "## Declined adaptations", ""]
+    lines += [f"- {why} ({n})" for why, n in reasons_declined.most_common()]
+    lines += [
+        "",
+        f"Human verification: {len(sample)} tasks sampled (at least {settings.per_stratum} per "
+        "domain x coordination mode x source stratum) in review/review_sheet.csv and .html.",
+        "",
+        "Time (s): " + ", ".join(f"{k} {v:.1f}" for k, v in result.seconds.items()),
+    ]
+    if result.errors:
+        lines += ["", "## Errors (rerun to retry; finished work is kept)", ""]
+        lines += [f"- {e}" for e in result.errors]
+    md, js = out / "build_report.md", out / "build_report.json"
+    md.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    js.write_text(
+        json.dumps(
+            {
+                "counts": result.counts,
+                "patterns": result.patterns,
+                "paper_patterns": PAPER_PATTERNS,
+                "kappa": result.kappa,
+                "waiting": result.waiting,
+                "errors": result.errors,
+                "seconds": result.seconds,
+                "validation": dict(verdicts),
+            },
+            indent=1,
+            default=str,
+        ),
+        encoding="utf-8",
+    )
+    return [str(md), str(js)]
+
+
+def _num(value: Any) -> str:
+    if value is None:
+        return "n/a"
+    return "undefined" if value != value else f"{value:.3f}"

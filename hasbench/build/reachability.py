@@ -1,0 +1,407 @@
+"""Which gold-path values a team can know, and the lookups that make the rest known.
+
+An agent can only use an identifier (an order id, a payment method id, a flight number, a
+date) that it has seen: in its task, profile or policy, in a tool result, or in what a
+human told it. τ²-bench gold paths often skip the reads a real agent makes first (the
+retail tasks from 70 on list only writes), and some stated facts are phrased so no
+extractor finds them (a name only inside "daiki_johnson_9523"). :func:`make_reachable`
+walks a gold path the way the oracle does (the same rule: a whitespace-free string
+argument must have been observed) and, for each value nobody could know yet:
+
+1. inserts the read a support agent would make (authenticate the customer, open their
+   profile, an order, a product, a reservation, search the flights of a route, list the
+   airports), recursively for the values that read needs; the inserted steps change no
+   state and are only inserted when ACTION is not scored, so scoring is untouched;
+2. otherwise, if the value is something the customer knows about themselves (their own
+   name, e-mail, zip code or user id, their order or reservation ids, travel dates,
+   passenger names and birth dates), gives it to the customer as a ``known_info`` fact;
+3. otherwise leaves it unreachable (reported by the importer).
+
+Per gold argument it also says where its value comes from: ``stated`` (the customer's
+known facts or text), ``lookup`` (a tool result before it) or ``neither``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from hasbench.envs.base import Environment
+from hasbench.scenario import Scenario
+
+LOOKUP_INFO = "added on import: a read that makes {value} known ({why})"
+FACT_KINDS = ("user_id", "email", "first_name", "last_name", "zip", "dob")
+IDENTITY = {"email", "first_name", "last_name", "zip", "dob"}
+"""What a customer knows about themselves without looking it up (not their user id)."""
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+@dataclass
+class Reach:
+    """What :func:`make_reachable` did to one task and what is still out of reach."""
+
+    actions: list[dict[str, Any]]
+    """The gold actions, with inserted lookups."""
+    known_info: dict[str, Any]
+    """The customer's facts, with the ones given on import."""
+    inserted: list[str] = field(default_factory=list)
+    """``"name {arguments}"`` of each inserted lookup."""
+    given: list[str] = field(default_factory=list)
+    """``"key=value"`` of each fact given to the customer."""
+    unreachable: list[str] = field(default_factory=list)
+    """``"action_id.name.argument: value"`` of identifiers nothing makes known."""
+    sources: dict[str, list[str]] = field(
+        default_factory=lambda: {"stated": [], "lookup": [], "neither": []}
+    )
+    failing_reads: list[str] = field(default_factory=list)
+    """Gold reads that fail in the initial state (τ² keeps a customer's wrong id)."""
+
+
+def is_identifier(value: Any) -> bool:
+    """A value an agent cannot invent: a non-empty string without whitespace."""
+    return isinstance(value, str) and bool(value) and not any(c.isspace() for c in value)
+
+
+def leaves(value: Any, path: str = "") -> list[tuple[str, Any]]:
+    """(path, scalar) for every scalar inside nested dicts and lists."""
+    if isinstance(value, dict):
+        return [leaf for k, v in value.items() for leaf in leaves(v, f"{path}.{k}")]
+    if isinstance(value, list):
+        return [leaf for i, v in enumerate(value) for leaf in leaves(v, f"{path}[{i}]")]
+    return [(path, value)]
+
+
+def enum_values(env: Environment, name: str) -> set[str]:
+    """Every enum value in a tool's parameter schema (an agent reads these in the schema)."""
+    spec = env.tool_spec(name)
+    if spec is None:
+        return set()
+    values: set[str] = set()
+    for prop in spec.parameters.get("properties", {}).values():
+        values.update(str(v) for v in prop.get("enum", []))
+    for definition in spec.parameters.get("$defs", {}).values():
+        values.update(str(v) for v in definition.get("enum", []))
+    return values
+
+
+class _Walker:
+    """Replays a gold path on a fresh environment, tracking what the team has seen."""
+
+    def __init__(self, scenario: Scenario, env: Environment, may_insert: bool) -> None:
+        self.env = env
+        self.domain = scenario.domain
+        self.may_insert = may_insert
+        user = scenario.users[0]
+        self.user_id = user.user_id
+        self.facts = dict(user.known_info)
+        self.said = " ".join([user.goal, user.task_instructions]).lower()
+        self.public = " ".join(
+            [scenario.task, *(a.profile for a in scenario.agents), env.policy]
+        ).lower()
+        self.outputs: list[str] = []
+        self.inserted: list[dict[str, Any]] = []
+        self.inserted_text: list[str] = []
+        self.given: list[str] = []
+        self.customers = _customers(self.domain, env.db, scenario)
+        self.open_reads = {
+            spec.name: env.call(spec.name, {}, "agent").content()
+            for spec in env.tools("agent")
+            if spec.kind == "read" and not spec.parameters.get("required")
+        }
+        """Reads without arguments (airports, product types): anyone can see their output."""
+
+    # -- what the team has seen -----------------------------------------------------
+
+    def observed(self, value: str) -> bool:
+        text = value.lower()
+        if any(str(v).lower() == text for v in self.facts.values()):
+            return True
+        return text in self.public or any(text in out for out in self.outputs)
+
+    def run(self, name: str, arguments: dict[str, Any], side: str = "agent") -> bool:
+        result = self.env.call(name, arguments, side)
+        if not result.error:
+            self.outputs.append(result.content().lower())
+        return not result.error
+
+    # -- making a value known ---------------------------------------------------------
+
+    def ensure(self, value: str, action: dict[str, Any], key: str, depth: int = 0) -> bool:
+        """Make ``value`` observed before ``action``.
+
+        In order: a read without arguments shows it (public data such as airport codes);
+        the customer says it in their text, or it is part of who they are (name, e-mail,
+        zip code, birth date) and they know it; a lookup shows it; the customer knows it
+        otherwise (their user id, order or reservation ids, travel dates).
+        """
+        if self.observed(value):
+            return True
+        for name, output in self.open_reads.items():
+            if self.may_insert and _shows(output, value):
+                self.outputs.append(output.lower())
+                self.inserted.append({"name": name, "arguments": {}, "why": "public data"})
+                return True
+        if len(value) >= 2 and re.search(rf"(?<!\w){re.escape(value.lower())}(?!\w)", self.said):
+            self.give(key, value)
+            return True
+        known = self.customer_knows(value, key)
+        if known in IDENTITY:
+            self.give(known, value)
+            return True
+        if depth < 4 and self.may_insert:
+            for name, arguments, why in self.lookups(value, action):
+                needed = [(p, v) for p, v in leaves(arguments) if is_identifier(v)]
+                if not all(self.ensure(v, action, _key(p), depth + 1) for p, v in needed):
+                    continue
+                result = self.env.call(name, arguments, "agent")
+                if result.error or not _shows(result.content(), value):
+                    continue
+                self.outputs.append(result.content().lower())
+                self.inserted.append({"name": name, "arguments": arguments, "why": why})
+                return True
+        if known is None:
+            return False
+        self.give(known, value)
+        return True
+
+    def give(self, key: str, value: str) -> None:
+        name, number = key, 1
+        while name in self.facts and self.facts[name] != value:
+            number += 1
+            name = f"{key}_{number}"
+        self.facts[name] = value
+        self.given.append(f"{name}={value}")
+
+    def customer_knows(self, value: str, key: str) -> str | None:
+        """The fact name under which the customer knows ``value`` themselves, if any.
+
+        Their own profile's user id, e-mail, name, zip code and birth date, their order
+        and reservation ids, and (airline) any date: when they travel, who travels.
+        """
+        db = self.env.db
+        for uid in self.customers:
+            user = db["users"].get(uid, {})
+            own = {
+                "user_id": user.get("user_id"),
+                "email": user.get("email"),
+                "first_name": user.get("name", {}).get("first_name"),
+                "last_name": user.get("name", {}).get("last_name"),
+                "zip": user.get("address", {}).get("zip"),
+                "dob": user.get("dob"),
+            }
+            for kind in FACT_KINDS:
+                if own.get(kind) == value:
+                    return kind
+            order = db.get("orders", {}).get(value)
+            if order and order.get("user_id") == uid:
+                return "order_id"
+            reservation = db.get("reservations", {}).get(value)
+            if reservation and reservation.get("user_id") == uid:
+                return "reservation_id"
+        if self.domain == "airline" and _DATE.fullmatch(value):
+            return key
+        return None
+
+    def lookups(self, value: str, action: dict[str, Any]) -> list[tuple[str, dict, str]]:
+        """Candidate reads, best first, whose result may show ``value``."""
+        if self.domain == "retail":
+            return _retail_lookups(self, value, action)
+        if self.domain == "airline":
+            return _airline_lookups(self, value, action)
+        return []
+
+
+def _customers(domain: str, db: dict[str, Any], scenario: Scenario) -> list[str]:
+    """The customers whose records the gold path touches (user ids, in order)."""
+    found: list[str] = []
+    for action in scenario.evaluation_criteria.actions:
+        for _, value in leaves(action.arguments):
+            if not isinstance(value, str):
+                continue
+            owner = None
+            if value in db.get("users", {}):
+                owner = value
+            elif value in db.get("orders", {}):
+                owner = db["orders"][value].get("user_id")
+            elif value in db.get("reservations", {}):
+                owner = db["reservations"][value].get("user_id")
+            if owner and owner not in found:
+                found.append(owner)
+    return found
+
+
+def _owner_of_payment(db: dict[str, Any], payment_id: str, customers: list[str]) -> str | None:
+    for uid in customers:
+        if payment_id in db["users"].get(uid, {}).get("payment_methods", {}):
+            return uid
+    return None
+
+
+def _retail_lookups(w: _Walker, value: str, action: dict[str, Any]) -> list[tuple]:
+    db = w.env.db
+    found: list[tuple[str, dict, str]] = []
+    if value in db["users"]:
+        user = db["users"][value]
+        email = user.get("email", "")
+        name = user.get("name", {})
+        zip_code = user.get("address", {}).get("zip", "")
+        by_name = {
+            "first_name": name.get("first_name", ""),
+            "last_name": name.get("last_name", ""),
+            "zip": zip_code,
+        }
+        if email.lower() in w.said or not all(v.lower() in w.said for v in by_name.values()):
+            found.append(("find_user_id_by_email", {"email": email}, "authenticate the customer"))
+        found.append(("find_user_id_by_name_zip", by_name, "authenticate the customer"))
+        return found
+    if value in db["orders"]:
+        owner = db["orders"][value]["user_id"]
+        return [("get_user_details", {"user_id": owner}, "the customer's orders")]
+    owner = _owner_of_payment(db, value, w.customers)
+    if owner:
+        return [("get_user_details", {"user_id": owner}, "the customer's payment methods")]
+    orders = [v for _, v in leaves(action["arguments"]) if isinstance(v, str) and v in db["orders"]]
+    for uid in w.customers:
+        orders += [o for o in db["users"].get(uid, {}).get("orders", []) if o not in orders]
+    for order_id in orders:
+        if value in _values(db["orders"].get(order_id, {})):
+            found.append(("get_order_details", {"order_id": order_id}, "the order"))
+    for uid in w.customers:
+        if value in _values(db["users"].get(uid, {})):
+            found.append(("get_user_details", {"user_id": uid}, "the customer's profile"))
+    for product_id, product in db["products"].items():
+        if value in product.get("variants", {}):
+            found.append(("get_product_details", {"product_id": product_id}, "the variants"))
+    return found
+
+
+def _airline_lookups(w: _Walker, value: str, action: dict[str, Any]) -> list[tuple]:
+    db = w.env.db
+    if value in db["users"]:
+        return []  # members give their user id; nothing looks it up
+    if value in db["reservations"]:
+        owner = db["reservations"][value]["user_id"]
+        return [("get_user_details", {"user_id": owner}, "the member's reservations")]
+    owner = _owner_of_payment(db, value, w.customers)
+    if owner:
+        return [("get_user_details", {"user_id": owner}, "the member's payment methods")]
+    found: list[tuple[str, dict, str]] = []
+    reservations = [
+        v for _, v in leaves(action["arguments"]) if isinstance(v, str) and v in db["reservations"]
+    ]
+    for uid in w.customers:
+        reservations += [
+            r for r in db["users"].get(uid, {}).get("reservations", []) if r not in reservations
+        ]
+    for rid in reservations:
+        if value in _values(db["reservations"].get(rid, {})):
+            found.append(("get_reservation_details", {"reservation_id": rid}, "the reservation"))
+    if value in db["flights"]:
+        flight = db["flights"][value]
+        dates = [
+            leg.get("date")
+            for leg in action["arguments"].get("flights", [])
+            if isinstance(leg, dict) and leg.get("flight_number") == value
+        ]
+        dates += [action["arguments"]["date"]] if "date" in action["arguments"] else []
+        for date in dates:
+            route = {"origin": flight["origin"], "destination": flight["destination"]}
+            found.append(("search_direct_flight", route | {"date": date}, "flights of the route"))
+    for uid in w.customers:
+        if value in _values(db["users"].get(uid, {})):
+            found.append(("get_user_details", {"user_id": uid}, "the member's profile"))
+    return found
+
+
+def make_reachable(scenario: Scenario, env: Environment) -> Reach:
+    """Walk the gold path on ``env`` (fresh, in the task's initial state) and fill gaps.
+
+    Lookups are inserted only when ``ACTION`` is not in the reward basis (inserted reads
+    would otherwise change what is scored); customer facts are given in any case.
+    """
+    may_insert = "ACTION" not in scenario.evaluation_criteria.reward_basis
+    walker = _Walker(scenario, env, may_insert)
+    users = {u.user_id for u in scenario.users}
+    first_agent = scenario.agents[0].agent_id
+    actions: list[dict[str, Any]] = []
+    unreachable: list[str] = []
+    failing: list[str] = []
+    sources: dict[str, list[str]] = {"stated": [], "lookup": [], "neither": []}
+    for gold in scenario.evaluation_criteria.actions:
+        action = gold.model_dump(exclude_defaults=True)
+        enums = enum_values(env, gold.name)
+        before = len(walker.inserted)
+        side = "user" if gold.requestor in users else "agent"
+        spec = env.tool_spec(gold.name)
+        if (
+            spec is not None
+            and spec.kind != "write"
+            and env.call(gold.name, gold.arguments, side).error
+        ):
+            failing.append(f"{gold.action_id}.{gold.name}")
+            actions.append(action)
+            continue
+        for path, value in leaves(gold.arguments, f"{gold.action_id}.{gold.name}"):
+            if not is_identifier(value) or value in enums:
+                continue
+            if not walker.ensure(value, action, _key(path)):
+                unreachable.append(f"{path.lstrip('.')}: {value}")
+        for lookup in walker.inserted[before:]:
+            number = len(walker.inserted_text) + 1
+            actions.append(
+                {
+                    "action_id": f"lookup_{number}",
+                    "requestor": gold.requestor if gold.requestor not in users else first_agent,
+                    "name": lookup["name"],
+                    "arguments": lookup["arguments"],
+                    "info": LOOKUP_INFO.format(value=_short(lookup), why=lookup["why"]),
+                }
+            )
+            walker.inserted_text.append(f"{lookup['name']} {lookup['arguments']}")
+        for path, value in leaves(gold.arguments, f"{gold.action_id}.{gold.name}"):
+            sources[_source(walker, value)].append(path.lstrip("."))
+        walker.run(gold.name, gold.arguments, side)
+        actions.append(action)
+    return Reach(
+        actions=actions,
+        known_info=walker.facts,
+        inserted=walker.inserted_text,
+        given=walker.given,
+        unreachable=unreachable,
+        sources=sources,
+        failing_reads=failing,
+    )
+
+
+def _shows(text: str, value: str) -> bool:
+    """Whether ``value`` occurs in a tool result as a whole token."""
+    return re.search(rf"(?<![\w]){re.escape(value)}(?![\w])", text, re.IGNORECASE) is not None
+
+
+def _values(record: Any) -> list[str]:
+    return [str(v) for _, v in leaves(record)]
+
+
+def _key(path: str) -> str:
+    """The fact name for a value at an argument path: its last field name.
+
+    An element of a list gives the singular (``item_ids[0]`` gives ``item_id``).
+    """
+    name = re.sub(r"\[\d+\]", "", path).rsplit(".", 1)[-1] or "value"
+    return name.removesuffix("s") if path.endswith("]") else name
+
+
+def _short(lookup: dict[str, Any]) -> str:
+    return ", ".join(str(v) for v in lookup["arguments"].values()) or lookup["name"]
+
+
+def _source(walker: _Walker, value: Any) -> str:
+    text = str(value).lower()
+    if isinstance(value, bool) or text in ("", "yes", "no"):
+        return "stated"
+    if any(str(v).lower() == text for v in walker.facts.values()) or text in walker.said:
+        return "stated"
+    if any(text in out for out in walker.outputs) or isinstance(value, int | float):
+        return "lookup"
+    return "neither"

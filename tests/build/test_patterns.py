@@ -1,0 +1,151 @@
+"""Step 2, pattern assignment: the paper's primary rule, the rule judges, a model judge
+through the LLM client, conservative aggregation and Fleiss' kappa across the panel."""
+
+import asyncio
+import functools
+import json
+import math
+
+import pytest
+from tau2_reference import MARBLE, base_task, require_sources
+
+from hasbench.build.base_tasks import marble_base_tasks
+from hasbench.build.patterns import (
+    PATTERNS,
+    RULE_JUDGES,
+    JudgeVerdict,
+    PatternScore,
+    aggregate,
+    assign_patterns,
+    make_pattern_judge,
+    panel_agreement,
+    parse_verdict,
+    select_primary,
+)
+from hasbench.llm import LLMClient, register_test_provider
+
+
+def score(fit, feasibility=4, risk="low", recommendation="build_core_candidate"):
+    return PatternScore(
+        adaptation_fit_score=fit,
+        evaluator_feasibility=feasibility,
+        injection_risk=risk,
+        construction_recommendation=recommendation,
+    )
+
+
+def verdict(judge, primary_fits, **overrides):
+    patterns = {p: score(primary_fits.get(p, 1), risk="high", recommendation="no_build")
+                for p in PATTERNS}  # fmt: skip
+    for p, fit in primary_fits.items():
+        patterns[p] = score(fit)
+    patterns.update(overrides)
+    return JudgeVerdict(
+        judge=judge, source_id="1", patterns=patterns, primary_pattern=select_primary(patterns)
+    )
+
+
+def test_primary_follows_fit_then_feasibility_then_risk_then_letter():
+    patterns = {p: score(2) for p in PATTERNS}
+    assert select_primary(patterns) == "none"  # nothing reaches fit 3
+    patterns |= {"B": score(4, 3), "D": score(4, 5), "E": score(5, 1, "high", "no_build")}
+    assert select_primary(patterns) == "D"  # E is not viable; D beats B on feasibility
+    patterns["B"] = score(4, 5, "low")
+    patterns["D"] = score(4, 5, "medium")
+    assert select_primary(patterns) == "B"  # lower risk
+    patterns["D"] = score(4, 5, "low")
+    assert select_primary(patterns) == "B"  # the earlier letter
+
+
+def test_aggregation_needs_three_of_four_and_never_decides_on_a_failed_judge():
+    verdicts = [
+        verdict("j1", {"A": 5, "C": 4}),
+        verdict("j2", {"A": 4, "C": 5}),
+        verdict("j3", {"A": 4}),
+        verdict("j4", {"C": 4, "F": 5}),
+    ]
+    result = aggregate("retail", "1", verdicts)
+    assert result.status == "assigned" and result.primary == "A" and result.secondary == ["C"]
+    assert result.support["A"] == 3 and result.support["F"] == 1
+    assert aggregate("retail", "1", verdicts, min_agree=4).status == "none"
+    failed = JudgeVerdict(judge="m", source_id="1", error="model: timeout")
+    assert aggregate("retail", "1", [*verdicts[:3], failed]).status == "error"
+
+
+def test_model_judges_answer_through_the_llm_client_and_failures_are_recorded():
+    answer = {
+        "source_id": "7",
+        "patterns": {
+            p: {
+                "adaptation_fit_score": 4 if p == "C" else 1,
+                "evaluator_feasibility": 5,
+                "injection_risk": "low" if p == "C" else "high",
+                "source_evidence": "gold path: cancel_reservation",
+                "required_modifications": "",
+                "construction_recommendation": "build_core_candidate" if p == "C" else "no_build",
+            }
+            for p in PATTERNS
+        },
+        "primary_pattern": "C",
+        "primary_reviewer_notes": "The cancellation is irreversible.",
+    }
+    seen = []
+
+    def reply(messages, tools):
+        seen.append(messages[-1]["content"])
+        return {"content": json.dumps(answer)}
+
+    model = register_test_provider("pattern-judge", reply)
+    judge = make_pattern_judge(model, LLMClient())
+    view = {"source": "tau2-bench", "source_id": "7", "domain": "airline"}
+    result = asyncio.run(judge.judge(view))
+    assert result.error is None and result.primary_pattern == "C"
+    assert "Safety-critical authorization" in seen[0] and '"source_id": "7"' in seen[0]
+    bad = register_test_provider("pattern-judge-bad", lambda m, t: {"content": "C, I think"})
+    failed = asyncio.run(make_pattern_judge(bad, LLMClient()).judge(view))
+    assert failed.error.startswith("off-format") and failed.raw_output == "C, I think"
+    with pytest.raises(ValueError, match="patterns missing: B, C, D, E, F"):
+        parse_verdict(json.dumps({"patterns": {"A": answer["patterns"]["A"]}}))
+    with pytest.raises(ValueError, match="unknown rule judge"):
+        make_pattern_judge("rule:magic")
+
+
+@functools.cache
+def pool():
+    require_sources()
+    retail = [base_task("retail", i) for i in ("5", "24", "45", "59", "74", "105")]
+    telecom = [
+        base_task("telecom", "[mobile_data_issue]data_mode_off|data_usage_exceeded[PERSONA:None]")
+    ]
+    bargaining = marble_base_tasks(MARBLE, "bargaining", {"1", "2", "3"})
+    return retail + telecom + bargaining
+
+
+def test_the_rule_panel_rates_every_task_deterministically_with_different_rules():
+    bases = pool()
+    first = asyncio.run(assign_patterns(bases, RULE_JUDGES))
+    again = asyncio.run(assign_patterns(bases, RULE_JUDGES))
+    assert [a.model_dump() for a in first] == [a.model_dump() for a in again]
+    assert all(a.status in ("assigned", "none") for a in first)
+    for a in first:
+        assert [v.judge for v in a.verdicts] == list(RULE_JUDGES)
+        assert all(set(v.patterns) == set(PATTERNS) for v in a.verdicts)
+        ratings = {json.dumps({p: s.model_dump() for p, s in v.patterns.items()})
+                   for v in a.verdicts}  # fmt: skip
+        assert len(ratings) == 4, "four rules give four different ratings"
+    by_key = {f"{a.domain}:{a.source_id}": a for a in first}
+    assert by_key["retail:74"].primary == "A"  # the customer's login facts decide the path
+    assert by_key["bargaining:1"].primary in ("B", "D")  # private prices, buyers vs sellers
+    agreement = panel_agreement(first)
+    assert agreement["tasks"] == len(bases) and agreement["judges"] == 4
+    assert -1 <= agreement["primary"] <= 1
+    assert all(math.isnan(k) or -1 <= k <= 1 for k in agreement["viability"].values())
+
+
+def test_views_show_argument_keys_never_hidden_values():
+    task = next(b for b in pool() if b.key == "retail:74")
+    text = json.dumps(task.view)
+    assert "modify_pending_order_items" in text and "new_item_ids" in text
+    assert "3265035808" not in text  # the gold value of new_item_ids
+    bargaining = next(b for b in pool() if b.domain == "bargaining")
+    assert bargaining.view["actions"][0] == "offer_price" and bargaining.view["agents"]
