@@ -24,8 +24,14 @@ def request_key(
     response_format: dict[str, Any] | None,
     seed: int | None,
     tool_choice: str | dict[str, Any] | None = None,
+    endpoint: dict[str, Any] | None = None,
 ) -> str:
-    """SHA-256 hex digest of the canonical request; the response cache key."""
+    """SHA-256 hex digest of the canonical request; the response cache key.
+
+    ``endpoint`` is the :meth:`~hasbench.llm.base.Endpoint.identity` of where the request
+    goes (its server and extra parameters, never its key); empty or None for the
+    provider's own endpoint.
+    """
     request = {
         "format": CACHE_FORMAT,
         "model": model,
@@ -37,6 +43,8 @@ def request_key(
     }
     if tool_choice is not None:
         request["tool_choice"] = tool_choice
+    if endpoint:
+        request["endpoint"] = endpoint
     return hashlib.sha256(canonical_json(request).encode("utf-8")).hexdigest()
 
 
