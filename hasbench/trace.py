@@ -30,9 +30,13 @@ Payload conventions (every producer writes them, every reader relies on them):
 - ``model_call``: ``{model, role, cached, cost, attempts}`` with ``usage`` set.
 - ``error``: malformed participant output fed back to it; ``{error_type, message}`` with
   error_type one of invalid_json, unknown_tool, tool_not_permitted, no_tool_call,
-  routing_error, channel_refused, model_failure, invalid_arguments (a channel tool
+  routing_error, channel_refused, invalid_arguments (a channel tool
   called with unusable arguments). An error whose actor is a human records a user
   simulator reply that could not be used (it does not count against the agents).
+- ``model_error``: a model call of ``actor`` failed for a reason outside its control (an
+  infrastructure failure: key, quota, network, server, time-out, unknown model); ``{model,
+  role, kind, message}`` with ``kind`` a :class:`hasbench.llm.ModelError` kind. The
+  episode ends with termination ``model_error``: it is an error, never a result.
 - ``goal_revision``: a human's goal changed; ``{goal}``.
 - ``finish``: a participant delivered its result; ``{deliverable}``.
 
@@ -68,6 +72,7 @@ TerminationReason = Literal[
     "too_many_errors",
     "budget_exhausted",
     "episode_error",  # the episode crashed; detail says why
+    "model_error",  # a model call failed (infrastructure); an error, never a result
 ]
 
 
@@ -85,10 +90,23 @@ class Usage(BaseModel):
         return self.prompt_tokens + self.completion_tokens
 
 
-class TraceHeader(BaseModel):
-    """What determines the episode: scenario, setting, backends, seed, versions."""
+class _Record(BaseModel):
+    """A trace record whose fields in ``optional`` are left out of the file when unset."""
 
     model_config = ConfigDict(extra="forbid")
+
+    optional: ClassVar[frozenset[str]] = frozenset()
+
+    @model_serializer(mode="wrap")
+    def _omit_unset(self, handler: Any) -> dict[str, Any]:
+        data = handler(self)
+        return {k: v for k, v in data.items() if v is not None or k not in self.optional}
+
+
+class TraceHeader(_Record):
+    """What determines the episode: scenario, setting, backends, seed, versions."""
+
+    optional: ClassVar[frozenset[str]] = frozenset({"endpoints"})
 
     schema_version: int = SCHEMA_VERSION
     scenario_id: str
@@ -103,19 +121,9 @@ class TraceHeader(BaseModel):
     library_versions: dict[str, str] = Field(default_factory=dict)
     participants: dict[str, str] = Field(default_factory=dict)
     """Participant id -> kind ("agent" or "human")."""
-
-
-class _Record(BaseModel):
-    """A trace record whose fields in ``optional`` are left out of the file when unset."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    optional: ClassVar[frozenset[str]] = frozenset()
-
-    @model_serializer(mode="wrap")
-    def _omit_unset(self, handler: Any) -> dict[str, Any]:
-        data = handler(self)
-        return {k: v for k, v in data.items() if v is not None or k not in self.optional}
+    endpoints: dict[str, dict[str, Any]] | None = None
+    """Role -> the endpoint its model is called at (server and extra parameters; never a
+    key), for roles not served by the provider's own endpoint."""
 
 
 class Payload(_Record):
@@ -218,6 +226,15 @@ class ErrorPayload(Payload):
     message: str
 
 
+class ModelErrorPayload(Payload):
+    """A model call failed for a reason outside the participant's control."""
+
+    model: str
+    role: str
+    kind: str
+    message: str
+
+
 class GoalRevisionPayload(Payload):
     """A human's goal changed."""
 
@@ -300,6 +317,13 @@ class ErrorEvent(EventBase):
     payload: ErrorPayload
 
 
+class ModelErrorEvent(EventBase):
+    """A model call of ``actor`` failed (infrastructure); the episode ends in error."""
+
+    type: Literal["model_error"] = "model_error"
+    payload: ModelErrorPayload
+
+
 class GoalRevisionEvent(EventBase):
     """The goal of the human ``actor`` changed."""
 
@@ -323,6 +347,7 @@ Event = Annotated[
     | ChannelResponseEvent
     | ModelCallEvent
     | ErrorEvent
+    | ModelErrorEvent
     | GoalRevisionEvent
     | FinishEvent,
     Field(discriminator="type"),

@@ -95,6 +95,7 @@ EventType = Literal[
     "channel_response",
     "model_call",
     "error",
+    "model_error",
     "goal_revision",
     "finish",
 ]

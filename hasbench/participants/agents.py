@@ -115,6 +115,8 @@ class LLMAgent:
     Every action is a tool call (domain tools, channel tools, ``send_message``,
     ``finish``); prose without a tool call, invalid JSON arguments and the like become
     :class:`Malformed` actions that the simulator records as typed errors and feeds back.
+    A model call that fails (an infrastructure error) is not the agent's doing: the
+    :class:`~hasbench.llm.ModelError` goes on to the simulator, which ends the episode.
 
     Args:
         model: the litellm model string.
@@ -145,14 +147,7 @@ class LLMAgent:
             self.messages.append({"role": "user", "content": "\n".join(lines)})
         tools = [spec.to_openai() for spec in [*obs.view.tools, SEND_MESSAGE, FINISH]]
         system = {"role": "system", "content": agent_prompt(obs.view, obs.memory)}
-        from hasbench.llm import ModelError
-
-        try:
-            response = await self.gateway.complete(
-                "agent", self.model, [system, *self.messages], tools
-            )
-        except ModelError as exc:
-            return Malformed("model_failure", str(exc))
+        response = await self.gateway.complete("agent", self.model, [system, *self.messages], tools)
         assistant: dict[str, Any] = {"role": "assistant", "content": response.content or ""}
         if response.tool_calls:
             assistant["tool_calls"] = [
