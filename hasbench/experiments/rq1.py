@@ -12,9 +12,11 @@ results table (:func:`hasbench.runner.load_results`) it builds:
   averaged over domains.
 - a figure of the per-task A1→A3 changes per model with 95% bootstrap CIs over tasks.
 
-Episodes that crashed (``error`` set) are left out of every number; the notes say how
-many. Agent backends named ``scripted:*`` are deterministic scripted policies that stand in
-for models in offline runs; tables and figure label them as such.
+Episodes that ended in error (``error`` set: a crash, or a model call that failed for a
+reason outside the agent's control) are left out of every number; the notes say how many
+and of which kinds, and the next run retries them. Agent backends named ``scripted:*`` are
+deterministic scripted policies that stand in for models in offline runs; tables and
+figure label them as such.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from hasbench.agency import Setting
 from hasbench.metrics import rate, rescue_rate
 from hasbench.paths import FIGURES_DIR
 from hasbench.registry import get_domain
-from hasbench.runner import Experiment, TaskSelection
+from hasbench.runner import Experiment, TaskSelection, error_note
 from hasbench.simulator import Backends
 
 DEFAULT_DOMAINS = ("retail", "airline", "telecom")
@@ -266,13 +268,12 @@ def latex(shown: pd.DataFrame) -> str:
 
 
 def run_notes(results: pd.DataFrame) -> list[str]:
-    """What a reader must know about these numbers (stand-ins, crashed episodes)."""
+    """What a reader must know about these numbers (stand-ins, episodes in error)."""
     notes = []
     if results["agent_model"].str.startswith("scripted:").any():
         notes.append(STANDIN_NOTE)
-    errors = int(results["error"].notna().sum())
-    if errors:
-        notes.append(f"{errors} of {len(results)} episodes crashed and are left out.")
+    if (errors := error_note(results)) is not None:
+        notes.append(errors)
     return notes
 
 

@@ -1,8 +1,9 @@
 """RunBrowser: pick an episode from a results store and look at its trace and graph.
 
-The store is read with :func:`hasbench.runner.load_results`; the full record of the chosen
-episode (outcome, metrics, judged process scores) and its trace file come from the store
-itself, and the task (for the HAS Graph) from the experiment's task files.
+The store is read with :func:`hasbench.runner.load_store`, which skips damaged records and
+traces and says which; the full record of the chosen episode (outcome, metrics, judged
+process scores) and its trace file come from the store itself, and the task (for the HAS
+Graph) from the experiment's task files.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 import ipywidgets as widgets
 import pandas as pd
 
-from hasbench.runner import ExperimentError, load_experiment, load_results, select_tasks
+from hasbench.runner import ExperimentError, load_experiment, load_store, select_tasks
 from hasbench.scenario import Scenario, ScenarioError
 from hasbench.widgets.graph_viewer import GraphViewer
 from hasbench.widgets.trace_viewer import STYLE, TraceViewer
@@ -38,6 +39,7 @@ class RunBrowser(widgets.VBox):
         viewer, graph_viewer: the open episode's widgets (None when nothing is open).
         compare_viewers: the two viewers of compare mode (empty otherwise).
         message: HTML that explains why nothing is shown, when so.
+        skipped: what the store could not show (damaged records and traces, with paths).
 
     Args:
         results_dir: a results store (``<dir>/episodes``), or a folder of stores.
@@ -54,6 +56,7 @@ class RunBrowser(widgets.VBox):
         self.stores = stores
         self._scenarios: dict[str, dict[str, Scenario] | str] = {}
         self.frame = pd.DataFrame()
+        self.skipped: list[str] = []
         self.viewer: TraceViewer | None = None
         self.graph_viewer: GraphViewer | None = None
         self.compare_viewers: list[TraceViewer] = []
@@ -68,13 +71,15 @@ class RunBrowser(widgets.VBox):
             value=0, min=0, max=0, description="step", layout=widgets.Layout(width="420px")
         )
         self.message = widgets.HTML()
+        self.skipped_note = widgets.HTML()
         self.body = widgets.Box()
         controls = [
             widgets.HBox([self.experiment, self.selectors["agent_model"]]),
             widgets.HBox([self.selectors["setting"], self.selectors["task_id"]]),
             widgets.HBox([self.selectors["seed"], self.compare, self.other_setting]),
         ]
-        super().__init__(children=[widgets.HTML(STYLE), *controls, self.message, self.body])
+        children = [widgets.HTML(STYLE), *controls, self.skipped_note, self.message, self.body]
+        super().__init__(children=children)
         self.add_class("hb-run-browser")
         self._loading = False
         self.experiment.observe(lambda _: self._load_experiment(), names="value")
@@ -104,7 +109,16 @@ class RunBrowser(widgets.VBox):
     # -- loading ---------------------------------------------------------------------
 
     def _load_experiment(self) -> None:
-        self.frame = load_results(self.store)
+        self.frame, damaged = load_store(self.store)
+        self.skipped = [str(item) for item in damaged]
+        self.skipped_note.value = (
+            f"<div class='hb-panel hb-error'>Skipped {len(damaged)} damaged file(s); the next "
+            "run quarantines them and runs their episodes again:<br>"
+            + "<br>".join(html.escape(item) for item in self.skipped)
+            + "</div>"
+            if damaged
+            else ""
+        )
         self._loading = True
         try:
             for name, control in self.selectors.items():
@@ -176,7 +190,11 @@ class RunBrowser(widgets.VBox):
         if self.compare.value:
             self._open_compare(first)
             return
-        viewer, scenario = self._episode(first)
+        try:
+            viewer, scenario = self._episode(first)
+        except (OSError, ValueError) as exc:  # changed on disk since the store was read
+            self._show(f"This episode cannot be shown: {exc}", [])
+            return
         if viewer is None:
             self._show(f"This episode failed and has no trace: {first['error']}", [])
             return
@@ -193,7 +211,11 @@ class RunBrowser(widgets.VBox):
             return
         columns = []
         for row in (first, second):
-            viewer, scenario = self._episode(row)
+            try:
+                viewer, scenario = self._episode(row)
+            except (OSError, ValueError) as exc:  # changed on disk since the store was read
+                self._show(f"{row['setting']}: this episode cannot be shown: {exc}", [])
+                return
             if viewer is None:
                 self.compare_viewers = []
                 self._show(f"{row['setting']}: this episode failed: {row['error']}", [])
