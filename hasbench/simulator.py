@@ -37,6 +37,7 @@ from hasbench.channels import (
     ClarificationResponse,
     ControlDecision,
     FeedbackResponse,
+    control_tool,
 )
 from hasbench.envs import make_environment
 from hasbench.envs.base import ToolResult
@@ -314,13 +315,20 @@ class Episode:
         tools = [
             spec for spec in self.environment.tools("agent") if graph.may_call(agent_id, spec.name)
         ]
-        tools += [CHANNEL_TOOLS[ch] for ch in sorted(channels)]
         people = []
         for human in graph.humans():
             shared = sorted(graph.channels_between(agent_id, human) & channels)
             if policy.show_users and shared:
                 tools_for = graph.participant(human).tools if "control" in shared else []
                 people.append(self._contact(human, tuple(shared), tuple(tools_for)))
+        # request_control is typed for the agent's own writes and what people can carry out
+        actions = {spec.name: spec for spec in tools if spec.kind == "write"}
+        for person in people:
+            actions.update({n: self.tool_specs[n] for n in person.tools if n in self.tool_specs})
+        tools += [
+            control_tool(list(actions.values())) if ch == "control" else CHANNEL_TOOLS[ch]
+            for ch in sorted(channels)
+        ]
         peers = [self._contact(a) for a in graph.neighbors(agent_id) if a in graph.agents()]
         return AgentView(
             agent_id=agent_id,
