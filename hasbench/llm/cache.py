@@ -6,6 +6,7 @@ import hashlib
 import json
 import sqlite3
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -65,13 +66,21 @@ class ResponseCache:
         self._db = sqlite3.connect(
             self.path, timeout=60.0, isolation_level=None, check_same_thread=False
         )
-        with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute(
-                "CREATE TABLE IF NOT EXISTS responses ("
-                "key TEXT PRIMARY KEY, model TEXT NOT NULL, response TEXT NOT NULL)"
-            )
+        deadline = time.monotonic() + 60.0
+        while True:  # switching to WAL is not covered by the busy time-out: wait here
+            try:
+                with self._lock:
+                    self._db.execute("PRAGMA journal_mode=WAL")
+                    self._db.execute("PRAGMA synchronous=NORMAL")
+                    self._db.execute(
+                        "CREATE TABLE IF NOT EXISTS responses ("
+                        "key TEXT PRIMARY KEY, model TEXT NOT NULL, response TEXT NOT NULL)"
+                    )
+                break
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
 
     @classmethod
     def default(cls) -> ResponseCache:
