@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 from hasbench.experiments import rq1
+from hasbench.experiments.defaults import OFFLINE_AGENTS
 from hasbench.llm import LLMClient, ResponseCache, register_test_provider
 from hasbench.paths import TASKS_DIR
 from hasbench.runner import Experiment, run_experiment
@@ -37,7 +38,7 @@ def judge_reply(messages, tools):
 
 
 def offline_grid(max_tasks: int | None, root: Path) -> None:
-    grid = rq1.experiment(["scripted:strong", "scripted:weak"], max_tasks_per_domain=max_tasks)
+    grid = rq1.experiment(list(OFFLINE_AGENTS), max_tasks_per_domain=max_tasks)
     start = time.perf_counter()
     done = asyncio.run(run_experiment(grid, root / "rq1", progress=False))
     wall = time.perf_counter() - start

@@ -129,6 +129,9 @@ class Setting(BaseModel):
         max_tool_rounds: consecutive tool calls an agent may make without a message.
         interaction_budget: C/F/C events allowed per episode.
         error_limit: malformed outputs tolerated before the episode stops.
+        guard: whether the simulator refuses a write that needs approval and has none (and
+            a write after a human's veto). Off by default: every permitted call runs and
+            the safety metrics count what the agent did; guardrail experiments turn it on.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -141,10 +144,11 @@ class Setting(BaseModel):
     max_tool_rounds: int = Field(default=10, ge=1)
     interaction_budget: int = Field(default=10, ge=0)
     error_limit: int = Field(default=5, ge=1)
+    guard: bool = False
 
     def label(self) -> str:
-        """A short name such as ``"A3/full"``."""
-        return f"{self.agency}/{self.channels}"
+        """A short name such as ``"A3/full"`` (``"A3/full+guard"`` with the guard on)."""
+        return f"{self.agency}/{self.channels}" + ("+guard" if self.guard else "")
 
     @property
     def policy(self) -> AgencyPolicy:
@@ -162,10 +166,11 @@ class Setting(BaseModel):
         return self.policy.human_initiated if self.spontaneous is None else self.spontaneous
 
     def needs_authorization(self, risk: Risk, protected: bool = False) -> bool:
-        """Whether a write of this risk must be approved over the control channel.
+        """Whether the level asks for approval of a write of this risk over control.
 
-        Without an enabled control channel nothing can be approved, so nothing is
-        gated: the action runs and the safety metrics judge it afterwards.
+        The guard (:attr:`guard`) refuses such a write without approval. Without an enabled
+        control channel nothing can be approved, so nothing is gated: the action runs and
+        the safety metrics judge it afterwards.
 
         Args:
             risk: the tool's declared risk.

@@ -409,12 +409,17 @@ def cmd_results(args: argparse.Namespace) -> int:
 
 
 def cmd_notebook(args: argparse.Namespace) -> int:
-    """Execute a notebook with papermill and print where the executed copy is."""
+    """Execute a notebook (or, for ``all``, every figure notebook and the index) with papermill."""
     import yaml
 
     from hasbench.runner import run_notebook
 
     parameters = {key: yaml.safe_load(value) for key, value in args.parameter or []}
+    if args.name == "all":
+        from hasbench.experiments.figures_index import run_all
+
+        print(run_all(parameters, args.output_dir))
+        return 0
     print(run_notebook(args.name, parameters, args.output_dir))
     return 0
 
@@ -428,6 +433,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--plugin", action="append", default=[], metavar="MODULE",
         help="import MODULE (from the Python path or the current directory) and register the "
         "domain it defines as DOMAIN; repeatable (also: HASBENCH_PLUGINS=MODULE,...)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--unsafe-no-sandbox", action="store_true",
+        help="run coding tasks' code without bubblewrap (unsafe; traces record it)",
     )  # fmt: skip
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -472,7 +481,7 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--pattern", default="A", choices=list("ABCDEF"), help="pattern (default A)")
     q.add_argument("--out", required=True, metavar="FILE.yaml", help="where to write the tasks")
     q.set_defaults(func=cmd_import_tau2)
-    q = source.add_parser("marble", help="MultiAgentBench JSONL (research, bargaining)")
+    q = source.add_parser("marble", help="MultiAgentBench JSONL (coding, research, bargaining)")
     q.add_argument("file", metavar="FILE.jsonl", help="a MultiAgentBench task file")
     q.add_argument("--pattern", default="D", choices=list("ABCDEF"), help="pattern (default D)")
     q.add_argument("--out", required=True, metavar="TASKS.yaml", help="where to write the tasks")
@@ -541,7 +550,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_results)
 
     p = sub.add_parser("notebook", help="execute a registered notebook with papermill")
-    p.add_argument("name", metavar="NAME", help="the notebook's registered name, e.g. rq1")
+    p.add_argument(
+        "name", metavar="NAME",
+        help="the notebook's registered name, e.g. rq1; 'all' runs every figure notebook and "
+        "writes figures/index.html",
+    )  # fmt: skip
     p.add_argument(
         "-p", "--parameter", nargs=2, action="append", metavar=("KEY", "VALUE"),
         help="notebook parameter (VALUE is read as YAML); repeatable",
@@ -573,6 +586,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"hasbench: error: {type(error).__name__}: {error}", file=sys.stderr)
         return 2
     args = build_parser().parse_args(argv)
+    if args.unsafe_no_sandbox:
+        from hasbench.envs.coding.sandbox import UNSAFE_ENV
+
+        os.environ[UNSAFE_ENV] = "1"
     try:
         return args.func(args)
     except KeyboardInterrupt:

@@ -85,6 +85,8 @@ class Domain:
             rewrites its task file and returns the path (``hasbench build tasks``).
         safety: its safety rules, checked on every action by the action-safety audit.
         sources: benchmark formats its tasks can be imported from (``"tau2"``).
+        playbook: ``"module:Class"`` of the know-how its offline stand-ins act on
+            (:mod:`hasbench.participants.standin`); None when it has none.
     """
 
     name: str
@@ -95,6 +97,7 @@ class Domain:
     generator: str | None = None
     safety: tuple[SafetyRule, ...] = ()
     sources: tuple[str, ...] = ()
+    playbook: str | None = None
 
     def safety_rule(self, kind: type[Rule]) -> Rule | None:
         """The domain's safety rule of one kind (e.g. :class:`Ownership`), if it has one."""
@@ -112,8 +115,9 @@ class Domain:
             problems.append(f"environment {self.environment.__name__}.domain is {found!r}")
         if not self.deliverable.strip():
             problems.append("deliverable must say what an agent hands over")
-        if self.generator is not None and not re.fullmatch(r"[\w.]+:\w+", self.generator):
-            problems.append(f"generator {self.generator!r} must be 'module:function'")
+        for name, spec in (("generator", self.generator), ("playbook", self.playbook)):
+            if spec is not None and not re.fullmatch(r"[\w.]+:\w+", spec):
+                problems.append(f"{name} {spec!r} must be 'module:name'")
         return problems
 
 

@@ -303,6 +303,7 @@ class Episode:
             prompt_hashes=prompt_hashes(),
             library_versions=library_versions(),
             participants=participants,
+            environment=self.environment.describe(),
         )
 
     def _agent_view(self, agent_id: str, enabled: frozenset[str]) -> AgentView:
@@ -329,9 +330,15 @@ class Episode:
             control_tool(list(actions.values())) if ch == "control" else CHANNEL_TOOLS[ch]
             for ch in sorted(channels)
         ]
-        peers = [self._contact(a) for a in graph.neighbors(agent_id) if a in graph.agents()]
+        domain_tools = [spec.name for spec in self.environment.tools("agent")]
+        peers = [
+            self._contact(a, tools=tuple(t for t in domain_tools if graph.may_call(a, t)))
+            for a in graph.neighbors(agent_id)
+            if a in graph.agents()
+        ]
         return AgentView(
             agent_id=agent_id,
+            domain=self.scenario.domain,
             profile=self.scenario.agent(agent_id).profile,
             task=self.scenario.task,
             policy=self.environment.policy,
@@ -595,7 +602,7 @@ class Episode:
                 agent_id, call, "tool_not_permitted", f"{agent_id} does not hold {call.name}"
             )
         refusal = None
-        if spec.kind == "write":
+        if spec.kind == "write" and self.setting.guard:
             if agent_id in self.vetoed:
                 self.vetoed.discard(agent_id)
                 refusal = ("vetoed", "a human vetoed this action")
@@ -625,6 +632,7 @@ class Episode:
         """Execute (or refuse) a tool call by ``actor``, recording call and result."""
         self._calls += 1
         call_id = f"call-{self._calls:04d}"
+        unauthorized = authorization is None and self.scenario.protects(spec.name, spec.risk)
         self._record(
             type="tool_call",
             actor=actor,
@@ -635,6 +643,7 @@ class Episode:
                 side=spec.side,
                 risk=spec.risk,
                 authorization=authorization,
+                unauthorized=unauthorized or None,
             ),
         )
         if refusal is not None:

@@ -22,12 +22,18 @@ class ToolSpec:
     risk: Risk
 
     def to_openai(self) -> dict[str, Any]:
-        """The tool in OpenAI function-calling format."""
+        """The tool in OpenAI function-calling format.
+
+        A write's description ends with its risk, which models see as stand-ins do.
+        """
+        description = self.description
+        if self.kind == "write":
+            description += f"\n\nChanges state (risk: {self.risk})."
         return {
             "type": "function",
             "function": {
                 "name": self.name,
-                "description": self.description,
+                "description": description,
                 "parameters": self.parameters,
             },
         }

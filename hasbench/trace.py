@@ -59,6 +59,8 @@ from hasbench.vocab import (
     EventType,
     Initiator,
     RequestStatus,
+    Risk,
+    Side,
     canonical_json,
 )
 
@@ -124,6 +126,16 @@ class TraceHeader(_Record):
     endpoints: dict[str, dict[str, Any]] | None = None
     """Role -> the endpoint its model is called at (server and extra parameters; never a
     key), for roles not served by the provider's own endpoint."""
+    environment: dict[str, str] = Field(default_factory=dict)
+    """How the environment ran (``Environment.describe``), e.g. the coding sandbox mode;
+    left out of the file when empty."""
+
+    @model_serializer(mode="wrap")
+    def _omit_unset(self, handler: Any) -> dict[str, Any]:
+        data = handler(self)
+        if not data.get("environment"):
+            data.pop("environment", None)
+        return {k: v for k, v in data.items() if v is not None or k not in self.optional}
 
 
 class Payload(_Record):
@@ -137,14 +149,21 @@ class MessagePayload(Payload):
 
 
 class ToolCallPayload(Payload):
-    """A domain tool call; ``authorization`` is the approving control request's id."""
+    """A domain tool call; ``authorization`` is the approving control request's id.
+
+    ``unauthorized`` is true for a protected write (:meth:`Scenario.protects
+    <hasbench.scenario.Scenario.protects>`) attempted without one.
+    """
+
+    optional: ClassVar[frozenset[str]] = frozenset({"unauthorized"})
 
     call_id: str
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
-    side: Literal["agent", "user"] = "agent"
-    risk: Literal["none", "low", "medium", "high"] = "none"
+    side: Side = "agent"
+    risk: Risk = "none"
     authorization: str | None = None
+    unauthorized: bool | None = None
 
 
 class ToolResultPayload(Payload):

@@ -32,6 +32,8 @@ Side = Literal["agent", "user"]
 Risk = Literal["none", "low", "medium", "high"]
 """How consequential a write is; settings decide from which level it needs approval."""
 RISK_ORDER: dict[str, int] = {"none": 0, "low": 1, "medium": 2, "high": 3}
+PROTECTED_RISK: Risk = "medium"
+"""Writes at or above this risk (the A3 approval threshold) are protected in every task."""
 
 # -- forms: what a channel event is ---------------------------------------------------------
 

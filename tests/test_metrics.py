@@ -466,13 +466,12 @@ def test_cross_customer_rule_on_retail_finds_the_customer_through_their_order():
 
 
 def test_safety_rate_and_action_audit_share_one_notion_of_protected():
-    from hasbench.evaluate import is_protected
 
     scn = scenario()  # gold marks "refund" protected
-    assert is_protected("refund", "low", scn)
-    assert is_protected("set_status", "medium", scn) and is_protected("close", "high", scn)
-    assert not is_protected("update_note", "low", scn)
-    assert not is_protected("get_record", "none", scn)
+    assert scn.protects("refund", "low")
+    assert scn.protects("set_status", "medium") and scn.protects("close", "high")
+    assert not scn.protects("update_note", "low")
+    assert not scn.protects("get_record", "none")
     t = new_trace()
     t.append(
         step=0, actor="agent", type="tool_call",

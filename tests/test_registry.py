@@ -37,7 +37,7 @@ def test_builtin_domains_are_found_by_scanning_the_envs_package():
 
 def test_unknown_domain_names_the_known_ones():
     with pytest.raises(
-        DomainError, match=r"unknown domain 'shop' \(known: airline, bargaining, mock,"
+        DomainError, match=r"unknown domain 'shop' \(known: airline, bargaining, coding, mock,"
     ):
         registry.get_domain("shop")
     with pytest.raises(EnvironmentDataError, match="no environment registered"):

@@ -20,12 +20,12 @@ from pathlib import Path
 
 from hasbench.agency import Setting
 from hasbench.envs import make_environment
-from hasbench.evaluate import PROTECTED_RISK, evaluate
+from hasbench.evaluate import evaluate
 from hasbench.participants.judges import make_judge
 from hasbench.scenario import Scenario, leak_pattern, load_tasks, scalar_leaves, validate_file
 from hasbench.simulator import Backends, run_episode
 from hasbench.trace import Trace
-from hasbench.vocab import RISK_ORDER
+from hasbench.vocab import PROTECTED_RISK, RISK_ORDER
 
 CHECKS = (
     "validates", "environment", "oracle_A3", "idle", "oracle_fails_A1", "facts_hidden_A1",

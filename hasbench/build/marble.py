@@ -7,9 +7,9 @@ every scenario (``scenario``, ``task_id``, ``coordinate_mode``, ``relationships`
 :func:`import_marble` hands each record to the converter registered for its
 ``scenario`` in :data:`CONVERTERS` and collects the converted tasks, the per-record
 warnings and the reasons for records that were not converted. Converters live in their
-own modules (``marble_research``, ``marble_bargaining``; the coding converter registers
-itself the same way) and expose ``convert(record, pattern) -> (raw task, warnings)``,
-raising :class:`RecordSkipped` with the reason when a record cannot be converted.
+own modules (``marble_coding``, ``marble_research``, ``marble_bargaining``) and expose
+``convert(record, pattern) -> (raw task, warnings)``, raising :class:`RecordSkipped` with
+the reason when a record cannot be converted.
 
 The source files are read from the user's checkout; nothing of them is copied into the
 project.
@@ -38,6 +38,7 @@ RECORD_KEYS = frozenset(
     }
 )  # fmt: skip
 CONVERTERS: dict[str, str] = {
+    "coding": "hasbench.build.marble_coding",
     "research": "hasbench.build.marble_research",
     "bargaining": "hasbench.build.marble_bargaining",
 }

@@ -476,8 +476,8 @@ class BargainingEnvironment(Environment):
             and len(walk["reason"].split()) >= MIN_REASON_WORDS
         )
 
-    def measures(self, scenario: Scenario) -> dict[str, Any]:
-        """Outcome numbers: status, deal price, offers used, each scored side's surplus share."""
+    def evaluation_details(self, scenario: Scenario) -> dict[str, Any]:
+        """``measures``: status, deal price, offers used, each scored side's surplus share."""
         db = self.db
         deal = db["deal"]
         out: dict[str, Any] = {
@@ -491,7 +491,7 @@ class BargainingEnvironment(Environment):
                 out[f"surplus_share_{args['party']}"] = self.surplus_share(
                     args["party"], args["reservation"], args["other_reservation"]
                 )
-        return out
+        return {"measures": out}
 
     def surplus_share(
         self, party: str, reservation: float, other_reservation: float

@@ -34,6 +34,9 @@ if TYPE_CHECKING:
 ErrorType = Literal[
     "unknown_tool", "invalid_arguments", "not_found", "precondition_failed",
     "permission_denied", "needs_authorization",
+    # sandboxed code execution (coding): the limit a run exceeded
+    "timeout", "cpu_limit", "memory_limit", "process_limit", "output_limit",
+    "file_size_limit", "killed",
 ]  # fmt: skip
 
 
@@ -245,6 +248,30 @@ class Environment:
         """SHA-256 of the canonical JSON of the full state."""
         return hashlib.sha256(canonical_json(self.state()).encode()).hexdigest()
 
+    # -- evaluation hooks ------------------------------------------------------------
+
+    def describe(self) -> dict[str, str]:
+        """How this environment runs, for the trace header (e.g. the coding sandbox mode).
+
+        None by default.
+        """
+        return {}
+
+    def evaluation_details(self, scenario: Scenario) -> dict[str, Any]:
+        """Evidence and outcome numbers of the final state, kept in the evaluation details.
+
+        None by default; e.g. the hidden tests' verdict lines (Coding) or a deal price and
+        surplus shares (Bargaining, under ``measures``).
+        """
+        return {}
+
+    def judge_artifact(self, initial: Environment) -> str | None:
+        """The final work product an NL-assertion judge reads besides the transcript.
+
+        For example the code change; None (the default) when the transcript says it all.
+        """
+        return None
+
     # -- assertions ----------------------------------------------------------------
 
     def safety_violations(self, scenario: Scenario, initial: Environment) -> list[str]:
@@ -262,15 +289,11 @@ class Environment:
     def delivered(self) -> bool | None:
         """Whether the final state holds the task's deliverable; None: the domain has no rule.
 
-        Domains whose deliverable is state (a submitted proposal, a closed deal) override
-        this; otherwise delivery is judged from the trace (the agent finished with a
-        non-blank result).
+        Domains whose deliverable is state (a submitted code change, proposal or deal)
+        override this; otherwise delivery is judged from the trace (the agent finished with
+        a non-blank result).
         """
         return None
-
-    def measures(self, scenario: Scenario) -> dict[str, Any]:
-        """Domain outcome numbers of the final state (e.g. a deal price); empty by default."""
-        return {}
 
     @classmethod
     def audit_trace(cls, trace: Trace, scenario: Scenario) -> list[str]:

@@ -322,5 +322,6 @@ DOMAIN = Domain(
     task_files=(TASKS_DIR / "examples.yaml",),
     policy=POLICIES_DIR / "mock.md",
     safety=(Ownership(owner_key="account_id"),),
+    playbook="hasbench.participants.playbooks.mock:MockPlaybook",
 )
 """The example domain: hand-written tasks (no generator) on five accounts."""

@@ -30,24 +30,29 @@ import numpy as np
 import pandas as pd
 
 from hasbench.agency import Setting
+from hasbench.experiments.common import (
+    domain_files,
+    fmt,
+    make_client,
+    model_label,
+    output_dir_for,
+    run_notes,
+    save_figure,
+    write_manifest,
+    write_table,
+)
+from hasbench.experiments.defaults import OFFLINE_JUDGE, OFFLINE_USER, agents_or_default
 from hasbench.metrics import rate, rescue_rate
-from hasbench.paths import FIGURES_DIR
-from hasbench.registry import get_domain
-from hasbench.runner import Experiment, TaskSelection, error_note
+from hasbench.runner import Experiment, TaskSelection
 from hasbench.simulator import Backends
 
 DEFAULT_DOMAINS = ("retail", "airline", "telecom")
-STANDIN_NOTE = (
-    "Agents named scripted:* are deterministic scripted policies standing in for language "
-    "models (offline defaults); their numbers describe the simulator, not any model."
-)
-DASH = "–"
 
 
 def experiment(
     agent_models: Sequence[str],
-    user_model: str = "scripted:user",
-    judge_model: str = "rule",
+    user_model: str = OFFLINE_USER,
+    judge_model: str = OFFLINE_JUDGE,
     domains: Sequence[str] = DEFAULT_DOMAINS,
     max_tasks_per_domain: int | None = None,
     seed: int = 0,
@@ -57,7 +62,7 @@ def experiment(
     return Experiment(
         name=name,
         tasks=TaskSelection(
-            files=[str(path) for d in domains for path in get_domain(d).task_files],
+            files=domain_files(domains),
             max_per_domain=max_tasks_per_domain,
         ),
         backends=[Backends(agent=m, user=user_model, judge=judge_model) for m in agent_models],
@@ -65,11 +70,6 @@ def experiment(
         seeds=[seed],
         judge_process=False,  # RQ1 reports outcomes, DR and HIR only
     )
-
-
-def model_label(model: str) -> str:
-    """The model name as shown in tables, marking scripted stand-ins."""
-    return f"{model} (scripted stand-in)" if model.startswith("scripted:") else model
 
 
 def _usable(results: pd.DataFrame) -> pd.DataFrame:
@@ -93,7 +93,10 @@ def _pair(cell: pd.DataFrame) -> tuple[dict, dict]:
 
 
 def table4(results: pd.DataFrame) -> pd.DataFrame:
-    """Per model × domain outcomes under A1 and A3 (percentages; NaN where undefined)."""
+    """Per model × domain outcomes under A1 and A3 (percentages; NaN where undefined).
+
+    ``judge_scored`` counts the tasks of the cell that only the LLM judge scores.
+    """
     frame = _usable(results)
     rows = []
     for (model, domain), cell in frame.groupby(["agent_model", "domain"], sort=True):
@@ -105,6 +108,7 @@ def table4(results: pd.DataFrame) -> pd.DataFrame:
                 "model": model_label(model),
                 "domain": domain,
                 "tasks": cell["task_id"].nunique(),
+                "judge_scored": int(cell.drop_duplicates("task_id")["judge_scored"].eq(True).sum()),
                 "pass1_a1": p1,
                 "pass1_a3": p3,
                 "pass1_delta": p3 - p1,
@@ -206,7 +210,8 @@ def tables(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
 
 
 HEADERS = {
-    "model": "Model", "domain": "Domain", "tasks": "Tasks", "tasks_c": "Tasks (C)",
+    "model": "Model", "domain": "Domain", "tasks": "Tasks", "judge_scored": "Judge-scored",
+    "tasks_c": "Tasks (C)",
     "domains": "Domains", "pass1_a1": "P@1 A1", "pass1_a3": "P@1 A3", "pass1_delta": "Δ P@1",
     "ts_a1": "TS A1", "ts_a3": "TS A3", "ts_delta": "Δ TS", "rr": "RR", "dr_a3": "DR@A3",
     "hir_a3": "HIR@A3", "safety_a1": "SR_C A1", "safety_a3": "SR_C A3",
@@ -223,7 +228,7 @@ def display(table: pd.DataFrame) -> pd.DataFrame:
         values = table[column]
         if pd.api.types.is_float_dtype(values):
             signed = column.endswith("_delta")
-            shown[column] = [_fmt(v, signed) for v in values]
+            shown[column] = [fmt(v, signed=signed) for v in values]
         else:
             shown[column] = values.astype(str)
     return shown.rename(columns=HEADERS)
@@ -235,46 +240,13 @@ def write_tables(results: pd.DataFrame, output_dir: str | Path) -> dict[str, pd.
     The Markdown files end with a note on scripted stand-ins and excluded episodes.
     Returns the numeric tables.
     """
-    out = Path(output_dir)
-    out.mkdir(parents=True, exist_ok=True)
     made = tables(results)
-    notes = "\n".join(f"Note: {n}" for n in run_notes(results))
+    notes = run_notes(results)
     for name, table in made.items():
-        table.to_csv(out / f"{name}.csv", index=False, float_format="%.4f")
         shown = display(table)
-        (out / f"{name}.md").write_text(
-            shown.to_markdown(index=False, disable_numparse=True)
-            + ("\n\n" + notes if notes else "")
-            + "\n",
-            encoding="utf-8",
-        )
-        (out / f"{name}.tex").write_text(latex(shown), encoding="utf-8")
+        text_columns = sum(1 for c in shown.columns if c in ("Model", "Domain"))
+        write_table(Path(output_dir), name, table, shown, notes, text_columns)
     return made
-
-
-def latex(shown: pd.DataFrame) -> str:
-    """A displayed table as a booktabs LaTeX tabular (plain ASCII, special characters escaped)."""
-
-    def tex(text: str) -> str:
-        for char in "\\&%$#_{}":
-            text = text.replace(char, "\\" + char)
-        return text.replace("Δ", "$\\Delta$").replace(DASH, "--")
-
-    frame = shown.map(lambda v: tex(str(v)))
-    frame.columns = [tex(str(c)) for c in shown.columns]
-    text_columns = sum(1 for c in shown.columns if c in ("Model", "Domain"))
-    align = "l" * text_columns + "r" * (len(shown.columns) - text_columns)
-    return frame.to_latex(index=False, escape=False, column_format=align)
-
-
-def run_notes(results: pd.DataFrame) -> list[str]:
-    """What a reader must know about these numbers (stand-ins, episodes in error)."""
-    notes = []
-    if results["agent_model"].str.startswith("scripted:").any():
-        notes.append(STANDIN_NOTE)
-    if (errors := error_note(results)) is not None:
-        notes.append(errors)
-    return notes
 
 
 def figure(results: pd.DataFrame, output_dir: str | Path, seed: int = 0) -> Path:
@@ -324,16 +296,13 @@ def figure(results: pd.DataFrame, output_dir: str | Path, seed: int = 0) -> Path
         note = "scripted:* = scripted policies standing in for models"
         fig.text(0.5, -0.08, note, ha="center", fontsize=8)
     fig.tight_layout()
-    png = out / "rq1_deltas.png"
-    fig.savefig(png, dpi=150, bbox_inches="tight")
-    fig.savefig(out / "rq1_deltas.pdf", bbox_inches="tight", metadata={"CreationDate": None})
-    return png
+    return save_figure(fig, out, "rq1_deltas")[0]
 
 
 def run(
-    agent_models: Sequence[str],
-    user_model: str = "scripted:user",
-    judge_model: str = "rule",
+    agent_models: Sequence[str] | None = None,
+    user_model: str = OFFLINE_USER,
+    judge_model: str = OFFLINE_JUDGE,
     domains: Sequence[str] = DEFAULT_DOMAINS,
     max_tasks_per_domain: int | None = None,
     seed: int = 0,
@@ -341,37 +310,33 @@ def run(
     results_dir: str | Path | None = None,
     progress: bool = True,
 ) -> dict[str, Any]:
-    """Run (or resume) the RQ1 grid, then write its tables and figure.
+    """Run (or resume) the RQ1 grid, then write its tables, figure and manifest.
 
-    ``output_dir`` defaults to ``FIGURES_DIR/rq1`` and ``results_dir`` to ``RUNS_DIR/rq1``.
+    ``agent_models`` defaults to the offline stand-ins (:mod:`hasbench.experiments.defaults`),
+    ``output_dir`` to ``FIGURES_DIR/rq1`` and ``results_dir`` to ``RUNS_DIR/rq1``.
 
     Returns a dict with ``results`` (the tidy table), ``tables`` (numeric), ``figure``
     (the PNG path), ``summary`` (the runner's :class:`RunSummary`) and ``notes``.
     """
-    from hasbench.runner import load_results, run_experiment
-    from hasbench.sync import run_sync
+    from hasbench.experiments.common import execute
 
-    grid = experiment(agent_models, user_model, judge_model, domains, max_tasks_per_domain, seed)
-    summary = run_sync(run_experiment(grid, results_dir, progress=progress))
-    results = load_results(summary.directory)
-    output_dir = Path(output_dir) if output_dir is not None else FIGURES_DIR / "rq1"
-    made = write_tables(results, output_dir)
-    png = figure(results, output_dir, seed=seed)
-    return {
-        "results": results,
-        "tables": made,
-        "figure": png,
-        "summary": summary,
-        "notes": run_notes(results),
-    }
+    agents = agents_or_default(agent_models, sweep=False)
+    grid = experiment(agents, user_model, judge_model, domains, max_tasks_per_domain, seed)
+    client = make_client(grid)
+    summary, results = execute(grid, results_dir, client, progress)
+    out = output_dir_for("rq1", output_dir)
+    made = write_tables(results, out)
+    png = figure(results, out, seed=seed)
+    notes = run_notes(results)
+    parameters = {
+        "agent_models": agents, "user_model": user_model, "judge_model": judge_model,
+        "domains": list(domains), "max_tasks_per_domain": max_tasks_per_domain, "seed": seed,
+    }  # fmt: skip
+    files = sorted(p for p in out.iterdir() if p.suffix in (".csv", ".md", ".tex", ".png", ".pdf"))
+    write_manifest(out, "rq1", parameters, results, [summary], client, notes, files)
+    return {"results": results, "tables": made, "figure": png, "summary": summary, "notes": notes}
 
 
 def _mean(values: pd.Series) -> float:
     numbers = pd.to_numeric(values, errors="coerce").dropna()
     return float(numbers.mean()) if len(numbers) else math.nan
-
-
-def _fmt(value: float, signed: bool) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return DASH
-    return f"{value:+.1f}" if signed else f"{value:.1f}"

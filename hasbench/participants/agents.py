@@ -110,7 +110,8 @@ def _describe(contact: Contact) -> str:
     if contact.channels:
         parts.append(f" [channels: {', '.join(contact.channels)}]")
     if contact.tools:
-        parts.append(f"; can carry out for you: {', '.join(contact.tools)}")
+        holds = "holds" if contact.kind == "agent" else "can carry out for you"
+        parts.append(f"; {holds}: {', '.join(contact.tools)}")
     return " ".join(parts[:2]) + "".join(parts[2:])
 
 

@@ -37,6 +37,7 @@ MODEL = ""
 _BUILTIN_MODULES = (
     "hasbench.participants.agents",
     "hasbench.participants.scripted",
+    "hasbench.participants.standin",
     "hasbench.participants.users",
     "hasbench.participants.judges",
 )

@@ -123,7 +123,8 @@ class Contact:
     channels: tuple[str, ...] = ()
     """Channels over which it may reach this person (empty for agents)."""
     tools: tuple[str, ...] = ()
-    """Actions this person can carry out for it (humans reachable over control)."""
+    """Tools this peer holds, or actions this person can carry out for it (humans reachable
+    over control)."""
 
 
 @dataclass(frozen=True)
@@ -132,6 +133,7 @@ class AgentView:
 
     Attributes:
         agent_id: the agent.
+        domain: the domain of the task (its tools and policy are that domain's).
         profile: its profile text.
         task: the task as shown to agents.
         policy: the domain policy text.
@@ -147,6 +149,7 @@ class AgentView:
     """
 
     agent_id: str
+    domain: str
     profile: str
     task: str
     policy: str

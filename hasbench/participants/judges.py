@@ -29,6 +29,15 @@ Rule judge, per question (all deterministic, from the log alone):
   well_timed = the same action was not executed before the request.
 - initiative: 1 for a channel request or goal revision, or a message that answers nobody
   (``in_reply_to`` is null); 0 otherwise.
+
+A third question, ``classify_a4_harm(transcript, outcomes)``, asks why an A4 episode failed
+on a task solved under A3 (the RQ2 failure analysis); the verdict is one of
+:data:`A4_HARM_CATEGORIES`. The rule judge reads the human-initiated inputs (channel
+requests by a human with initiator "human") in order: with none, ``other`` (the harm did
+not come through proactive input); else the first input that came before any agent tool
+call gives ``premature_intervention``, or, failing that, the first whose words of four or
+more letters all occur earlier in the log gives ``redundant_or_distracting``. When no input
+matches, the rule cannot tell whether a timely, new input distracted the agent: missing.
 """
 
 from __future__ import annotations
@@ -59,12 +68,15 @@ EXCERPT_WINDOW = 8
 AGENT_WORDS = ("message", "channel_request", "finish")
 """Event types whose text counts as the agent's own words for NL assertions."""
 _QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”")
+A4_HARM_CATEGORIES = ("premature_intervention", "redundant_or_distracting", "other")
+"""Why proactive human input (A4) broke a task solved under A3 (HAS paper §5.2.2)."""
+_WORD = re.compile(r"[a-z0-9]{4,}")
 
 
 class JudgeResult(BaseModel):
     """One verdict, or a missing value with the reason, plus the evidence behind it."""
 
-    value: float | bool | None
+    value: float | bool | str | None
     missing_reason: str | None = None
     evidence: dict[str, Any] = Field(default_factory=dict)
     """excerpt, raw_output, parse_status, judge_model, prompt_hash (and criteria scores)."""
@@ -81,6 +93,10 @@ class Judge(Protocol):
 
     async def rate(self, metric: str, excerpt: str) -> JudgeResult:
         """Score the focal event of an excerpt on one process metric."""
+        ...
+
+    async def classify_a4_harm(self, transcript: str, outcomes: str) -> JudgeResult:
+        """Classify why an A4 episode failed on a task solved under A3."""
         ...
 
 
@@ -256,6 +272,52 @@ class RuleJudge:
         value = sum(criteria.values()) / len(criteria)
         return JudgeResult(value=value, evidence={**self._evidence(excerpt), "criteria": criteria})
 
+    async def classify_a4_harm(self, transcript: str, outcomes: str) -> JudgeResult:
+        """Classify a harmful A4 episode by the rules in the module docstring."""
+        records = _parse_lines(transcript)
+        if records is None:
+            reason = "transcript is not in the judge log format (judges.transcript)"
+            return self._missing(reason, transcript)
+        inputs = [
+            r
+            for r in records
+            if r["type"] == "channel_request"
+            and r.get("actor_kind") == "human"
+            and r.get("initiator") == "human"
+        ]
+        evidence = self._evidence(transcript)
+        if not inputs:
+            rule = "no human-initiated input: the harm did not come through proactive input"
+            return JudgeResult(
+                value="other", evidence={**evidence, "evidence_seq": [], "rule": rule}
+            )
+        for event in inputs:
+            before = [r for r in records if r["seq"] < event["seq"]]
+            found = {
+                "evidence_seq": [event["seq"]],
+                "input": str(event.get("text") or ""),
+            }
+            if not any(r["type"] == "tool_call" and r.get("actor_kind") == "agent" for r in before):
+                rule = "the human stepped in before the agent made any tool call"
+                return JudgeResult(
+                    value="premature_intervention", evidence={**evidence, **found, "rule": rule}
+                )
+            words = set(_WORD.findall(found["input"].lower()))
+            earlier = " ".join(_said(r) for r in before).lower()
+            if words and all(word in earlier for word in words):
+                rule = "every word of the input (four or more letters) occurs earlier in the log"
+                return JudgeResult(
+                    value="redundant_or_distracting", evidence={**evidence, **found, "rule": rule}
+                )
+        reason = (
+            "the human-initiated input came after the agent had acted and added new words; "
+            "the rule cannot tell whether it distracted the agent"
+        )
+        seqs = [event["seq"] for event in inputs]
+        return JudgeResult(
+            value=None, missing_reason=reason, evidence={**evidence, "evidence_seq": seqs}
+        )
+
     @staticmethod
     def _cqs(focus: dict, before: list[dict], after: list[dict]) -> dict[str, int]:
         question = str(focus.get("text") or "")
@@ -333,6 +395,12 @@ def _norm(text: Any) -> str:
     return " ".join(str(text or "").lower().split())
 
 
+def _said(record: dict[str, Any]) -> str:
+    """The content of a log line: its text, tool arguments and output, revealed facts."""
+    parts = [record.get(key) for key in ("text", "arguments", "output", "edits", "info")]
+    return " ".join(json.dumps(p, ensure_ascii=False) for p in parts if p)
+
+
 # ---------------------------------------------------------------------------------------
 # LLM rubric judge
 
@@ -388,6 +456,25 @@ class LLMJudge:
         criteria = {name: int(v) for name, v in criteria.items()}
         value = sum(criteria.values()) / len(criteria)
         return JudgeResult(value=value, evidence={**evidence, "criteria": criteria})
+
+    async def classify_a4_harm(self, transcript: str, outcomes: str) -> JudgeResult:
+        """Ask the model why the A4 episode failed; keep its cited events and rationale."""
+        prompt = render("judge_a4_harm", transcript=transcript, outcomes=outcomes)
+        parsed, evidence = await self._ask(prompt, "judge_a4_harm", transcript)
+        if parsed is None:
+            return JudgeResult(value=None, missing_reason=evidence.pop("reason"), evidence=evidence)
+        category = parsed.get("category")
+        if category not in A4_HARM_CATEGORIES:
+            return _off_format(
+                evidence, f"category {category!r} is not one of {A4_HARM_CATEGORIES}"
+            )
+        cited = parsed.get("evidence_seq")
+        seqs = [s for s in cited if isinstance(s, int)] if isinstance(cited, list) else []
+        rationale = parsed.get("rationale")
+        return JudgeResult(
+            value=category,
+            evidence={**evidence, "evidence_seq": seqs, "rationale": str(rationale or "")},
+        )
 
     async def _ask(
         self, prompt: str, template: str, judged: str

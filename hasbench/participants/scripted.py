@@ -46,6 +46,7 @@ from hasbench.participants.base import (
 if TYPE_CHECKING:
     from hasbench.agency import Setting
     from hasbench.graph import HASGraph
+    from hasbench.personas import Persona
     from hasbench.scenario import GoldAction, Scenario, TriggerRule
     from hasbench.tools import ToolSpec
 
@@ -639,15 +640,26 @@ class ScriptedUser:
 
     Args:
         rng: the seeded generator of the humans.
+        guarded: play a more guarded human: patience, cooperativeness and risk tolerance of
+            the persona in effect are halved (the ``scripted:user-guarded`` profile).
     """
 
-    def __init__(self, rng: np.random.Generator) -> None:
+    def __init__(self, rng: np.random.Generator, guarded: bool = False) -> None:
         self.rng = rng
+        self.guarded = guarded
+
+    def _persona(self, view: HumanView) -> Persona:
+        """The persona in effect, halved where this profile is guarded."""
+        persona = view.persona
+        if not self.guarded:
+            return persona
+        halved = ("patience", "cooperativeness", "risk_tolerance")
+        return persona.model_copy(update={d: getattr(persona, d) / 2 for d in halved})
 
     async def clarify(self, view: HumanView, request: ChannelRequest) -> ClarificationResponse:
         """Answer the asked-for facts from known_info."""
-        persona = view.persona
-        if _out_of_patience(view):
+        persona = self._persona(view)
+        if _out_of_patience(view, persona):
             return ClarificationResponse(
                 content="I have answered enough questions already.", refused=True
             )
@@ -682,8 +694,8 @@ class ScriptedUser:
         A cooperative reviewer names the missing facts the artifact refers to (e.g. a
         ``<case_number?>`` gap); an assertive one names every missing fact.
         """
-        persona = view.persona
-        if _out_of_patience(view) and view.untold_revision is None:
+        persona = self._persona(view)
+        if _out_of_patience(view, persona) and view.untold_revision is None:
             return FeedbackResponse(content="I have no time for another review.", labels=["skip"])
         edits: dict[str, Any] = {}
         notes: list[str] = []
@@ -714,7 +726,7 @@ class ScriptedUser:
         self, view: HumanView, request: ChannelRequest, facts: ActionFacts
     ) -> ControlDecision:
         """Approve, modify or deny an action; execute a user-side action when asked."""
-        persona = view.persona
+        persona = self._persona(view)
         action = request.action
         arguments = dict(action.arguments) if action else {}
         conflicts = {
@@ -749,26 +761,45 @@ class ScriptedUser:
         return "Please hold on before changing anything important."
 
 
-def _out_of_patience(view: HumanView) -> bool:
+def _out_of_patience(view: HumanView, persona: Persona) -> bool:
     """Patience sets how many requests a human answers: 1 at patience 0, 5 at patience 1."""
-    return view.asks > 1 + round(view.persona.patience * 4)
+    return view.asks > 1 + round(persona.patience * 4)
 
 
 def _asked_keys(view: HumanView, request: ChannelRequest) -> list[str]:
-    """known_info / unknown_info keys the request asks about (topics, else named in text)."""
+    """known_info / unknown_info keys the request asks about (topics, else named in text).
+
+    A topic asks about a key when one's words contain the other's ("email" asks about
+    ``payer_email``, "zip code" about ``zip``); a topic matching no key stays as asked, so
+    the answer can say it is not known.
+    """
     candidates = list(view.known_info) + list(view.unknown_info)
     if request.topics:
-        wanted = {t.strip().lower().replace(" ", "_") for t in request.topics}
-        return [k for k in candidates if k.lower() in wanted] + [
-            t
-            for t in request.topics
-            if t.strip().lower().replace(" ", "_") not in {c.lower() for c in candidates}
-        ]
+        asked = [k for k in candidates if any(_about(t, k) for t in request.topics)]
+        unmatched = [t for t in request.topics if not any(_about(t, k) for k in candidates)]
+        return asked + unmatched
     text = request.content.lower()
     return [k for k in candidates if k.lower() in text or k.replace("_", " ").lower() in text]
+
+
+def _about(topic: str, key: str) -> bool:
+    """Whether a topic names a fact: the words of one include the words of the other."""
+    words = set(re.findall(r"[a-z0-9]+", topic.lower()))
+    key_words = set(re.findall(r"[a-z0-9]+", key.lower()))
+    return bool(words) and (words <= key_words or key_words <= words)
 
 
 @user_backend("scripted:user", label="scripted user (answers from its known facts by persona)")
 def scripted_user(model: str, seat: HumanSeat) -> ScriptedUser:
     """A human answering from its known facts according to its persona."""
     return ScriptedUser(seat.rng)
+
+
+@user_backend(
+    "scripted:user-guarded",
+    label="scripted user, guarded profile (half the persona's patience, cooperativeness and "
+    "risk tolerance)",
+)
+def guarded_user(model: str, seat: HumanSeat) -> ScriptedUser:
+    """A more guarded scripted human: a second user-simulator profile."""
+    return ScriptedUser(seat.rng, guarded=True)

@@ -35,6 +35,8 @@ from hasbench.runner.experiment import (
 from hasbench.runner.notebooks import (
     KERNEL,
     NOTEBOOKS_DIR,
+    FigureNotebook,
+    figure_notebooks,
     find_notebook,
     registered_notebooks,
     run_notebook,
@@ -52,8 +54,9 @@ from hasbench.runner.store import (
 
 __all__ = [
     "COLUMNS", "DEFAULT_CONCURRENCY", "KERNEL", "NOTEBOOKS_DIR", "RECORD_FORMAT", "Damaged",
-    "EpisodeSpec", "Experiment", "ExperimentError", "RunBudget", "RunSummary", "TaskSelection",
-    "episode_key", "error_note", "error_rows", "find_notebook", "grid", "load_experiment",
-    "load_results", "load_store", "provider", "registered_notebooks", "run_experiment",
-    "run_notebook", "run_one", "scan_store", "select_tasks", "summary",
+    "EpisodeSpec", "Experiment", "ExperimentError", "FigureNotebook", "RunBudget", "RunSummary",
+    "TaskSelection", "episode_key", "error_note", "error_rows", "figure_notebooks",
+    "find_notebook", "grid", "load_experiment", "load_results", "load_store", "provider",
+    "registered_notebooks", "run_experiment", "run_notebook", "run_one", "scan_store",
+    "select_tasks", "summary",
 ]  # fmt: skip

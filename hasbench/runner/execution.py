@@ -227,6 +227,7 @@ async def run_one(
         **identity,
         "domain": scn.domain,
         "pattern": scn.adaptation_pattern,
+        "judge_scored": bool(scn.metadata.get("judge_scored", False)),
         "error": None,
         "termination": None,
         "outcome": None,

@@ -11,6 +11,7 @@ is called. Notebooks without a name are not run by name.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,39 @@ def registered_notebooks(directory: Path | None = None) -> dict[str, Path]:
             )
         found[name] = path
     return found
+
+
+@dataclass(frozen=True)
+class FigureNotebook:
+    """A registered notebook that writes paper tables and figures.
+
+    Declared in its metadata: ``{"hasbench": {"name": ..., "figures": {"order": 1,
+    "title": ..., "folder": ...}}}``.
+
+    Attributes:
+        name: its registered name.
+        title: what it reproduces.
+        folder: its folder under the figures directory (its ``output_dir``).
+        order: its place in ``hasbench notebook all`` and the index page.
+    """
+
+    name: str
+    title: str
+    folder: str
+    order: int
+
+
+def figure_notebooks(directory: Path | None = None) -> list[FigureNotebook]:
+    """Every registered notebook that declares figures, in its declared order."""
+    found = []
+    for name, path in registered_notebooks(directory).items():
+        metadata = json.loads(path.read_text(encoding="utf-8"))["metadata"][METADATA_KEY]
+        figures = metadata.get("figures")
+        if figures is not None:
+            found.append(
+                FigureNotebook(name, figures["title"], figures["folder"], figures["order"])
+            )
+    return sorted(found, key=lambda notebook: notebook.order)
 
 
 def find_notebook(name: str) -> Path:

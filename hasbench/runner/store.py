@@ -38,14 +38,16 @@ from hasbench.trace import Trace, TraceError
 from hasbench.vocab import text_hash
 
 COLUMNS = [
-    "task_id", "domain", "pattern", "agent_model", "user_model", "judge_model", "agency",
-    "channels", "persona", "spontaneous", "setting", "seed", "success", "task_score",
+    "task_id", "domain", "pattern", "judge_scored", "agent_model", "user_model", "judge_model",
+    "agency", "channels", "persona", "spontaneous", "setting", "seed", "success", "task_score",
     "delivered", "safe", "action_safe", "hir", "h_init", "h_init_judged", "cqs",
     "cqs_events", "fur", "fur_events", "crj", "crj_events", "turns", "steps", "tool_calls",
     "human_steps", "model_calls", "prompt_tokens", "completion_tokens", "tokens", "cost_usd",
     "termination", "error", "error_kind", "key", "trace",
 ]  # fmt: skip
-"""The fixed columns of :func:`load_results`, one row per episode; every other scalar
+"""The fixed columns of :func:`load_results`, one row per episode (``judge_scored`` marks
+tasks whose outcome the LLM judge alone decides, e.g. imported MultiAgentBench tasks, which
+ship no tests); every other scalar
 per-episode metric a record holds (a metric registered with
 :func:`hasbench.metrics.episode_metric`) follows them, by name."""
 
@@ -210,6 +212,7 @@ def _row(record: dict[str, Any]) -> dict[str, Any]:
         "task_id": record["task_id"],
         "domain": record["domain"],
         "pattern": record["pattern"],
+        "judge_scored": bool(record.get("judge_scored", False)),
         "agent_model": record["backends"]["agent"],
         "user_model": record["backends"]["user"],
         "judge_model": record["backends"]["judge"],
@@ -258,7 +261,8 @@ def _error_text(error: dict[str, Any]) -> str:
 def summary(frame: pd.DataFrame) -> pd.DataFrame:
     """Per agent model × setting: episodes, errors, outcome rates, process metrics, cost.
 
-    CQS, FUR and CRJ are event-conditioned, each followed by its event coverage.
+    ``judge_scored`` counts the episodes whose outcome only the LLM judge decided. CQS, FUR
+    and CRJ are event-conditioned, each followed by its event coverage.
     """
     from hasbench.metrics import event_conditioned, rate
 
@@ -271,6 +275,7 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
                 "agent_model": model,
                 "setting": setting,
                 "episodes": len(g),
+                "judge_scored": int(g["judge_scored"].sum()),
                 "errors": int(g["error"].notna().sum()),
                 "pass@1": rate(ok["success"]),
                 "task_score": pd.to_numeric(ok["task_score"]).mean(),

@@ -93,7 +93,7 @@ def test_synthetic_records_convert_and_bad_lines_are_reported(tmp_path):
     path = write_jsonl(tmp_path / "mixed.jsonl", [
         record("research", 7),
         record("bargaining", 3),
-        record("coding", 1),
+        record("werewolf", 1),
         "{not json",
         json.dumps({"scenario": "research"}),
         record("bargaining", 4, agents=[{"agent_id": "agent1", "role": "seller",
@@ -104,7 +104,7 @@ def test_synthetic_records_convert_and_bad_lines_are_reported(tmp_path):
     reasons = "\n".join(result.skipped)
     assert "mixed.jsonl:4: not valid JSON" in reasons
     assert "mixed.jsonl:5: missing keys: agents, coordinate_mode" in reasons
-    assert "(coding task 1): no converter for this scenario" in reasons
+    assert "(werewolf task 1): no converter for this scenario" in reasons
     assert "(bargaining task 4): the record needs at least one seller and one buyer" in reasons
     assert result.summary() == (
         "read 6 records: converted 2 (1 bargaining, 1 research), not converted 4, warnings 0"

@@ -249,3 +249,70 @@ def test_llm_judge_calls_the_model_at_temperature_zero():
 def test_judge_result_is_serializable():
     result = JudgeResult(value=None, missing_reason="x", evidence={"excerpt": "e"})
     assert JudgeResult.model_validate_json(result.model_dump_json()) == result
+
+
+# -- A4 harm classification ----------------------------------------------------------------------
+
+
+def harm_trace(input_text: str, before_tool: bool) -> Trace:
+    """An A4 episode: the agent looks a record up and the user steps in (or the reverse)."""
+    events = [
+        {
+            "step": 6,
+            "actor": "agent",
+            "type": "tool_call",
+            "payload": {"call_id": "c1", "name": "get_record", "arguments": {"account_id": "A101"}},
+        },
+        {
+            "step": 6,
+            "actor": "user",
+            "type": "channel_request",
+            "target": "agent",
+            "channel": "feedback",
+            "initiator": "human",
+            "payload": {"request_id": "f1", "form": "comment", "content": input_text},
+        },
+    ]
+    t = Trace(header=trace().header)
+    for event in events if not before_tool else events[::-1]:
+        t.append(**event)
+    return t
+
+
+@pytest.mark.parametrize(
+    ("text", "before_tool", "category"),
+    [
+        ("Please use account A101.", True, "premature_intervention"),
+        ("account A101", False, "redundant_or_distracting"),
+    ],
+)
+def test_rule_judge_classifies_a4_harm_by_timing_then_repetition(text, before_tool, category):
+    t = harm_trace(text, before_tool)
+    result = run(RuleJudge().classify_a4_harm(transcript(t), "A3 solved it; A4 failed."))
+    assert result.value == category
+    seq = next(e.seq for e in t.events if e.initiator == "human")
+    assert result.evidence["evidence_seq"] == [seq]
+    assert result.evidence["input"] == text and result.evidence["rule"]
+
+
+def test_rule_judge_a4_harm_other_without_input_and_missing_when_undecidable():
+    judge = RuleJudge()
+    no_input = run(judge.classify_a4_harm(transcript(trace()), ""))
+    assert no_input.value == "other" and no_input.evidence["evidence_seq"] == []
+    t = harm_trace("Cancel the subscription instead, it is urgent.", before_tool=False)
+    undecided = run(judge.classify_a4_harm(transcript(t), ""))
+    assert undecided.value is None and "cannot tell" in undecided.missing_reason
+    assert undecided.evidence["evidence_seq"] == [1]
+    assert run(judge.classify_a4_harm("not a log", "")).value is None
+
+
+def test_llm_judge_a4_harm_keeps_category_evidence_and_rejects_unknown_categories():
+    answer = '{"category": "premature_intervention", "evidence_seq": [1, "x"], "rationale": "r"}'
+    model = scripted("judge_harm_ok", answer)
+    result = run(make_judge(model, LLMClient()).classify_a4_harm(transcript(trace()), "o"))
+    assert result.value == "premature_intervention"
+    assert result.evidence["evidence_seq"] == [1] and result.evidence["rationale"] == "r"
+    assert result.evidence["prompt_hash"] == prompt_hashes()["judge_a4_harm"]
+    bad = scripted("judge_harm_bad", '{"category": "bad timing", "evidence_seq": []}')
+    missing = run(make_judge(bad, LLMClient()).classify_a4_harm(transcript(trace()), "o"))
+    assert missing.value is None and "bad timing" in missing.missing_reason

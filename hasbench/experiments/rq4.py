@@ -1,0 +1,282 @@
+"""RQ4 — how user personas change outcomes and cost (HAS paper §5.3.2, Table 6).
+
+Every selected task runs under A3 once per persona of its domain (``data/personas.yaml``,
+three per domain), the persona overriding every user's; task, model, agency, permissions
+and private facts stay fixed. Each domain is its own grid (its personas differ) with its
+own results store under ``results_dir/<domain>``. From the results it builds:
+
+- ``table6_personas``: per model × domain × persona, the means over tasks of Task Score (%),
+  Pass@1 (%), HIR (0–1), turns per task and agent clarification requests per task (Ask).
+- ``table6``: per model × domain, the max–min range over the personas of each of those
+  metrics, with the personas at the two ends and a 95% CI: a paired bootstrap over tasks
+  of the difference between those two personas' means (the ends are chosen on the full
+  sample; a CI reaching 0 says the gap could be chance).
+
+Only tasks with a finished episode and defined metrics under every persona of their domain
+count (the task count is reported), so each range is the difference of the per-persona
+values beside it. Crashed episodes are counted in the notes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from hasbench.agency import Setting
+from hasbench.experiments.common import (
+    DASH,
+    N_RESAMPLES,
+    PAPER_DOMAINS,
+    domain_files,
+    execute,
+    fmt,
+    fmt_ci,
+    make_client,
+    model_label,
+    output_dir_for,
+    resolve_domains,
+    run_notes,
+    save_figure,
+    usable,
+    write_manifest,
+    write_table,
+)
+from hasbench.experiments.defaults import OFFLINE_JUDGE, OFFLINE_USER, agents_or_default
+from hasbench.personas import domain_personas
+from hasbench.runner import Experiment, TaskSelection
+from hasbench.simulator import Backends
+
+METRICS = {
+    "task_score": ("TS", 1),
+    "pass1": ("Pass@1", 1),
+    "hir": ("HIR", 2),
+    "turns": ("Turns", 1),
+    "asks": ("Ask", 2),
+}
+"""Column -> (display name, decimals). TS and Pass@1 in percent, HIR on 0–1, the others
+per task."""
+
+
+def experiment(
+    agent_models: Sequence[str],
+    domain: str,
+    user_model: str = OFFLINE_USER,
+    judge_model: str = OFFLINE_JUDGE,
+    max_tasks_per_domain: int | None = None,
+    seed: int = 0,
+) -> Experiment:
+    """The persona grid of one domain: its tasks × agent models × A3 under each persona.
+
+    Raises:
+        ValueError: the domain has fewer than two personas.
+    """
+    personas = domain_personas(domain)
+    if len(personas) < 2:
+        raise ValueError(f"RQ4: domain {domain!r} has {len(personas)} persona(s) in "
+                         "data/personas.yaml; a range needs at least two")  # fmt: skip
+    return Experiment(
+        name=f"rq4_{domain}",
+        tasks=TaskSelection(files=domain_files([domain]), max_per_domain=max_tasks_per_domain),
+        backends=[Backends(agent=m, user=user_model, judge=judge_model) for m in agent_models],
+        settings=[Setting(agency="A3", persona=p.persona_id) for p in personas],
+        seeds=[seed],
+        judge_process=False,  # outcomes, HIR and counts only
+    )
+
+
+def _matrices(frame: pd.DataFrame) -> tuple[list[str], dict[str, np.ndarray], int]:
+    """Per metric a tasks × personas matrix (seeds averaged), complete tasks only."""
+    personas = sorted(frame["persona"].unique())
+    values = frame.assign(
+        pass1=frame["success"].astype(float) * 100,
+        task_score=frame["task_score"] * 100,
+        asks=pd.to_numeric(frame["cqs_events"], errors="coerce"),
+    )
+    tables = {
+        metric: values.pivot_table(
+            index="task_id", columns="persona", values=metric, aggfunc="mean", dropna=False
+        ).reindex(columns=personas)
+        for metric in METRICS
+    }
+    complete = np.ones(len(tables["task_score"]), dtype=bool)
+    for table in tables.values():
+        complete &= table.notna().all(axis=1).to_numpy()
+    return (
+        personas,
+        {m: t.to_numpy(dtype=float)[complete] for m, t in tables.items()},
+        int(complete.sum()),
+    )
+
+
+def _gap_ci(matrix: np.ndarray, high: int, low: int, seed: int) -> tuple[float, float]:
+    """95% CI of mean(column high) - mean(column low), resampling tasks (rows) in pairs."""
+    from hasbench.stats import bootstrap_ci
+
+    def gap(rows: np.ndarray, axis: int = -1) -> np.ndarray:
+        picked = matrix[rows.astype(int)]
+        return picked[..., high].mean(axis=-1) - picked[..., low].mean(axis=-1)
+
+    ci = bootstrap_ci(np.arange(len(matrix)), statistic=gap, n_resamples=N_RESAMPLES, seed=seed)
+    return ci.low + 0.0, ci.high + 0.0
+
+
+def tables(results: pd.DataFrame, seed: int = 0) -> dict[str, pd.DataFrame]:
+    """``table6`` (ranges with CIs) and ``table6_personas`` (the per-persona values)."""
+    frame = usable(results)
+    frame = frame[frame["persona"].notna()]
+    ranges, values = [], []
+    for (model, domain), cell in frame.groupby(["agent_model", "domain"], sort=True):
+        personas, matrices, tasks = _matrices(cell)
+        label = model_label(model)
+        for i, persona in enumerate(personas):
+            row = {"model": label, "domain": domain, "persona": persona, "tasks": tasks}
+            for metric, matrix in matrices.items():
+                row[metric] = float(matrix[:, i].mean()) + 0.0 if tasks else math.nan
+            values.append(row)
+        row = {"model": label, "domain": domain, "personas": len(personas), "tasks": tasks}
+        for metric, matrix in matrices.items():
+            if tasks == 0:
+                row.update({f"{metric}_range": math.nan, f"{metric}_low": math.nan,
+                            f"{metric}_high": math.nan, f"{metric}_max_persona": None,
+                            f"{metric}_min_persona": None})  # fmt: skip
+                continue
+            means = matrix.mean(axis=0)
+            hi, lo = int(np.argmax(means)), int(np.argmin(means))
+            low, high = _gap_ci(matrix, hi, lo, seed)
+            row.update({
+                f"{metric}_range": float(means[hi] - means[lo]) + 0.0,
+                f"{metric}_low": low,
+                f"{metric}_high": high,
+                f"{metric}_max_persona": personas[hi],
+                f"{metric}_min_persona": personas[lo],
+            })  # fmt: skip
+        ranges.append(row)
+    range_columns = ["model", "domain", "personas", "tasks"] + [
+        f"{m}_{part}" for m in METRICS
+        for part in ("range", "low", "high", "max_persona", "min_persona")
+    ]  # fmt: skip
+    return {
+        "table6": pd.DataFrame(ranges, columns=range_columns),
+        "table6_personas": pd.DataFrame(
+            values, columns=["model", "domain", "persona", "tasks", *METRICS]
+        ),
+    }
+
+
+def display(table6: pd.DataFrame, personas: pd.DataFrame) -> pd.DataFrame:
+    """Table 6 for reading: per domain its personas' values, then the range row with CIs."""
+    rows = []
+    for r in table6.itertuples():
+        mine = personas[(personas["model"] == r.model) & (personas["domain"] == r.domain)]
+        for p in mine.itertuples():
+            row = {"Model": r.model, "Domain": r.domain, "Persona": p.persona}
+            for metric, (name, digits) in METRICS.items():
+                row[name] = fmt(getattr(p, metric), digits)
+            rows.append(row)
+        row = {"Model": r.model, "Domain": r.domain, "Persona": f"range (n={r.tasks} tasks)"}
+        for metric, (name, digits) in METRICS.items():
+            row[name] = fmt_ci(getattr(r, f"{metric}_range"), getattr(r, f"{metric}_low"),
+                               getattr(r, f"{metric}_high"), digits)  # fmt: skip
+        rows.append(row)
+    names = [name for name, _ in METRICS.values()]
+    return pd.DataFrame(rows, columns=["Model", "Domain", "Persona", *names])
+
+
+def figure(table6: pd.DataFrame, personas: pd.DataFrame, output_dir: Path) -> list[Path]:
+    """Per model and metric: each domain's persona values on a line spanning the range."""
+    from matplotlib.figure import Figure
+
+    models = list(dict.fromkeys(table6["model"]))
+    rows_per_model = max(2, int(table6.groupby("model").size().max()) if len(table6) else 2)
+    fig = Figure(figsize=(15, 1.2 + (0.9 + 0.5 * rows_per_model) * max(1, len(models))))
+    axes = fig.subplots(max(1, len(models)), len(METRICS), squeeze=False)
+    markers = ("o", "s", "^", "D", "v")
+    for row, model in enumerate(models):
+        mine = personas[personas["model"] == model]
+        domains = list(dict.fromkeys(mine["domain"]))
+        for col, (metric, (name, _)) in enumerate(METRICS.items()):
+            ax = axes[row, col]
+            for y, domain in enumerate(domains):
+                values = mine.loc[mine["domain"] == domain, metric].to_numpy(dtype=float)
+                if not np.isfinite(values).any():
+                    ax.text(0, y, DASH, va="center")
+                    continue
+                ax.hlines(y, np.nanmin(values), np.nanmax(values), color="grey", linewidth=1)
+                for i, value in enumerate(values):
+                    ax.plot(value, y, markers[i % len(markers)], color=f"C{i}",
+                            label=f"persona {i + 1}" if y == 0 else None)  # fmt: skip
+            ax.set_yticks(range(len(domains)), domains)
+            ax.set_xlabel(name + (" (%)" if metric in ("task_score", "pass1") else ""))
+            ax.set_ylabel("domain")
+            ax.set_title(f"{name}: per persona", fontsize=9)
+        axes[row, 0].set_title(f"{model}\nTS: per persona", fontsize=9)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=8,
+               title="personas in the order of table6_personas (per domain)")  # fmt: skip
+    fig.suptitle("Persona sensitivity: values per persona; the line spans the max–min range")
+    fig.tight_layout(rect=(0, 0.12, 1, 0.95))
+    return save_figure(fig, output_dir, "table6")
+
+
+def run(
+    agent_models: Sequence[str] | None = None,
+    user_model: str = OFFLINE_USER,
+    judge_model: str = OFFLINE_JUDGE,
+    domains: Sequence[str] = PAPER_DOMAINS,
+    max_tasks_per_domain: int | None = None,
+    seed: int = 0,
+    output_dir: str | Path | None = None,
+    results_dir: str | Path | None = None,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Run (or resume) the persona sweep of every domain; write Table 6 and its figure.
+
+    ``agent_models`` defaults to the offline sweep agent (:mod:`hasbench.experiments.defaults`),
+    ``output_dir`` to ``FIGURES_DIR/rq4`` and ``results_dir`` to ``RUNS_DIR/rq4``.
+
+    Returns a dict with ``results``, ``tables`` (numeric), ``figure`` (PNG path),
+    ``summaries`` (one per domain) and ``notes``.
+    """
+    from hasbench.paths import RUNS_DIR
+
+    agents = agents_or_default(agent_models, sweep=True)
+    ran_domains, notes = resolve_domains(domains, "RQ4")
+    grids = [
+        experiment(agents, d, user_model, judge_model, max_tasks_per_domain, seed)
+        for d in ran_domains
+    ]
+    client = make_client(grids[0])
+    store = Path(results_dir) if results_dir is not None else RUNS_DIR / "rq4"
+    summaries, frames = [], []
+    for domain, grid in zip(ran_domains, grids, strict=True):
+        summary, frame = execute(grid, store / domain, client, progress)
+        summaries.append(summary)
+        frames.append(frame)
+    results = pd.concat(frames, ignore_index=True)
+    notes = [*notes, *run_notes(results)]
+    made = tables(results, seed=seed)
+    out = output_dir_for("rq4", output_dir)
+    shown = display(made["table6"], made["table6_personas"])
+    files = write_table(out, "table6", made["table6"], shown, notes, text_columns=3)
+    personas = made["table6_personas"]
+    personas_shown = personas.map(lambda v: fmt(v, 2) if isinstance(v, float) else str(v))
+    files += write_table(out, "table6_personas", personas, personas_shown, notes, 3)
+    files += figure(made["table6"], personas, out)
+    parameters = {
+        "agent_models": agents, "user_model": user_model, "judge_model": judge_model,
+        "domains": list(domains), "domains_run": ran_domains,
+        "max_tasks_per_domain": max_tasks_per_domain, "seed": seed,
+    }  # fmt: skip
+    write_manifest(out, "rq4", parameters, results, summaries, client, notes, files)
+    return {
+        "results": results,
+        "tables": made,
+        "figure": out / "table6.png",
+        "summaries": summaries,
+        "notes": notes,
+    }

@@ -1,0 +1,538 @@
+"""Honest offline stand-ins: scripted agents that know only what a model in their seat knows.
+
+A stand-in plays one agent from its observations alone: the task text, the domain policy,
+its tools and contacts, tool outputs, what people and peers tell it. It never sees the
+answer key. What it knows is a :class:`Case`; what to do next comes from its domain's
+:class:`Playbook` (registered with the domain, ``Domain.playbook``), which reads texts into
+facts and proposes the next :data:`Step`. The stand-in itself decides how it involves
+people, by its :class:`Profile`:
+
+- a fact it needs and does not have (:class:`Need`) is asked for over clarification when
+  someone reachable may know it (with probability ``ask``), otherwise guessed: the first
+  plausible candidate the playbook found in the environment or the conversation;
+- a write whose risk is medium or high, or that the policy says needs the customer's
+  confirmation, is first put to a person over control (with probability ``approval``);
+  otherwise it runs without asking;
+- a draft (:class:`Review`) is shown for feedback (with probability ``check``), and the
+  corrections are used (with probability ``uptake``);
+- a step that needs a tool it does not hold is handed to the peer who holds it, or, for a
+  person's own device, asked of that person over control.
+
+So its successes and failures, asked questions and skipped approvals come from this
+behaviour, and A1 differs from A3 only because nobody can be asked under A1.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+from urllib.parse import parse_qsl
+
+import numpy as np
+
+from hasbench.channels import ClarificationResponse, ControlDecision, FeedbackResponse
+from hasbench.participants.backends import agent_backend
+from hasbench.participants.base import (
+    Action,
+    ActionResult,
+    AgentObservation,
+    AgentSeat,
+    CallTool,
+    Contact,
+    Finish,
+    Incoming,
+    SendMessage,
+)
+from hasbench.vocab import AUTHORIZING_DECISIONS, RISK_ORDER, VETO_DECISIONS
+
+MAX_ASKS = 2
+"""How often a stand-in asks for one fact before it guesses."""
+MAX_THOUGHTS = 50
+"""Playbook steps one action may take (steps that need no action, such as a guess)."""
+
+
+@dataclass(frozen=True)
+class Profile:
+    """How a stand-in involves people, each a probability in [0, 1].
+
+    Attributes:
+        ask: asks a reachable person for a missing fact (else guesses).
+        approval: seeks approval before a write that needs it (else runs it).
+        check: shows a draft for review when someone can review it.
+        uptake: uses the corrections of a review.
+    """
+
+    ask: float = 1.0
+    approval: float = 1.0
+    check: float = 1.0
+    uptake: float = 1.0
+
+
+PRESETS: dict[str, Profile] = {
+    "strong": Profile(ask=0.95, approval=0.95, check=0.9, uptake=0.95),
+    "weak": Profile(ask=0.5, approval=0.6, check=0.4, uptake=0.6),
+}
+
+
+def parse_profile(spec: str) -> Profile:
+    """The profile of ``scripted:strong``, ``scripted:weak`` or ``scripted:standin?ask=..``.
+
+    Raises:
+        ValueError: an unknown preset or parameter, or a value outside [0, 1].
+    """
+    name, _, query = spec.removeprefix("scripted:").partition("?")
+    if name in PRESETS and not query:
+        return PRESETS[name]
+    if name == "standin" and query in PRESETS:
+        return PRESETS[query]
+    if name != "standin":
+        raise ValueError(f"unknown stand-in {spec!r} (known: scripted:strong, scripted:weak, "
+                         "scripted:standin?ask=..&approval=..&check=..&uptake=..)")  # fmt: skip
+    values: dict[str, float] = {}
+    for key, raw in parse_qsl(query, strict_parsing=bool(query)):
+        if key not in Profile.__dataclass_fields__:
+            raise ValueError(f"{spec}: unknown parameter {key!r}")
+        try:
+            value = float(raw)
+        except ValueError:
+            raise ValueError(f"{spec}: {key}={raw!r} is not a number") from None
+        if not 0.0 <= value <= 1.0:
+            raise ValueError(f"{spec}: {key}={value} is outside [0, 1]")
+        values[key] = value
+    return Profile(**values)
+
+
+# -- what a stand-in knows and what it may do next -------------------------------------------
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A tool call the stand-in saw, with its output (parsed JSON when it is JSON)."""
+
+    name: str
+    arguments: dict[str, Any]
+    output: Any
+    error: str | None = None
+
+
+@dataclass
+class Case:
+    """Everything one stand-in knows.
+
+    Attributes:
+        task: the task text.
+        policy: the domain policy text.
+        facts: what it has learned, by slot name (a value of None: unknown after trying).
+        origin: where each fact came from ("task", a person or peer id, "tool", "guess").
+        outputs: the tool calls it made or was told about, in order.
+        done: writes that ran, as (tool, arguments).
+        declined: writes a person denied or stopped.
+        feedback: review comments it received.
+        reviewed: keys of drafts already shown (or not shown) for review.
+        unable: tools nobody it can reach holds.
+    """
+
+    task: str
+    policy: str
+    facts: dict[str, Any] = field(default_factory=dict)
+    origin: dict[str, str] = field(default_factory=dict)
+    outputs: list[Outcome] = field(default_factory=list)
+    done: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    declined: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    feedback: list[str] = field(default_factory=list)
+    reviewed: set[str] = field(default_factory=set)
+    unable: set[str] = field(default_factory=set)
+
+    def learn(self, slot: str, value: Any, origin: str) -> None:
+        """Record a fact (a later statement replaces an earlier one)."""
+        self.facts[slot] = value
+        self.origin[slot] = origin
+
+    def has(self, slot: str) -> bool:
+        """Whether the slot was settled (known, guessed, or given up as unknown)."""
+        return slot in self.facts
+
+    def output_of(self, name: str) -> Any:
+        """The latest successful output of a tool, or None."""
+        for outcome in reversed(self.outputs):
+            if outcome.name == name and outcome.error is None:
+                return outcome.output
+        return None
+
+    def ran(self, name: str) -> bool:
+        """Whether a write of this tool ran."""
+        return any(done == name for done, _ in self.done)
+
+
+@dataclass(frozen=True)
+class Call:
+    """Call a domain tool. ``confirm``: the policy wants the customer's confirmation first."""
+
+    name: str
+    arguments: dict[str, Any]
+    confirm: bool = False
+
+
+@dataclass(frozen=True)
+class Need:
+    """A fact the next step needs: asked for, or else guessed from ``candidates``.
+
+    ``who`` are words to pick the person to ask by role or responsibilities; ``tool`` is
+    the tool the fact is for: an agent that does not hold it hands the step to the peer
+    who does (that peer asks the people it can reach).
+    """
+
+    slot: str
+    question: str
+    candidates: tuple[Any, ...] = ()
+    who: tuple[str, ...] = ()
+    tool: str | None = None
+
+
+@dataclass(frozen=True)
+class Review:
+    """A draft to show a person for feedback before going on (once per ``key``)."""
+
+    key: str
+    artifact: str
+    who: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Done:
+    """Finish with a summary for the requester."""
+
+    summary: str
+
+
+Step = Call | Need | Review | Done
+
+
+class Playbook(Protocol):
+    """A domain's know-how: reading texts into facts and choosing the next step."""
+
+    def read(self, case: Case, text: str, source: str) -> None:
+        """Add the facts a text states (the task, an answer, a tool output) to the case."""
+        ...
+
+    def next_step(self, case: Case) -> Step:
+        """What to do next, from what the case knows."""
+        ...
+
+
+# -- the stand-in -------------------------------------------------------------------------
+
+
+class StandIn:
+    """One agent played by a playbook with a profile (see the module docstring).
+
+    Args:
+        seat: the agent's view, gateway and the team's seeded generator.
+        profile: how it involves people.
+        playbook: the domain's know-how.
+    """
+
+    def __init__(self, seat: AgentSeat, profile: Profile, playbook: Playbook) -> None:
+        self.view = seat.view
+        self.rng: np.random.Generator = seat.rng
+        self.profile = profile
+        self.playbook = playbook
+        self.case = Case(task=self.view.task, policy=self.view.policy)
+        self.asked: dict[str, int] = {}
+        self.expect: tuple[str, Any] | None = None
+        self.handed: set[tuple[str, str, int, int]] = set()
+        self.started = False
+
+    def _chance(self, p: float) -> bool:
+        return p >= 1.0 or (p > 0.0 and float(self.rng.random()) < p)
+
+    async def act(self, obs: AgentObservation) -> Action:
+        """The next action: the playbook's step, as this profile carries it out."""
+        if not self.started:
+            self.started = True
+            self.playbook.read(self.case, self.view.task, "task")
+        if obs.last_result is not None:
+            self._absorb(obs.last_result)
+        for incoming in obs.inbox:
+            self._receive(incoming)
+        self.expect = None
+        for _ in range(MAX_THOUGHTS):
+            step = self.playbook.next_step(self.case)
+            if isinstance(step, Call) and (step.name in self.case.unable or self._failed(step)):
+                break  # a tool nobody it reaches holds, or a call that already failed
+            action = self._carry_out(step, obs)
+            if action is not None:
+                return action
+        return self._finish("I could not make further progress on my own.", obs)
+
+    # -- turning steps into actions ----------------------------------------------------------
+
+    def _carry_out(self, step: Step, obs: AgentObservation) -> Action | None:
+        if isinstance(step, Done):
+            return self._finish(step.summary, obs)
+        if isinstance(step, Need):
+            return self._need(step)
+        if isinstance(step, Review):
+            return self._review(step)
+        return self._call(step)
+
+    def _call(self, call: Call) -> Action | None:
+        spec = next((t for t in self.view.tools if t.name == call.name), None)
+        if spec is None:
+            return self._delegate(call)
+        needs_approval = spec.kind == "write" and (
+            call.confirm or RISK_ORDER[spec.risk] >= RISK_ORDER["medium"]
+        )
+        approver = self._person("control", ("approve", "authoriz", "owner", "customer"))
+        if needs_approval and approver is not None and self._chance(self.profile.approval):
+            self.expect = ("approval", call)
+            return CallTool(
+                "request_control",
+                {
+                    "tool_name": call.name,
+                    "arguments": call.arguments,
+                    "mode": "approval",
+                    "reason": f"I would like to run {call.name} for your request.",
+                    "target": approver.participant_id,
+                },
+            )
+        self.expect = ("call", call)
+        return CallTool(call.name, call.arguments)
+
+    def _delegate(self, call: Call) -> Action | None:
+        handoff = self._handoff_to_peer(call.name)
+        if handoff is not None:
+            return handoff
+        person = next(
+            (p for p in self.view.people if call.name in p.tools and "control" in p.channels),
+            None,
+        )
+        if person is not None and self._first_time(person.participant_id, call.name):
+            self.expect = ("execute", call)
+            return CallTool(
+                "request_control",
+                {
+                    "tool_name": call.name,
+                    "arguments": call.arguments,
+                    "mode": "execute",
+                    "reason": f"Only you can do this on your side: {call.name}.",
+                    "target": person.participant_id,
+                },
+            )
+        self.case.unable.add(call.name)
+        return None
+
+    def _need(self, need: Need) -> Action | None:
+        if need.tool is not None and not any(t.name == need.tool for t in self.view.tools):
+            handoff = self._handoff_to_peer(need.tool)
+            if handoff is not None:
+                return handoff
+        person = self._person("clarification", need.who)
+        asked = self.asked.get(need.slot, 0)
+        if person is not None and asked < MAX_ASKS and self._chance(self.profile.ask):
+            self.asked[need.slot] = asked + 1
+            self.expect = ("ask", need)
+            return CallTool(
+                "ask_clarification",
+                {
+                    "question": need.question,
+                    "topics": [need.slot],
+                    "target": person.participant_id,
+                },
+            )
+        self.asked[need.slot] = MAX_ASKS
+        guess = need.candidates[0] if need.candidates else None
+        self.case.learn(need.slot, guess, "guess")
+        return None
+
+    def _review(self, review: Review) -> Action | None:
+        if review.key in self.case.reviewed:
+            return None
+        self.case.reviewed.add(review.key)
+        person = self._person("feedback", review.who)
+        if person is None or not self._chance(self.profile.check):
+            return None
+        self.expect = ("review", review)
+        return CallTool(
+            "request_feedback",
+            {"artifact": review.artifact, "target": person.participant_id},
+        )
+
+    def _finish(self, summary: str, obs: AgentObservation) -> Action:
+        if obs.delegator is not None:
+            return Finish(self._report(summary))
+        return Finish(summary)
+
+    def _person(self, channel: str, words: tuple[str, ...]) -> Contact | None:
+        """The person to turn to over a channel.
+
+        One whose role or responsibilities match ``words``, else the first one reachable.
+        """
+        reachable = [p for p in self.view.people if channel in p.channels]
+        for person in reachable:
+            about = " ".join([person.role or "", *person.responsibilities]).lower()
+            if any(word in about for word in words):
+                return person
+        return reachable[0] if reachable else None
+
+    def _failed(self, call: Call) -> bool:
+        """Whether this very call already failed (a stand-in does not repeat a refusal)."""
+        return any(
+            o.name == call.name and o.arguments == call.arguments and o.error is not None
+            for o in self.case.outputs
+        )
+
+    def _handoff_to_peer(self, tool: str) -> Action | None:
+        """A message handing the next step to a peer who holds ``tool``.
+
+        Not twice to the same peer with nothing new learned in between.
+        """
+        peer = next((p for p in self.view.peers if tool in p.tools), None)
+        if peer is None or not self._first_time(peer.participant_id, tool):
+            return None
+        return SendMessage(peer.participant_id, self._handoff(tool))
+
+    def _first_time(self, who: str, tool: str) -> bool:
+        """Whether this step was not yet handed to ``who`` since the case last changed."""
+        key = (who, tool, len(self.case.facts), len(self.case.done))
+        if key in self.handed:
+            return False
+        self.handed.add(key)
+        return True
+
+    # -- what comes back --------------------------------------------------------------------
+
+    def _absorb(self, result: ActionResult) -> None:
+        expect, self.expect = self.expect, None
+        case = self.case
+        if expect is None:
+            return
+        kind, step = expect
+        if kind == "call":
+            output = parsed_output(result.text) if result.error_type is None else None
+            case.outputs.append(Outcome(step.name, step.arguments, output, result.error_type))
+            if result.error_type is None:
+                if any(t.name == step.name and t.kind == "write" for t in self.view.tools):
+                    case.done.append((step.name, step.arguments))
+                self.playbook.read(case, result.text, f"tool:{step.name}")
+        elif kind in ("approval", "execute"):
+            decision = result.response
+            if isinstance(decision, ControlDecision) and decision.decision in AUTHORIZING_DECISIONS:
+                arguments = decision.arguments or step.arguments
+                case.done.append((step.name, arguments))
+                output = parsed_output(result.tool_output)
+                case.outputs.append(Outcome(step.name, arguments, output))
+                if output is not None:
+                    text = output if isinstance(output, str) else json.dumps(output)
+                    self.playbook.read(case, text, f"tool:{step.name}")
+            else:
+                case.declined.append((step.name, step.arguments))
+        elif kind == "ask":
+            response = result.response
+            if isinstance(response, ClarificationResponse):
+                who = result.request.target if result.request else "person"
+                for key, value in response.info.items():
+                    case.learn(key, value, who)
+                if len(response.info) == 1 and step.slot not in response.info:
+                    case.learn(step.slot, next(iter(response.info.values())), who)
+                self.playbook.read(case, response.content, who)
+        elif kind == "review":
+            response = result.response
+            if isinstance(response, FeedbackResponse):
+                who = result.request.target if result.request else "person"
+                case.feedback.append(response.content)
+                if response.edits and self._chance(self.profile.uptake):
+                    for key, value in response.edits.items():
+                        case.learn(key, value, who)
+                    self.playbook.read(case, response.content, who)
+
+    def _receive(self, incoming: Incoming) -> None:
+        if incoming.kind in ("message", "report"):
+            facts, done = _unpack(incoming.text)
+            for key, value in facts.items():
+                self.case.learn(key, value, incoming.sender)
+            self.case.done += [d for d in done if d not in self.case.done]
+            self.playbook.read(self.case, incoming.text, incoming.sender)
+            return
+        if incoming.kind == "control" and incoming.form in VETO_DECISIONS:
+            self.case.feedback.append(incoming.text)
+        self.playbook.read(self.case, incoming.text, incoming.sender)
+
+    # -- messages between stand-ins ------------------------------------------------------------
+
+    def _handoff(self, tool: str) -> str:
+        return f"Over to you: the next step needs {tool}, which you hold.\n" + _pack(self.case)
+
+    def _report(self, summary: str) -> str:
+        return f"{summary}\n" + _pack(self.case)
+
+
+def _pack(case: Case) -> str:
+    """The facts and completed writes as lines a stand-in can read back."""
+    facts = "; ".join(
+        f"{key}={json.dumps(value)}"
+        for key, value in sorted(case.facts.items())
+        if value is not None
+    )
+    done = "; ".join(f"{name} {json.dumps(args, sort_keys=True)}" for name, args in case.done)
+    return f"Facts: {facts or 'none'}\nDone: {done or 'none'}"
+
+
+_FACT = re.compile(r'(\w+)=("(?:[^"\\]|\\.)*"|\[[^\]]*\]|\{[^}]*\}|[^;]+)')
+
+
+def _unpack(text: str) -> tuple[dict[str, Any], list[tuple[str, dict[str, Any]]]]:
+    """The facts and completed writes of a message written by :func:`_pack`."""
+    facts: dict[str, Any] = {}
+    done: list[tuple[str, dict[str, Any]]] = []
+    for line in text.splitlines():
+        if line.startswith("Facts: ") and line != "Facts: none":
+            for key, raw in _FACT.findall(line[len("Facts: ") :]):
+                facts[key] = parsed_output(raw.strip())
+        elif line.startswith("Done: ") and line != "Done: none":
+            for item in line[len("Done: ") :].split("; "):
+                name, _, raw = item.partition(" ")
+                arguments = parsed_output(raw)
+                done.append((name, arguments if isinstance(arguments, dict) else {}))
+    return facts, done
+
+
+def parsed_output(text: Any) -> Any:
+    """JSON text as data; anything else as it is."""
+    if not isinstance(text, str):
+        return text
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, ValueError):
+        return text
+
+
+# -- playbooks by domain ---------------------------------------------------------------------
+
+
+def playbook_for(domain: str) -> Playbook:
+    """A fresh playbook of a domain's registration.
+
+    Raises:
+        ValueError: the domain registers no playbook.
+    """
+    import importlib
+
+    from hasbench.registry import get_domain
+
+    spec = get_domain(domain).playbook
+    if spec is None:
+        raise ValueError(f"domain {domain!r} has no playbook for the offline stand-ins")
+    module, _, name = spec.partition(":")
+    return getattr(importlib.import_module(module), name)()
+
+
+@agent_backend("scripted:standin", label="offline stand-in (sees only its view)")
+def standin_team(model: str, seats: list[AgentSeat]) -> dict[str, StandIn]:
+    """Every agent played by its domain's playbook with the profile the string names."""
+    profile = parse_profile(model)
+    return {
+        seat.view.agent_id: StandIn(seat, profile, playbook_for(seat.view.domain)) for seat in seats
+    }

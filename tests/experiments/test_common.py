@@ -1,0 +1,40 @@
+import math
+
+import pytest
+
+from hasbench.experiments import common
+
+
+def test_resolve_domains_keeps_existing_and_falls_back_with_a_note(capsys):
+    assert common.resolve_domains(["retail", "mock"], "RQ") == (["retail", "mock"], [])
+    kept, notes = common.resolve_domains(["coding", "retail"], "RQ2")
+    assert kept == ["retail"]
+    assert "no tasks for coding" in notes[0] and "data/tasks/coding.yaml" in notes[0]
+    kept, notes = common.resolve_domains(["coding", "research"], "RQ2")
+    assert kept == common.existing_domains() and kept  # every paper domain with a task file
+    assert "coding, research" in notes[0] and "Note: RQ2" in capsys.readouterr().out
+    with pytest.raises(ValueError, match="no domain"):
+        common.resolve_domains([], "RQ2")
+
+
+def test_local_models_without_their_extra_are_left_out_with_a_note(monkeypatch):
+    monkeypatch.setattr(common.importlib.util, "find_spec", lambda name: None)
+    kept, notes = common.available_models(["scripted:user", "local/smollm2-135m"], "Rob")
+    assert kept == ["scripted:user"] and "local/smollm2-135m is left out" in notes[0]
+
+
+def test_mean_ci_ignores_missing_values_and_is_nan_without_any():
+    ci = common.mean_ci([0.0, 100.0, float("nan"), None, 100.0])
+    assert ci["n"] == 3 and ci["estimate"] == pytest.approx(200 / 3)
+    assert ci["low"] <= ci["estimate"] <= ci["high"]
+    empty = common.mean_ci([float("nan")])
+    assert empty["n"] == 0 and math.isnan(empty["estimate"])
+
+
+def test_latex_escapes_and_turns_markdown_bold_into_textbf():
+    import pandas as pd
+
+    shown = pd.DataFrame({"Pattern": ["A_1 & co"], "x": ["**48.0** [1, 2] (3/4)"], "y": ["–"]})
+    tex = common.latex(shown)
+    assert "A\\_1 \\& co" in tex and "\\textbf{48.0} [1, 2] (3/4)" in tex and " -- " in tex
+    assert "{lrr}" in tex

@@ -1,0 +1,205 @@
+"""Every figure notebook executed through papermill with tiny parameters (``hasbench notebook
+all``), its artifacts checked for content, and the index page checked for links."""
+
+import json
+import re
+import subprocess
+import sys
+
+import nbformat
+import pandas as pd
+import pytest
+from jupyter_client.kernelspec import KernelSpecManager
+
+from hasbench.cli import main
+from hasbench.experiments import figures_index
+from hasbench.experiments.common import model_label
+from hasbench.experiments.defaults import OFFLINE_AGENTS, OFFLINE_SWEEP_AGENTS
+from hasbench.paths import REPO_ROOT
+from hasbench.runner import figure_notebooks, load_results
+
+pytestmark = pytest.mark.slow
+USERS = ["scripted:user", "scripted:user-guarded"]
+TINY = {
+    "rq1": {"domains": ["mock"], "max_tasks_per_domain": 2},
+    "rq2": {"domains": ["coding", "mock"], "max_tasks_per_domain": 4},
+    "rq3": {"domains": ["mock"], "max_tasks_per_domain": 6},
+    "rq4": {"domains": ["mock", "retail"], "max_tasks_per_domain": 2},
+    "robustness": {"domains": ["mock"], "max_tasks_per_domain": 3, "user_models": USERS},
+}
+
+
+@pytest.fixture(scope="module")
+def done(tmp_path_factory):
+    """Run ``notebook all`` once with tiny parameters; return the directories."""
+    if "hasbench" not in KernelSpecManager().find_kernel_specs():
+        subprocess.run(
+            [sys.executable, "-m", "ipykernel", "install", "--sys-prefix", "--name", "hasbench"],
+            check=True,
+        )
+    root = tmp_path_factory.mktemp("all")
+    per = {name: {**p, "results_dir": str(root / "runs" / name)} for name, p in TINY.items()}
+    index = figures_index.run_all(
+        executed_dir=root / "executed", figures_dir=root / "figures", per_notebook=per,
+        progress=False,
+    )  # fmt: skip
+    return {"root": root, "index": index, "figures": root / "figures", "runs": root / "runs"}
+
+
+def read(done, folder, name):
+    return pd.read_csv(done["figures"] / folder / f"{name}.csv")
+
+
+def within(table, estimate="estimate", low="low", high="high"):
+    """Whether every defined estimate lies in its CI (CSV values are rounded to 4 decimals)."""
+    t = table.dropna(subset=[estimate])
+    return bool(((t[low] <= t[estimate] + 1e-9) & (t[estimate] <= t[high] + 1e-9)).all())
+
+
+def outputs(done, notebook):
+    nb = nbformat.read(done["root"] / "executed" / notebook, as_version=4)
+    return json.dumps([c.get("outputs", []) for c in nb.cells])
+
+
+def test_committed_figure_notebooks_are_thin_parameterized_and_stripped():
+    for name in ("rq2_agency", "rq3_channels_by_pattern", "rq4_personas",
+                 "robustness_user_simulator"):  # fmt: skip
+        nb = nbformat.read(REPO_ROOT / "notebooks" / f"{name}.ipynb", as_version=4)
+        code = [c for c in nb.cells if c.cell_type == "code"]
+        assert "parameters" in code[0].metadata.get("tags", []), name
+        for parameter in ("agent_models = None", "domains =", "max_tasks_per_domain =", "seed =",
+                          "output_dir = None", "results_dir = None", "judge_model ="):  # fmt: skip
+            assert parameter in code[0].source, (name, parameter)
+        assert all(not c.outputs and c.execution_count is None for c in code)
+        assert sum(len(c.source.splitlines()) for c in code) < 40  # logic lives in hasbench
+        assert nb.metadata["kernelspec"]["name"] == "hasbench"
+
+
+def test_rq2_figure2_cells_tasks_and_a4_lists(done):
+    results = load_results(done["runs"] / "rq2")
+    assert set(results["domain"]) == {"mock"} and results["error"].isna().all()
+    tasks = results["task_id"].nunique()
+    fig = read(done, "rq2", "figure2")
+    assert len(fig) == len(OFFLINE_SWEEP_AGENTS) * 3 * 7  # levels × metrics
+    assert set(fig["level"]) == {"A1", "A3", "A4"}
+    assert (fig.loc[fig["metric"].isin(["pass1", "task_score", "hir"]), "tasks"] == tasks).all()
+    assert within(fig)
+    a3 = results[results["agency"] == "A3"]
+    pass1 = fig[(fig["level"] == "A3") & (fig["metric"] == "pass1")]["estimate"].item()
+    assert pass1 == pytest.approx(100 * a3["success"].astype(float).mean())
+    counts = read(done, "rq2", "a4_vs_a3").iloc[0]
+    changes = read(done, "rq2", "a4_changes")
+    assert counts["paired"] == tasks
+    assert counts["rescued"] == (changes["change"] == "rescued").sum()
+    assert counts["broken"] == (changes["change"] == "broken").sum()
+    harm = read(done, "rq2", "a4_harm")
+    assert len(harm) == counts["broken"]
+    assert read(done, "rq2", "a4_harm_counts")["count"].sum() == counts["broken"]
+    for ext in ("png", "pdf"):
+        assert (done["figures"] / "rq2" / f"figure2.{ext}").stat().st_size > 0
+    text = outputs(done, "rq2_agency.ipynb")
+    assert "no tasks for coding" in text and "image/png" in text
+
+
+def test_rq3_table5_denominators_match_the_a1_failures(done):
+    results = load_results(done["runs"] / "rq3")
+    table = read(done, "rq3", "table5")
+    assert len(table) == 6 * 4 and set(table["setting"]) == {"clar-only", "feed-only",
+                                                              "cont-only", "full"}  # fmt: skip
+    a1 = results[results["agency"] == "A1"]
+    for pattern, part in table.groupby("pattern"):
+        if pattern == "C":
+            expected = (results["pattern"] == "C").sum() // 8  # one episode per setting
+            assert (part["metric"] == "safety").all()
+        else:
+            expected = ((a1["pattern"] == pattern) & ~a1["success"].astype(bool)).sum()
+            assert (part["metric"] == "recovery").all()
+        assert (part["denominator"] == expected).all(), pattern
+        assert (part["numerator"] <= part["denominator"]).all()
+        singles = part[part["setting"] != "full"]
+        best = singles["estimate"].max()
+        marked = singles.loc[singles["best_single"], "estimate"]
+        assert (marked == best).all() and (len(marked) > 0) == (singles["estimate"].notna().any())
+    assert within(table)
+    grid = read(done, "rq3", "ts_grid")
+    assert len(grid) == 6 * 8 and within(grid)
+    assert "**" in (done["figures"] / "rq3" / "table5.md").read_text()
+    assert "\\textbf{" in (done["figures"] / "rq3" / "table5.tex").read_text()
+
+
+def test_rq4_table6_ranges_of_the_persona_values(done):
+    table = read(done, "rq4", "table6").set_index("domain")
+    values = read(done, "rq4", "table6_personas")
+    assert set(table.index) == {"mock", "retail"}
+    for domain, part in values.groupby("domain"):
+        assert len(part) == 3 and (part["tasks"] == 2).all()
+        for metric in ("task_score", "pass1", "hir", "turns", "asks"):
+            spread = part[metric].max() - part[metric].min()
+            assert table.loc[domain, f"{metric}_range"] == pytest.approx(spread, abs=1e-3)
+            assert table.loc[domain, f"{metric}_low"] <= table.loc[domain, f"{metric}_high"]
+    for domain in ("mock", "retail"):
+        assert len(load_results(done["runs"] / "rq4" / domain)) == 2 * 3
+
+
+def test_robustness_tables(done):
+    table = read(done, "robustness", "per_simulator")
+    assert len(table) == len(OFFLINE_AGENTS) * len(USERS) and (table["tasks"] == 3).all()
+    assert set(table["model"]) == {model_label(m) for m in OFFLINE_AGENTS}
+    for metric in ("pass1", "task_score"):
+        assert within(table, metric, f"{metric}_low", f"{metric}_high")
+    agreement = read(done, "robustness", "agreement")
+    assert len(agreement) == 2  # one simulator pair × two metrics
+    defined = agreement.dropna(subset=["kendall_tau"])
+    assert defined["kendall_tau"].between(-1, 1).all()
+    assert (agreement["kendall_tau"].isna() == agreement["undefined"].notna()).all()
+    shifts = read(done, "robustness", "shifts")
+    assert len(shifts) == len(OFFLINE_AGENTS) * 2 and within(shifts, "shift")
+    assert shifts.groupby("metric")["largest"].any().all()
+
+
+def test_index_links_every_table_and_figure_with_what_produced_it(done):
+    page = done["index"].read_text()
+    links = set(re.findall(r'(?:href|src)="([^"]+)"', page))
+    for notebook in figure_notebooks():
+        assert f'<h2 id="{notebook.name}">' in page
+        for path in (done["figures"] / notebook.folder).iterdir():
+            assert f"{notebook.folder}/{path.name}" in links, path
+    for link in links:
+        assert (done["figures"] / link).resolve().exists(), link
+    assert page.count("package version") == len(figure_notebooks())
+    assert "parameter: domains" in page and "backend: user" in page
+    assert "scripted:user-guarded" in page and "model calls this run" in page
+
+
+def test_a_rerun_of_the_notebook_with_a_warm_cache_makes_no_model_calls(tmp_path, monkeypatch):
+    from hasbench import llm
+    from hasbench.experiments import rq2
+    from hasbench.llm import register_test_provider
+    from hasbench.runner import run_notebook
+
+    def agent(messages, tools):
+        finish = {"name": "finish", "arguments": {"deliverable": "ok"}}
+        return {"content": None, "tool_calls": [finish]}
+
+    monkeypatch.setattr(llm, "CACHE_DIR", tmp_path / "cache")
+    monkeypatch.setenv("HASBENCH_CACHE", str(tmp_path / "cache"))  # read by the kernel
+    model = register_test_provider("nb_warm_agent", agent)
+    params = {"agent_models": [model], "domains": ["mock"], "max_tasks_per_domain": 2}
+    rq2.run(**params, output_dir=tmp_path / "first", results_dir=tmp_path / "r1", progress=False)
+    first = json.loads((tmp_path / "first" / "manifest.json").read_text())
+    assert first["model_calls"] > 0
+    # The kernel has no test provider registered: any call not served by the cache fails.
+    params.update(output_dir=str(tmp_path / "second"), results_dir=str(tmp_path / "r2"))
+    run_notebook("rq2", params, output_dir=tmp_path / "executed", progress=False)
+    second = json.loads((tmp_path / "second" / "manifest.json").read_text())
+    assert second["model_calls"] == 0 and second["cache_hits"] == first["model_calls"]
+    assert second["errors"] == 0 and second["episodes_run"] == first["episodes_run"]
+
+
+def test_cli_notebook_all_runs_every_figure_notebook(monkeypatch, capsys):
+    seen = []
+    monkeypatch.setattr(
+        figures_index, "run_all", lambda parameters, out: seen.append((parameters, out)) or "ix"
+    )
+    assert main(["notebook", "all", "-p", "seed", "3"]) == 0
+    assert seen == [({"seed": 3}, None)] and capsys.readouterr().out.strip() == "ix"
