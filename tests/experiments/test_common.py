@@ -38,3 +38,20 @@ def test_latex_escapes_and_turns_markdown_bold_into_textbf():
     tex = common.latex(shown)
     assert "A\\_1 \\& co" in tex and "\\textbf{48.0} [1, 2] (3/4)" in tex and " -- " in tex
     assert "{lrr}" in tex
+
+
+def test_run_notes_count_the_episodes_in_error_by_kind():
+    import pandas as pd
+
+    frame = pd.DataFrame(
+        {
+            "agent_model": ["openai/gpt-4o-mini"] * 4,
+            "error": [None, "auth: invalid key", "server: 503", "KeyError: boom"],
+            "error_kind": [None, "auth", "server", None],  # no kind: a crash
+        }
+    )
+    assert common.run_notes(frame) == [
+        "3 of 4 episodes ended in error (1 auth, 1 crash, 1 server); they are left out of "
+        "every number, and the next run retries them."
+    ]
+    assert common.run_notes(frame.iloc[:1]) == []
