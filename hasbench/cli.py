@@ -205,9 +205,32 @@ def add_endpoint_options(parser: argparse.ArgumentParser) -> None:
             f"--{role}-param", nargs=2, action="append", metavar=("KEY", "VALUE"),
             help=f"extra litellm parameter of the {role} model (VALUE read as YAML); repeatable",
         )  # fmt: skip
-    group.add_argument("--timeout", type=float, metavar="S", help="seconds per model call")
-    group.add_argument("--retries", type=int, metavar="N", help="retries of a failing call")
-    group.add_argument("--backoff", type=float, metavar="S", help="seconds before a first retry")
+    group.add_argument(
+        "--timeout", type=number(float, above=0), metavar="S", help="seconds per model call"
+    )
+    group.add_argument(
+        "--retries", type=number(int, least=0), metavar="N", help="retries of a failing call"
+    )
+    group.add_argument(
+        "--backoff", type=number(float, least=0), metavar="S", help="seconds before a first retry"
+    )
+
+
+def number(kind: type, least: float | None = None, above: float | None = None):
+    """An argparse type: ``kind`` (int or float) at least ``least`` or above ``above``."""
+
+    def parse(text: str) -> float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if least is not None and value < least:
+            raise argparse.ArgumentTypeError(f"must be at least {least}, got {text}")
+        if above is not None and value <= above:
+            raise argparse.ArgumentTypeError(f"must be more than {above}, got {text}")
+        return value
+
+    return parse
 
 
 def endpoint_overrides(args: argparse.Namespace) -> dict[str, dict[str, object]]:
@@ -234,6 +257,8 @@ def endpoint_overrides(args: argparse.Namespace) -> dict[str, dict[str, object]]
 
 def apply_endpoints(backends: Backends, overrides: dict[str, dict[str, object]]) -> Backends:
     """``backends`` with the command line's endpoint fields set over its own."""
+    from pydantic import ValidationError
+
     from hasbench.simulator import Backends
 
     data = backends.model_dump()
@@ -241,7 +266,18 @@ def apply_endpoints(backends: Backends, overrides: dict[str, dict[str, object]])
         endpoint = data["endpoints"].get(role) or {}
         params = {**endpoint.get("params", {}), **fields.get("params", {})}
         data["endpoints"][role] = {**endpoint, **fields, "params": params}
-    return Backends.model_validate(data)
+    try:
+        return Backends.model_validate(data)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            role, field = (list(err["loc"]) + ["", ""])[1:3]  # ("endpoints", role, field, ..)
+            if field in ("timeout", "retries", "backoff"):
+                option = f"--{field}"
+            else:
+                option = f"--{role}-" + ("param" if field == "params" else field.replace("_", "-"))
+            problems.append(f"{option}: {err['msg'].removeprefix('Value error, ')}")
+        raise ValueError("; ".join(problems)) from None
 
 
 def cmd_episode(args: argparse.Namespace) -> int:
@@ -540,8 +576,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("experiment", metavar="EXPERIMENT.yaml", help="an experiment file")
     p.add_argument("--out", metavar="DIR", help="results directory (default: runs/<name>)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--max-calls", type=int, metavar="N", help="stop after N model calls")
-    p.add_argument("--max-cost", type=float, metavar="USD", help="stop after spending USD")
+    p.add_argument(
+        "--max-calls", type=number(int, least=1), metavar="N", help="stop after N model calls"
+    )
+    p.add_argument(
+        "--max-cost", type=number(float, above=0), metavar="USD", help="stop after spending USD"
+    )
     add_endpoint_options(p)
     p.set_defaults(func=cmd_run)
 

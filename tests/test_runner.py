@@ -370,6 +370,11 @@ def test_damaged_records_and_traces_are_reported_quarantined_and_run_again(tmp_p
             "budget.max_calls: Input should be greater than or equal to 1",
         ),
         ({"budget": {"max_cost": -1}}, "budget.max_cost: Input should be greater than 0"),
+        ({"tasks": {"files": ["no_such.yaml"]}}, "tasks.files: no such task file: no_such.yaml"),
+        (
+            {"tasks": {"files": [EXAMPLES], "ids": ["mock_Z_999"]}},
+            "tasks.ids: not among the selected tasks: ['mock_Z_999']",
+        ),
     ],
 )
 def test_every_experiment_field_is_validated_naming_file_and_field(
@@ -380,3 +385,28 @@ def test_every_experiment_field_is_validated_naming_file_and_field(
     err = capsys.readouterr().err
     assert f"bad.yaml: {message}" in err
     assert "sk-1" not in err and not (tmp_path / "store").exists()
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--max-calls", "0"], "argument --max-calls: must be at least 1, got 0"),
+        (["--max-cost", "x"], "argument --max-cost: not a number: 'x'"),
+        (["--timeout", "0"], "argument --timeout: must be more than 0, got 0"),
+        (["--retries", "-1"], "argument --retries: must be at least 0, got -1"),
+        (["--agent-api-base", "localhost:1"], "--agent-api-base: must be an http:// or https://"),
+        (["--judge-api-key-env", "a b"], "--judge-api-key-env: must be an environment variable"),
+        (["--user-param", "api_key", "sk-9"], "--user-param: api_key: name the variable"),
+    ],
+)
+def test_every_command_line_option_is_validated_naming_the_option(
+    tmp_path, capsys, options, message
+):
+    exp = write_experiment(tmp_path / "exp.yaml")
+    try:
+        code = main(["run", str(exp), "--out", str(tmp_path / "store"), *options])
+    except SystemExit as exit_:  # argparse's own errors
+        code = exit_.code
+    assert code == 2
+    err = capsys.readouterr().err
+    assert message in err and "sk-9" not in err and not (tmp_path / "store").exists()

@@ -125,6 +125,7 @@ async def run_experiment(
 
     from hasbench.llm import PERMANENT_KINDS, CallBudget, LLMClient, ResponseCache
 
+    specs = grid(experiment)  # a bad task selection fails before the store is touched
     store = Path(directory) if directory is not None else experiment.default_dir()
     results.open_store(store, experiment)
     done, damaged = results.scan_store(store)
@@ -136,7 +137,6 @@ async def run_experiment(
     calls0, hits0, cost0 = client.stats.calls, client.stats.cache_hits, client.stats.cost
     prompts = prompt_hashes()
     todo: list[tuple[EpisodeSpec, dict[str, Any], str]] = []
-    specs = grid(experiment)
     for spec in specs:
         identity = spec.identity(prompts)
         key = episode_key(identity)

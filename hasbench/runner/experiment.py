@@ -15,7 +15,15 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
 from hasbench import __version__
 from hasbench.agency import Setting
@@ -77,6 +85,8 @@ class Experiment(BaseModel):
     judge_process: bool = True
     """Whether to judge CQS/FUR/CRJ events (each judged event is one judge call)."""
     budget: RunBudget | None = None
+    _source: Path | None = PrivateAttr(default=None)
+    """The file it was read from (named in the errors of its task selection)."""
 
     @field_validator("concurrency")
     @classmethod
@@ -120,7 +130,7 @@ def load_experiment(path: str | Path) -> Experiment:
     except yaml.YAMLError as exc:
         raise ExperimentError(f"{path}: invalid YAML: {exc}") from None
     try:
-        return Experiment.model_validate(raw)
+        experiment = Experiment.model_validate(raw)
     except ValidationError as exc:
         lines = [
             f"{path}: {'.'.join(str(p) for p in err['loc']) or '<top>'}: "
@@ -128,6 +138,8 @@ def load_experiment(path: str | Path) -> Experiment:
             for err in exc.errors()
         ]
         raise ExperimentError("\n".join(lines)) from None
+    experiment._source = path
+    return experiment
 
 
 def select_tasks(selection: TaskSelection) -> list[Scenario]:
@@ -198,8 +210,17 @@ def episode_key(identity: dict[str, Any]) -> str:
 
 
 def grid(experiment: Experiment) -> list[EpisodeSpec]:
-    """Every episode of the experiment, in a fixed order."""
-    scenarios = select_tasks(experiment.tasks)
+    """Every episode of the experiment, in a fixed order.
+
+    Raises:
+        ExperimentError: a task file or id that is not there, naming the experiment's file.
+    """
+    try:
+        scenarios = select_tasks(experiment.tasks)
+    except ExperimentError as exc:
+        if experiment._source is None:
+            raise
+        raise ExperimentError(f"{experiment._source}: {exc}") from None
     return [
         EpisodeSpec(scn, setting, backends, seed)
         for backends in experiment.backends
