@@ -42,7 +42,7 @@ from hasbench.channels import (
 from hasbench.envs import make_environment
 from hasbench.envs.base import ToolResult
 from hasbench.graph import HASGraph
-from hasbench.llm import Endpoint, LLMClient, ModelError, ResponseCache
+from hasbench.llm import Endpoint, LLMClient, ModelError, ResponseCache, provider_of
 from hasbench.participants.backends import make_agents, make_user
 from hasbench.participants.base import (
     Action,
@@ -115,8 +115,15 @@ class Backends(BaseModel):
         return {"agent": self.agent, "user": self.user, "judge": self.judge}
 
     def endpoint_identities(self) -> dict[str, dict[str, Any]]:
-        """Role -> what determines its endpoint's answers, for roles not on the default."""
-        found = {role: e.identity() for role, e in sorted(self.endpoints.items())}
+        """Role -> what determines its endpoint's answers, for roles not on the default.
+
+        A role without an endpoint whose provider's server is set in the environment
+        (``OPENAI_API_BASE``, ...) is listed with it.
+        """
+        found = {
+            role: (self.endpoints.get(role) or Endpoint()).identity(provider_of(model))
+            for role, model in sorted(self.models().items())
+        }
         return {role: identity for role, identity in found.items() if identity}
 
     def identity(self) -> dict[str, Any]:

@@ -178,6 +178,30 @@ def test_extra_parameters_reach_the_server_and_the_endpoint_is_in_the_cache_key(
     assert same.identity() == key
 
 
+def test_a_server_set_in_the_environment_is_part_of_the_cache_and_episode_keys(
+    server, tmp_path, monkeypatch
+):
+    srv = server()
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.setenv("OPENAI_API_BASE", srv.api_base)  # litellm's own variable
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-placeholder")
+    cache = ResponseCache(tmp_path / "responses.sqlite")
+    asyncio.run(LLMClient(cache=cache).complete("openai/fault", MESSAGES))
+    assert len(srv.requests) == 1
+    # pointed elsewhere, the same request is not answered from the cache
+    monkeypatch.setenv("OPENAI_API_BASE", "http://127.0.0.1:9/v1")
+    with pytest.raises(ModelError) as info:
+        asyncio.run(LLMClient(cache=cache, max_retries=0).complete("openai/fault", MESSAGES))
+    assert info.value.kind == "unreachable"
+    backends = Backends(agent="openai/fault")
+    assert backends.identity()["endpoints"] == {
+        "agent": {"api_base_env": {"OPENAI_API_BASE": "http://127.0.0.1:9/v1"}}
+    }
+    monkeypatch.delenv("OPENAI_API_BASE")
+    assert "endpoints" not in backends.identity()
+    assert "endpoints" not in Backends(agent="scripted:oracle").identity()
+
+
 def test_a_budget_of_calls_or_cost_refuses_further_calls(server):
     srv = server()
     client = LLMClient(budget=CallBudget(max_calls=2))

@@ -8,6 +8,7 @@ served and how it is called) and :class:`ModelError` with its kinds.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from typing import Any
 
@@ -155,17 +156,31 @@ class Endpoint(BaseModel):
             raise ValueError(f"set by hasbench itself, not through params: {reserved}")
         return value
 
-    def identity(self) -> dict[str, Any]:
+    def identity(self, provider: str | None = None) -> dict[str, Any]:
         """What makes this endpoint answer differently (part of cache and episode keys).
 
-        The server and the extra parameters; never the key nor the retry policy.
+        The server and the extra parameters; never the key nor the retry policy. Without
+        an ``api_base``, the server litellm takes from the environment for the model's
+        ``provider`` (see :func:`environment_api_base`), when one is set.
         """
         found: dict[str, Any] = {}
         if self.api_base is not None:
             found["api_base"] = self.api_base.rstrip("/")
+        elif provider is not None and (from_environment := environment_api_base(provider)):
+            found["api_base_env"] = from_environment
         if self.params:
             found["params"] = self.params
         return found
+
+
+def environment_api_base(provider: str) -> dict[str, str]:
+    """The variables litellm may read a provider's server from when no api_base is given.
+
+    ``<PROVIDER>_API_BASE`` and ``<PROVIDER>_BASE_URL`` (``OPENAI_API_BASE``,
+    ``ANTHROPIC_BASE_URL``, ``OLLAMA_API_BASE``, ...) that are set: name -> URL.
+    """
+    names = [f"{provider.upper()}{suffix}" for suffix in ("_API_BASE", "_BASE_URL")]
+    return {name: os.environ[name].rstrip("/") for name in names if os.environ.get(name)}
 
 
 def call_id(model: str, messages: list[dict[str, Any]], index: int) -> str:

@@ -171,7 +171,7 @@ class LLMClient:
         endpoint = endpoint or _NO_ENDPOINT
         key = request_key(
             model, messages, tools, temperature, response_format, seed, tool_choice,
-            endpoint.identity(),
+            endpoint.identity(provider_of(model)),
         )  # fmt: skip
         if self.cache is not None:
             record = self.cache.get(key)
@@ -340,11 +340,14 @@ def _convert(model: str, raw: Any, attempts: int) -> ModelResponse:
 def provider_of(model: str) -> str:
     """The provider prefix of a model string (``openai/gpt-4o`` -> ``openai``).
 
-    A bare model name is resolved by litellm (``gpt-4o-mini`` -> ``openai``); an unknown
-    one is its own provider.
+    A registered backend is its prefix (``scripted:oracle`` -> ``scripted``, ``rule``); a
+    bare model name is resolved by litellm (``gpt-4o-mini`` -> ``openai``); an unknown one
+    is its own provider.
     """
     if "/" in model:
         return model.split("/", 1)[0]
+    if ":" in model or model == "rule":
+        return model.split(":", 1)[0]
     try:
         return _litellm().get_llm_provider(model)[1]
     except Exception:  # litellm raises several types for unknown models

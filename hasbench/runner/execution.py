@@ -84,7 +84,7 @@ def _backend_id(backends: Backends, role: str) -> str:
     return canonical_json(
         {
             "model": backends.models()[role],
-            "endpoint": endpoint.identity() if endpoint else {},
+            "endpoint": backends.endpoint_identities().get(role, {}),
             "key": endpoint.api_key_env if endpoint else None,
         }
     )
