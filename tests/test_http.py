@@ -298,6 +298,24 @@ def test_a_permanent_failure_stops_its_backend_only_and_the_run_exits_nonzero(
     assert "10 run, 10 already done, 0 ended in error" in capfd.readouterr().out
 
 
+def test_a_missing_provider_key_stops_its_backend_at_once(tmp_path, cache_dir, capfd, monkeypatch):
+    for name in ("OPENAI_API_KEY", "OPENAI_API_BASE", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)  # the SDK refuses before any request
+    exp = experiment(
+        tmp_path / "exp.yaml",
+        [{"agent": "openai/gpt-4o-mini"}, {"agent": "scripted:oracle"}],
+        concurrency={"openai": 1},
+    )
+    store = tmp_path / "store"
+    assert main(["run", str(exp), "--out", str(store), "--quiet"]) == 1
+    captured = capfd.readouterr()
+    assert captured.err.count("stopped the agent backend openai/gpt-4o-mini: auth") == 1
+    assert "OPENAI_API_KEY" in captured.err and "9 not started" in captured.out
+    frame = runner.load_results(store)
+    assert frame[frame.agent_model == "openai/gpt-4o-mini"]["error_kind"].tolist() == ["auth"]
+    assert frame[frame.agent_model == "scripted:oracle"]["error"].isna().sum() == 10
+
+
 def test_fifty_episodes_with_a_fifth_of_calls_failing_lose_nothing(server, tmp_path):
     srv = server(faults=random_faults(0.2, seed=3), retry_after="0", slow_seconds=1.0)
     # no retries: a failed call is its episode's error, so the errors are the same however
