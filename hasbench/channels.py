@@ -436,7 +436,14 @@ CHANNEL_TOOLS: dict[str, ToolSpec] = {
             "properties": {
                 "tool_name": {"type": "string", "description": "The action's tool name."},
                 "arguments": {"type": "object", "description": "The action's arguments."},
-                "mode": {"type": "string", "enum": ["approval", "execute"]},
+                "mode": {
+                    "type": "string",
+                    "enum": ["approval", "execute"],
+                    "description": (
+                        "approval: the person approves and the action runs; execute: the "
+                        "person carries it out."
+                    ),
+                },
                 "reason": {"type": "string", "description": "Why (optional)."},
                 "target": _TARGET,
             },

@@ -176,6 +176,9 @@ def test_channel_tools_are_declared_for_each_channel():
     }  # fmt: skip
     control = CHANNEL_TOOLS["control"].to_openai()["function"]["parameters"]
     assert control["properties"]["mode"]["enum"] == ["approval", "execute"]
+    for spec in CHANNEL_TOOLS.values():  # every argument says what it is
+        for name, schema in spec.parameters["properties"].items():
+            assert schema.get("description"), (spec.name, name)
 
 
 def test_request_control_is_typed_for_the_actions_an_agent_may_ask_about():
