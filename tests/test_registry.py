@@ -61,7 +61,7 @@ def test_a_second_declaration_under_a_taken_name_is_refused():
         ({"environment": dict}, "must be an Environment subclass"),
         ({"name": "other"}, "MockEnvironment.domain is 'mock'"),
         ({"deliverable": " "}, "deliverable must say"),
-        ({"generator": "hasbench.build.retail_tasks.write"}, "must be 'module:function'"),
+        ({"generator": "hasbench.build.retail_tasks.write"}, "must be 'module:name'"),
     ],
 )
 def test_declarations_with_problems_are_refused(changes, message):

@@ -58,6 +58,18 @@ def test_a_run_sees_the_workspace_and_can_write_only_there(workspace, tmp_path):
     assert not outside.exists()
 
 
+def test_an_interpreter_installed_under_tmp_stays_visible(workspace, tmp_path, monkeypatch):
+    # A checkout under /tmp has its .venv there; the sandbox's fresh /tmp must not hide it.
+    venv = tmp_path / "venv"
+    venv.mkdir()
+    (venv / "marker.txt").write_text("visible")
+    real_roots = sb._python_roots
+    monkeypatch.setattr(sb, "_python_roots", lambda: [*real_roots(), str(venv)])
+    result = run_python(f"print(open({str(venv / 'marker.txt')!r}).read())", workspace)
+    assert result.status == "ok", result.output
+    assert result.output.strip() == "visible"
+
+
 def test_a_read_only_run_cannot_write_the_workspace(workspace):
     result = run_python('open("x.txt", "w").write("no")', workspace, writable=False)
     assert result.status == "failed"

@@ -5,13 +5,17 @@ import pytest
 from hasbench.experiments import common
 
 
-def test_resolve_domains_keeps_existing_and_falls_back_with_a_note(capsys):
+def test_resolve_domains_keeps_existing_and_falls_back_with_a_note(capsys, monkeypatch):
     assert common.resolve_domains(["retail", "mock"], "RQ") == (["retail", "mock"], [])
-    kept, notes = common.resolve_domains(["coding", "retail"], "RQ2")
-    assert kept == ["retail"]
-    assert "no tasks for coding" in notes[0] and "data/tasks/coding.yaml" in notes[0]
+    kept, notes = common.resolve_domains(["nosuchdomain", "retail"], "RQ2")
+    assert kept == ["retail"] and "no tasks for nosuchdomain" in notes[0]
+    real_task_files = common.task_files
+    monkeypatch.setattr(
+        common, "task_files", lambda d: [] if d in ("coding", "research") else real_task_files(d)
+    )
     kept, notes = common.resolve_domains(["coding", "research"], "RQ2")
     assert kept == common.existing_domains() and kept  # every paper domain with a task file
+    assert "coding" not in kept and "retail" in kept
     assert "coding, research" in notes[0] and "Note: RQ2" in capsys.readouterr().out
     with pytest.raises(ValueError, match="no domain"):
         common.resolve_domains([], "RQ2")

@@ -139,7 +139,7 @@ def test_a_warm_cache_rerun_makes_no_model_calls(tmp_path, monkeypatch):
     def judge(messages, tools):
         return {"content": '{"holds": true, "self_initiated": 1}', "tool_calls": []}
 
-    monkeypatch.setattr(llm, "CACHE_DIR", tmp_path / "cache")
+    monkeypatch.setattr(llm.cache, "CACHE_DIR", tmp_path / "cache")
     models = [register_test_provider("rq2_agent", agent)]
     judge_model = register_test_provider("rq2_judge", judge)
     runs = []

@@ -316,11 +316,14 @@ def _bwrap_argv(
             out += ["--perms", "0755", "--dir", text]
         return out
 
+    # The fresh /tmp comes before the interpreter's binds: an interpreter under /tmp (a
+    # checkout there) must stay visible, not be covered by the empty tmpfs.
+    argv += ["--proc", "/proc", "--dev", "/dev"]
+    argv += ["--size", str(limits.tmp_bytes), "--perms", "1777", "--tmpfs", "/tmp"]
+    created.add("/tmp")
     for root in _python_roots():
         argv += parents(root) + ["--ro-bind", root, root]
         bound.add(root)
-    argv += ["--proc", "/proc", "--dev", "/dev"]
-    argv += ["--size", str(limits.tmp_bytes), "--perms", "1777", "--tmpfs", "/tmp"]
     argv += ["--bind" if writable else "--ro-bind", str(workspace), WORKSPACE]
     bound.add(WORKSPACE)
     for dest, host in sorted(binds.items()):
