@@ -216,7 +216,9 @@ def add_endpoint_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def number(kind: type, least: float | None = None, above: float | None = None):
+def number(
+    kind: type, least: float | None = None, above: float | None = None
+) -> Callable[[str], float]:
     """An argparse type: ``kind`` (int or float) at least ``least`` or above ``above``."""
 
     def parse(text: str) -> float:

@@ -148,7 +148,7 @@ def execute(
 
 
 def usable(results: pd.DataFrame) -> pd.DataFrame:
-    """Episodes that did not crash, with numeric metric columns."""
+    """Episodes that did not end in error, with numeric metric columns."""
     frame = results[results["error"].isna()].copy()
     for column in ("task_score", "hir", "h_init", "h_init_judged", "turns", "cqs_events"):
         frame[column] = pd.to_numeric(frame[column], errors="coerce")
