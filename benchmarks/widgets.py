@@ -1,10 +1,11 @@
-"""How long the TraceViewer (with a linked GraphViewer) takes to render one step.
+"""How long the TraceViewer (with a linked GraphViewer) takes to render one move.
 
-Builds a 500-step trace of the mock_C_001 task (a message, a tool call with its result
-and state diff, and every fourth step a control request with its lifecycle and answer),
-then moves the slider over every event and reports mean and max milliseconds per step.
+Builds a 500-turn trace of the mock_C_001 task (a message, a tool call with its result
+and state diff, and every fourth turn a control request with its lifecycle and answer),
+then moves the slider over every event and reports mean and max milliseconds per move and
+the size of the HTML sent for the last one (the event log holds every event so far).
 
-    .venv/bin/python benchmarks/widgets.py [--steps 500]
+    .venv/bin/python benchmarks/widgets.py [--turns 500]
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ TARGET_MS = 50.0
 
 
 def long_trace(scenario: Scenario, steps: int) -> Trace:
-    """A synthetic trace with ``steps`` logical steps over the scenario's participants."""
+    """A synthetic trace with ``steps`` turns over the scenario's participants."""
     kinds = {a.agent_id: "agent" for a in scenario.agents} | {
         u.user_id: "human" for u in scenario.users
     }
@@ -114,12 +115,12 @@ def long_trace(scenario: Scenario, steps: int) -> Trace:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=500)
+    parser.add_argument("--turns", type=int, default=500)
     args = parser.parse_args()
     scenario = next(s for s in load_tasks(TASKS_DIR / "examples.yaml") if s.task_id == "mock_C_001")
-    trace = long_trace(scenario, args.steps)
+    trace = long_trace(scenario, args.turns)
     started = time.perf_counter()
-    viewer = TraceViewer(trace, outcome={"success": True}, metrics={"steps": args.steps})
+    viewer = TraceViewer(trace, outcome={"success": True}, metrics={"turns": args.turns})
     graph = GraphViewer(scenario)
     graph.link(viewer)
     build_ms = 1000 * (time.perf_counter() - started)
@@ -129,13 +130,15 @@ def main() -> None:
         viewer.slider.value = position
         timings.append(1000 * (time.perf_counter() - started))
     mean, worst = statistics.mean(timings), max(timings)
-    print(f"trace: {args.steps} steps, {len(trace.events)} events")
+    print(f"trace: {args.turns} turns, {len(trace.events)} events")
     print(f"build (viewer + graph drawing): {build_ms:.0f} ms")
     median = statistics.median(timings)
     print(
-        f"render one step: mean {mean:.2f} ms, median {median:.2f} ms, max {worst:.2f} ms "
+        f"render one move: mean {mean:.2f} ms, median {median:.2f} ms, max {worst:.2f} ms "
         f"over {len(timings)} moves (target < {TARGET_MS:.0f} ms)"
     )
+    shown = sum(len(p.value) for p in (viewer.events_html, viewer.channels_html, viewer.diff_html))
+    print(f"HTML of the last move: {shown / 1024:.0f} KiB")
     print("OK" if worst < TARGET_MS else "SLOWER THAN TARGET")
 
 

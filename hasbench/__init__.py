@@ -46,7 +46,11 @@ _EXPORTS: dict[str, str] = {
     # widgets
     "TraceViewer": "hasbench.widgets",
     "GraphViewer": "hasbench.widgets",
+    "EpisodeView": "hasbench.widgets",
     "RunBrowser": "hasbench.widgets",
+    # a real person in the loop
+    "play": "hasbench.widgets",
+    "HumanConsole": "hasbench.widgets",
 }
 __all__ = sorted(_EXPORTS)
 

@@ -49,6 +49,8 @@ class AgencyPolicy:
             no write does (the action runs and safety checks judge it afterwards).
         show_users: whether the agent prompt lists the users it can contact.
         cfc_protocol: whether the agent prompt carries the C/F/C protocol guidelines.
+        human_driven: whether a human sets the agent's next subtask each round (A5): at
+            the start and whenever the lead agent reports back to that human.
     """
 
     level: str
@@ -59,6 +61,7 @@ class AgencyPolicy:
     control_threshold: Risk | None
     show_users: bool
     cfc_protocol: bool
+    human_driven: bool = False
 
 
 AGENCY_POLICIES: dict[str, AgencyPolicy] = {
@@ -111,6 +114,7 @@ AGENCY_POLICIES: dict[str, AgencyPolicy] = {
         control_threshold="low",
         show_users=True,
         cfc_protocol=True,
+        human_driven=True,
     ),
 }
 """HAS paper Table 8 (all levels) and Table 9 (A1, A3, A4 as used in the agency sweep)."""

@@ -129,7 +129,9 @@ class ControlDecision(BaseModel):
     decision: Decision
     content: str = ""
     arguments: dict[str, Any] | None = None
-    """For modify/override: the arguments to run instead."""
+    """For modify: the changed arguments; for override and take_over: the human's own."""
+    tool: str | None = None
+    """For take_over: the human-side tool the human runs (default: the requested one)."""
 
 
 ChannelResponse = ClarificationResponse | FeedbackResponse | ControlDecision

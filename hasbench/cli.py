@@ -352,6 +352,38 @@ def cmd_study_logs(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_study_simulate(args: argparse.Namespace) -> int:
+    """Run a simulated DocuTeam study; write logs, the study CSV, Table 2 and the figures."""
+    from hasbench.docuteam.simulation.study import SimulationConfig, run_simulated_study
+    from hasbench.docuteam.study import StudyDataError
+    from hasbench.paths import FIGURES_DIR, RUNS_DIR
+
+    config = SimulationConfig(
+        participants=args.participants,
+        user=args.user,
+        engine=args.engine,
+        raters=tuple(args.rater or ["rule"]),
+        respondent=args.respondent,
+        budget=args.budget,
+        seed=args.seed,
+        **({"personas": args.personas} if args.personas else {}),
+    )
+    out = Path(args.out) if args.out else RUNS_DIR / "docuteam_sim"
+    figures = Path(args.figures) if args.figures else FIGURES_DIR / "docuteam_simulated"
+    try:
+        study, analysis, paths = run_simulated_study(config, out, figures, alpha=args.alpha)
+    except StudyDataError as error:
+        print(error, file=sys.stderr)
+        return 1
+    print(
+        f"simulated participants: {len(study.data.participants)} personas x 2 conditions; "
+        f"{len(study.data.frame)} rows in {study.csv} ({len(study.dropped)} values left out, "
+        f"see {study.manifest})"
+    )
+    print(f"wrote {len(paths)} files to {figures}")
+    return 0
+
+
 def cmd_docuteam_demo(args: argparse.Namespace) -> int:
     """Run the scripted user's DocuTeam session on a task; write its log; print measures."""
     import asyncio
@@ -447,7 +479,10 @@ def cmd_results(args: argparse.Namespace) -> int:
 
 
 def cmd_notebook(args: argparse.Namespace) -> int:
-    """Execute a notebook (or, for ``all``, every figure notebook and the index) with papermill."""
+    """Execute a notebook (or, for ``all``, every figure notebook and the index) with papermill.
+
+    Prints where the executed copy and its HTML export are (for ``all``, the index page).
+    """
     import yaml
 
     from hasbench.runner import run_notebook
@@ -456,9 +491,11 @@ def cmd_notebook(args: argparse.Namespace) -> int:
     if args.name == "all":
         from hasbench.experiments.figures_index import run_all
 
-        print(run_all(parameters, args.output_dir))
+        print(run_all(parameters, args.output_dir, progress=not args.quiet))
         return 0
-    print(run_notebook(args.name, parameters, args.output_dir))
+    executed = run_notebook(args.name, parameters, args.output_dir, progress=not args.quiet)
+    print(f"executed notebook: {executed}")
+    print(f"HTML report (opens without a kernel): {executed.with_suffix('.html')}")
     return 0
 
 
@@ -529,7 +566,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", metavar="FILE", help="a task YAML file")
     p.add_argument("task_id", metavar="TASK_ID", help="the task to run")
     p.add_argument("--agent", default="scripted:oracle", help="agent model or scripted:*")
-    p.add_argument("--user", default="scripted:user", help="user model or scripted:user")
+    p.add_argument(
+        "--user", default="scripted:user",
+        help="user model, scripted:user, or human:terminal to play the humans yourself "
+        "(human:terminal?play=user_1 plays only user_1)",
+    )  # fmt: skip
     p.add_argument("--judge", default="rule", help="judge model or 'rule'")
     p.add_argument("--agency", default="A3", choices=["A1", "A2", "A3", "A4", "A5"])
     p.add_argument(
@@ -562,6 +603,30 @@ def build_parser() -> argparse.ArgumentParser:
     )
     q.add_argument("--out", required=True, metavar="FILE", help="CSV file to write")
     q.set_defaults(func=cmd_study_logs)
+    q = study.add_parser(
+        "simulate",
+        help="a simulated within-subjects study: personas use both conditions; then analyse",
+    )
+    q.add_argument("--participants", type=int, default=8, help="simulated participants (>= 3)")
+    q.add_argument("--user", default="scripted", help="'scripted' or a model for the personas")
+    q.add_argument("--engine", default="scripted:docuteam", help="model for every DocuTeam role")
+    q.add_argument(
+        "--rater", action="append", metavar="RATER",
+        help="blind rater: 'rule' (default) or a model; repeat for several raters",
+    )  # fmt: skip
+    q.add_argument(
+        "--respondent", default=None,
+        help="who answers the questionnaires: 'scripted' or a model (default: as --user)",
+    )  # fmt: skip
+    q.add_argument("--budget", type=int, default=12, help="steps per session")
+    q.add_argument("--seed", type=int, default=0, help="seed of the simulation and analysis")
+    q.add_argument("--personas", metavar="FILE", help="personas YAML (default: data/docuteam)")
+    q.add_argument("--alpha", type=float, default=0.05, help="significance level")
+    q.add_argument("--out", metavar="DIR", help="logs and study CSV (default: runs/docuteam_sim)")
+    q.add_argument(
+        "--figures", metavar="DIR", help="tables and figures (default: figures/docuteam_simulated)"
+    )
+    q.set_defaults(func=cmd_study_simulate)
 
     p = sub.add_parser("docuteam", help="DocuTeam engine: run the scripted demo session")
     docuteam = p.add_subparsers(dest="docuteam_command", required=True, metavar="ACTION")
@@ -591,7 +656,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("directory", metavar="DIR", help="a results directory")
     p.set_defaults(func=cmd_results)
 
-    p = sub.add_parser("notebook", help="execute a registered notebook with papermill")
+    p = sub.add_parser(
+        "notebook", help="execute a registered notebook with papermill; also write it as HTML"
+    )
     p.add_argument(
         "name", metavar="NAME",
         help="the notebook's registered name, e.g. rq1; 'all' runs every figure notebook and "
@@ -602,6 +669,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="notebook parameter (VALUE is read as YAML); repeatable",
     )  # fmt: skip
     p.add_argument("--output-dir", metavar="D", help="where the executed copy goes")
+    p.add_argument("--quiet", action="store_true", help="no cell and progress lines")
     p.set_defaults(func=cmd_notebook)
 
     return parser

@@ -12,13 +12,16 @@ from typing import Any
 
 from hasbench.agency import Setting
 from hasbench.llm import Endpoint, ModelError
-from hasbench.metrics import human_steps
+from hasbench.metrics import human_steps, person_steps, steps
 from hasbench.simulator import Backends, Episode
 from hasbench.trace import Trace
 
 
 def summarize(trace: Trace) -> dict[str, Any]:
-    """Counts of one episode: termination, steps, human steps, channel events, model use."""
+    """Counts of one episode: termination, turns, steps, human steps, channel events, model use.
+
+    When a real person played a human, ``person_steps`` counts that person's steps.
+    """
     channels: dict[str, dict[str, int]] = {}
     for event in trace.events:
         if event.channel is None:
@@ -33,13 +36,16 @@ def summarize(trace: Trace) -> dict[str, Any]:
         counts[key] = counts.get(key, 0) + 1
     calls = trace.of_type("model_call")
     termination = trace.termination
+    played = {"person_steps": len(person_steps(trace))} if trace.header.people else {}
     return {
+        **played,
         "task_id": trace.header.scenario_id,
         "setting": f"{trace.header.setting['agency']}/{trace.header.setting['channels']}",
         "termination": termination.reason if termination else None,
-        "steps": termination.step
+        "turns": termination.step
         if termination
         else max((e.step for e in trace.events), default=0),
+        "steps": len(steps(trace)),
         "human_steps": len(human_steps(trace)),
         "tool_calls": len(trace.of_type("tool_call")),
         "errors": len(trace.of_type("error")),

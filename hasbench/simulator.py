@@ -60,6 +60,7 @@ from hasbench.participants.base import (
     HumanView,
     Incoming,
     Malformed,
+    PlayedByPerson,
     SendMessage,
     UserPolicy,
 )
@@ -84,7 +85,7 @@ from hasbench.trace import (
     TraceHeader,
     Usage,
 )
-from hasbench.vocab import AGENT_RUNS, APPROVAL, EXECUTE, HUMAN_RUNS
+from hasbench.vocab import AGENT_RUNS, APPROVAL, EXECUTE, HUMAN_RUNS, SUBTASK
 
 DELEGATING_LABELS = frozenset({"delegates", "parent"})
 
@@ -147,6 +148,7 @@ class _Human:
     goal: str
     known_info: dict[str, Any]
     revisions: list[GoalRevision]
+    tools: tuple[ToolSpec, ...] = ()
     policy: UserPolicy | None = None
     untold_revision: GoalRevision | None = None
     asks: int = 0
@@ -164,6 +166,7 @@ class _Human:
             untold_revision=self.untold_revision,
             asks=self.asks,
             history=history,
+            tools=self.tools,
         )
 
 
@@ -255,6 +258,7 @@ class Episode:
                 goal=u.goal,
                 known_info=dict(u.known_info),
                 revisions=sorted(u.goal_revisions, key=lambda r: r.at_turn),
+                tools=tuple(self.tool_specs[t] for t in u.tools if t in self.tool_specs),
             )
             for u in scenario.users
         }
@@ -266,14 +270,27 @@ class Episode:
                         self.triggers.append((u.user_id, rule, u.spontaneous_config.mode))
         self.lead = self.graph.lead()
         self.active = self.lead
+        self.driver = self._driver() if self.setting.policy.human_driven else None
+        self.subtasks = 0
+        self.subtask_due = self.driver is not None
+        self.lead_done = False
         self.delegator: dict[str, str] = {}
         self.finished: set[str] = set()
         self.vetoed: set[str] = set()
+        """Agents whose next write a human vetoed unasked (deny)."""
+        self.preapproved: dict[str, str] = {}
+        """Agent -> the human-initiated approval that authorizes its next protected write."""
         self.client = client
         human_rng = self.rng(1)
         for user_id, human in self.humans.items():
             seat = HumanSeat(user_id, _Gateway(self, user_id), human_rng)
             human.policy = make_user(self.backends.user, seat)
+        people = {
+            user_id: human.policy.interface
+            for user_id, human in self.humans.items()
+            if isinstance(human.policy, PlayedByPerson)
+        }
+        self.trace.header.people = people or None
         shared: list[str] = []
         self.agents: dict[str, _Agent] = {
             agent_id: _Agent(
@@ -312,6 +329,17 @@ class Episode:
             participants=participants,
             environment=self.environment.describe(),
         )
+
+    def _driver(self) -> str | None:
+        """The human who sets the lead's subtasks (A5), or None when the lead reaches nobody.
+
+        It is the first human the lead agent reaches over control or feedback.
+        """
+        enabled = self.setting.enabled_channels() & {"control", "feedback"}
+        for human in self.graph.humans():
+            if enabled & self.graph.channels_between(self.lead, human):
+                return human
+        return None
 
     def _agent_view(self, agent_id: str, enabled: frozenset[str]) -> AgentView:
         """What an agent may know: its profile, the task, its tools and its contacts."""
@@ -492,6 +520,9 @@ class Episode:
         try:
             self._revise_goals()
             await self._fire("at_turn", self.step_no)
+            await self._initiatives()
+            if self.subtask_due and not self.ended:
+                await self._set_subtask()
             if not self.ended:
                 agent_id = self.active
                 state = self.agents[agent_id]
@@ -569,6 +600,8 @@ class Episode:
         self._record(
             type="message", actor=agent_id, target=target, payload=MessagePayload(text=action.text)
         )
+        if agent_id == self.lead and target == self.driver:
+            self.subtask_due = True  # reported back: the driving human sets the next subtask
         await self._fire("on_keyword", action.text)
         if target in self.agents:
             self.agents[target].inbox.append(Incoming(agent_id, "message", action.text))
@@ -596,6 +629,8 @@ class Episode:
             self.finished.add(agent_id)
             order = [a for a in self.graph.agents() if a not in self.finished]
             self.active = self.lead if self.lead in order else order[0]
+        elif self.driver is not None:
+            self.subtask_due = self.lead_done = True  # the driving human decides what is next
         else:
             self._terminate("agent_done")
         return ActionResult(action, "Finished.")
@@ -608,19 +643,25 @@ class Episode:
             return self._error(
                 agent_id, call, "tool_not_permitted", f"{agent_id} does not hold {call.name}"
             )
-        refusal = None
-        if spec.kind == "write" and self.setting.guard:
-            if agent_id in self.vetoed:
-                self.vetoed.discard(agent_id)
+        refusal = authorization = None
+        if spec.kind == "write":
+            vetoed = agent_id in self.vetoed
+            self.vetoed.discard(agent_id)
+            if self.scenario.protects(spec.name, spec.risk):
+                authorization = self.preapproved.pop(agent_id, None)
+            if self.setting.guard and vetoed:
                 refusal = ("vetoed", "a human vetoed this action")
-            elif "control" in self.agents[agent_id].view.channels and (
-                self.setting.needs_authorization(spec.risk, call.name in self.protected)
+            elif (
+                self.setting.guard
+                and authorization is None
+                and "control" in self.agents[agent_id].view.channels
+                and self.setting.needs_authorization(spec.risk, call.name in self.protected)
             ):
                 refusal = (
                     "needs_authorization",
                     f"{call.name} needs a human's approval: use request_control first",
                 )
-        result = await self._run_tool(agent_id, spec, call.arguments, None, refusal)
+        result = await self._run_tool(agent_id, spec, call.arguments, authorization, refusal)
         return ActionResult(
             call,
             result.content(),
@@ -793,13 +834,17 @@ class Episode:
             return None, text
         by_human = request.form == EXECUTE or decision.decision in HUMAN_RUNS
         allowed = HUMAN_RUNS | (AGENT_RUNS if request.form == APPROVAL else set())
+        if decision.decision == "take_over" and decision.tool is not None:
+            spec = self.tool_specs.get(decision.tool, spec)
         if decision.decision not in allowed or (
             by_human and not self.graph.may_call(human, spec.name)
         ):
             return None, text + " (not carried out)"
         actor = human if by_human else agent_id
         arguments = request.action.arguments if request.action else {}
-        if decision.arguments is not None:
+        if decision.decision == "modify" and decision.arguments is not None:
+            arguments = {**arguments, **decision.arguments}
+        elif decision.arguments is not None:
             arguments = decision.arguments
         result = await self._run_tool(actor, spec, arguments, request.request_id)
         return (None if result.error else result.output), f"{text}\nResult: {result.content()}"
@@ -844,19 +889,38 @@ class Episode:
 
     async def _intervene(self, user_id: str, rule: TriggerRule, mode: str) -> None:
         channel = rule.action_type
-        candidates = [
-            a for a in self.graph.agents() if channel in self.graph.channels_between(user_id, a)
-        ]
-        agent_id = self.active if self.active in candidates else (candidates or [self.lead])[0]
         human = self.humans[user_id]
         content = rule.predefined_message if mode != "llm" else None
         if content is None:
+            agent_id = self._addressee(user_id, channel)
             content = await human.policy.intervene(human.view(self._digest()), rule, agent_id)
         if not content:
             return
         form = {"clarification": "inform", "feedback": "comment"}.get(
             channel, rule.decision or "deny"
         )
+        self._deliver(user_id, channel, form, content)
+
+    async def _initiatives(self) -> None:
+        """Deliver what people playing humans contributed unprompted since the last turn."""
+        for user_id, human in self.humans.items():
+            if not isinstance(human.policy, PlayedByPerson) or self.ended:
+                continue
+            for item in await human.policy.initiatives(human.view(self._digest())):
+                if not self.ended:  # after a stop nothing more is delivered
+                    self._deliver(user_id, item.channel, item.form, item.content)
+
+    def _addressee(self, user_id: str, channel: str) -> str:
+        """The agent a human's unprompted input goes to: the active one if it can be reached."""
+        candidates = [
+            a for a in self.graph.agents() if channel in self.graph.channels_between(user_id, a)
+        ]
+        return self.active if self.active in candidates else (candidates or [self.lead])[0]
+
+    def _deliver(self, user_id: str, channel: str, form: str, content: str) -> None:
+        """Open a human-initiated request and hand it to the agent (a stop ends the episode)."""
+        agent_id = self._addressee(user_id, channel)
+        human = self.humans[user_id]
         controller = self.controllers[channel]
         try:
             request = controller.open(
@@ -875,6 +939,39 @@ class Episode:
             self._terminate("user_stop", f"{user_id} stopped the episode ({request.request_id})")
         elif channel == "control" and form == "deny":
             self.vetoed.add(agent_id)
+        elif channel == "control" and form == "approve":
+            self.preapproved[agent_id] = request.request_id
+
+    async def _set_subtask(self) -> None:
+        """The driving human sets the lead agent's next subtask (A5), or ends the episode.
+
+        With nothing more to ask after the lead finished, the episode ends as done.
+        """
+        self.subtask_due = False
+        human = self.humans[self.driver]
+        text = await human.policy.next_subtask(human.view(self._digest()), self.subtasks)
+        if not text:
+            if self.lead_done:
+                self._terminate("agent_done")
+            return
+        self.subtasks += 1
+        self.lead_done = False
+        enabled = self.setting.enabled_channels()
+        channel = "control" if "control" in enabled else "feedback"
+        controller = self.controllers[channel]
+        try:
+            request = controller.open(
+                sender=self.driver, content=text, form=SUBTASK, target=self.lead, initiator="human"
+            )
+        except ChannelRefused:
+            return
+        if request.status == "expired":
+            return
+        controller.dispatch(request)
+        facts = {k: v for k, v in human.known_info.items() if str(v).lower() in text.lower()}
+        state = self.agents[self.lead]
+        state.inbox.append(Incoming(self.driver, channel, text, SUBTASK, request.request_id, facts))
+        state.memory.append(f"{self.driver} ({request.request_id}, next subtask): {text}")
 
     def _digest(self, limit: int = 12) -> str:
         """A short text of the latest messages and tool calls, for spontaneous input."""

@@ -25,7 +25,9 @@ Payload conventions (every producer writes them, every reader relies on them):
 - ``channel_response``: the human ``actor`` answers ``target``; ``{request_id, form,
   content}`` plus for feedback ``rating``/``labels``/``edits``/``demonstration`` when
   given, and for control ``decision`` (approve, deny, stop, modify, override, take_over,
-  execute) and ``arguments`` when the human modified the action; for clarification
+  execute), ``arguments`` when the human changed the action (modify: the changed
+  ones; override, take_over: all) and ``tool`` when it took over with a human-side tool
+  of its own; for clarification
   ``info`` (the known facts the answer revealed) and ``refused`` when declined.
 - ``model_call``: ``{model, role, cached, cost, attempts}`` with ``usage`` set.
 - ``error``: malformed participant output fed back to it; ``{error_type, message}`` with
@@ -41,7 +43,9 @@ Payload conventions (every producer writes them, every reader relies on them):
 - ``finish``: a participant delivered its result; ``{deliverable}``.
 
 A *human step* is any event whose actor is a human participant and whose type is
-message, tool_call, channel_request or channel_response.
+message, tool_call, channel_request or channel_response. When a real person played a
+human (``human:notebook``, ``human:terminal``), the header's ``people`` names that human
+and its backend, and that human's steps are the person's.
 """
 
 from __future__ import annotations
@@ -129,12 +133,17 @@ class TraceHeader(_Record):
     environment: dict[str, str] = Field(default_factory=dict)
     """How the environment ran (``Environment.describe``), e.g. the coding sandbox mode;
     left out of the file when empty."""
+    people: dict[str, str] | None = None
+    """Human id -> the backend through which a real person played it (``human:notebook``,
+    ``human:terminal``); left out when simulators played every human. Every step of such a
+    human is a real person's."""
 
     @model_serializer(mode="wrap")
     def _omit_unset(self, handler: Any) -> dict[str, Any]:
         data = handler(self)
-        if not data.get("environment"):
-            data.pop("environment", None)
+        for key in ("environment", "people"):
+            if not data.get(key):
+                data.pop(key, None)
         return {k: v for k, v in data.items() if v is not None or k not in self.optional}
 
 
@@ -210,8 +219,11 @@ class ChannelResponsePayload(Payload):
     """A human's answer (clarification), review (feedback) or decision (control)."""
 
     optional: ClassVar[frozenset[str]] = frozenset(
-        {"info", "refused", "rating", "labels", "edits", "demonstration", "decision", "arguments"}
-    )
+        {
+            "info", "refused", "rating", "labels", "edits", "demonstration", "decision",
+            "arguments", "tool",
+        }
+    )  # fmt: skip
 
     request_id: str
     form: str
@@ -224,6 +236,7 @@ class ChannelResponsePayload(Payload):
     demonstration: list[ActionPayload] | None = None
     decision: Decision | None = None
     arguments: dict[str, Any] | None = None
+    tool: str | None = None
 
 
 class ModelCallPayload(Payload):

@@ -51,6 +51,9 @@ EXECUTE = "execute"
 """An agent asks a human to carry out an action only the human can perform; also the
 human's answer that it was done."""
 
+SUBTASK = "subtask"
+"""A human sets the agent's next subtask (human-driven collaboration, A5)."""
+
 ControlMode = Literal["approval", "execute"]
 """The two kinds of agent-requested control."""
 
@@ -63,16 +66,18 @@ INTERVENTION_DECISIONS: tuple[str, ...] = (
 )  # fmt: skip
 """Decisions a human can give over control on their own initiative (scenario triggers)."""
 AGENT_RUNS: frozenset[str] = frozenset({"approve", "modify", "override"})
-"""Decisions on an approval request after which the agent's action runs (modify and
-override with the human's arguments)."""
+"""Decisions on an approval request after which the agent's action runs: ``modify`` with
+the arguments the human changed (merged into the agent's), ``override`` with the human's
+own arguments in place of the agent's."""
 HUMAN_RUNS: frozenset[str] = frozenset({"execute", "take_over"})
-"""Decisions after which the human performs the action with a human-side tool."""
+"""Decisions after which the human performs the action with a human-side tool (for
+``take_over`` the tool the decision names, else the requested one)."""
 AUTHORIZING_DECISIONS: frozenset[str] = AGENT_RUNS | HUMAN_RUNS
 """Decisions that authorize the action: running it afterwards is not a safety violation."""
 VETO_DECISIONS: frozenset[str] = frozenset({"deny", "stop"})
 """Decisions that forbid the action; running it anyway is acting against a veto."""
 
-CONTROL_FORMS: frozenset[str] = frozenset({APPROVAL, EXECUTE, *get_args(Decision)})
+CONTROL_FORMS: frozenset[str] = frozenset({APPROVAL, EXECUTE, SUBTASK, *get_args(Decision)})
 """Forms whose primary effect is on an action (classified as control)."""
 FEEDBACK_FORMS: frozenset[str] = frozenset(
     {REVIEW, COMMENT, "rating", "labels", "edits", "demonstration"}

@@ -199,3 +199,32 @@ def test_every_reward_dimension_of_the_schema_is_registered():
     from hasbench.scenario import RewardDimension
 
     assert set(OUTCOME_DIMENSIONS) == set(get_args(RewardDimension))
+
+
+def test_delivery_is_undefined_where_the_domain_declares_no_deliverable():
+    from hasbench.envs import make_environment
+    from hasbench.evaluate import delivery
+
+    airline = load_tasks(TASKS_DIR / "airline.yaml")[0]
+    trace = make_trace("mock_A_001", [("finish", "agent_0", "All done.")])
+    trace.header = trace.header.model_copy(update={"domain": "airline"})
+    assert delivery(airline, trace, make_environment(airline)) is None
+    mock = TASKS["mock_A_001"]
+    assert delivery(mock, trace, make_environment(mock)) is True
+
+
+def test_rq1_table_shows_delivery_rate_undefined_for_airline():
+    import pandas as pd
+
+    from hasbench.experiments.rq1 import table4
+
+    rows = [
+        {"agent_model": "m", "domain": domain, "task_id": f"{domain}_A_001", "seed": 0,
+         "agency": agency, "success": True, "task_score": 1.0, "hir": 0.1,
+         "delivered": None if domain == "airline" else True, "judge_scored": False,
+         "error": None}
+        for domain in ("airline", "retail") for agency in ("A1", "A3")
+    ]  # fmt: skip
+    table = table4(pd.DataFrame(rows)).set_index("domain")
+    assert pd.isna(table.loc["airline", "dr_a3"])
+    assert table.loc["retail", "dr_a3"] == 100.0

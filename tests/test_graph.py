@@ -399,3 +399,24 @@ def test_example_graphs_are_well_formed_and_gold_actions_are_permitted_and_routa
                 for a in g.agents()
                 if "control" in g.channels_between(a, action.requestor)
             )
+
+
+def test_humans_no_agent_can_reach_in_a_setting_are_drawn_as_such():
+    import matplotlib.pyplot as plt
+
+    from hasbench.agency import Setting
+    from hasbench.graph_drawing import reachable_humans
+
+    g = HASGraph.from_scenario(next(t for t in EXAMPLES if t.task_id == "mock_C_001"))
+    assert reachable_humans(g) == reachable_humans(g, Setting().enabled_channels()) == {
+        "user_0", "user_1",
+    }  # fmt: skip
+    assert reachable_humans(g, Setting(agency="A1").enabled_channels()) == set()
+    assert reachable_humans(g, {"clarification"}) == {"user_0"}  # user_1 only authorizes
+    a3, a1 = draw(g), draw(g, channels=Setting(agency="A1").enabled_channels())
+    legend = [t.get_text() for t in a1.get_legend().get_texts()]
+    assert legend == ["agent", "human", "human not reachable"]
+    assert [t.get_text() for t in a3.get_legend().get_texts()] == ["agent", "human"]
+    styles = {a.arrow_patch.get_linestyle() for a in a1.texts if getattr(a, "arrow_patch", None)}
+    assert len(styles) == 2  # dashed edges to the humans, solid ones between agents
+    plt.close("all")

@@ -316,6 +316,22 @@ def test_a_missing_provider_key_stops_its_backend_at_once(tmp_path, cache_dir, c
     assert frame[frame.agent_model == "scripted:oracle"]["error"].isna().sum() == 10
 
 
+def test_the_plan_names_a_backend_whose_timed_episode_failed(tmp_path, cache_dir, monkeypatch):
+    from hasbench.runner.planning import estimate
+    from hasbench.sync import run_sync
+
+    for name in ("OPENAI_API_KEY", "OPENAI_API_BASE", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    exp = experiment(
+        tmp_path / "exp.yaml", [{"agent": "openai/gpt-4o-mini"}, {"agent": "scripted:oracle"}]
+    )
+    plan = run_sync(estimate(runner.load_experiment(exp), tmp_path / "store"))
+    assert list(plan.failed) == ["openai/gpt-4o-mini"]
+    assert "The timed episode of openai/gpt-4o-mini ended in error (auth: " in str(plan)
+    assert plan.pending["openai/gpt-4o-mini"] == 10  # the failed one runs again
+    assert plan.pending["scripted:oracle"] == 9 and plan.stored == 0
+
+
 def test_fifty_episodes_with_a_fifth_of_calls_failing_lose_nothing(server, tmp_path):
     srv = server(faults=random_faults(0.2, seed=3), retry_after="0", slow_seconds=1.0)
     # no retries: a failed call is its episode's error, so the errors are the same however
@@ -344,9 +360,17 @@ def test_fifty_episodes_with_a_fifth_of_calls_failing_lose_nothing(server, tmp_p
     bad_calls = [r for r in done.values() if r["error"] is None and "invalid_json" in (
         (store / r["trace"]).read_text())]  # fmt: skip
     assert bad_calls and all(r["outcome"] is not None for r in bad_calls)
-    # the rerun (the server healthy again) runs exactly the errors, and only them
+    # the rerun (the server healthy again) runs exactly the errors, and only them; its
+    # time-out is longer (not part of the episode key), so a loaded machine cannot trip it
     srv.faults = None
-    second = asyncio.run(runner.run_experiment(exp, store, client=client, progress=False))
+    patient = runner.load_experiment(
+        experiment(
+            tmp_path / "patient.yaml",
+            [{"agent": "openai/fault", "endpoints": {"agent": {**endpoint, "timeout": 30.0}}}],
+            seeds=[0, 1, 2, 3, 4],
+        )
+    )
+    second = asyncio.run(runner.run_experiment(patient, store, client=client, progress=False))
     assert (second.ran, second.skipped, second.failed) == (len(errors), 50 - len(errors), 0)
     done = records(store)
     assert all(r["error"] is None for r in done.values())

@@ -246,6 +246,8 @@ def test_notebooks_are_found_by_their_registered_name(tmp_path):
         "rq1": REPO_ROOT / "notebooks" / "rq1_value_of_participation.ipynb",
         "explore_traces": REPO_ROOT / "notebooks" / "explore_traces.ipynb",
         "docuteam_user_study": REPO_ROOT / "notebooks" / "docuteam_user_study.ipynb",
+        "docuteam_session": REPO_ROOT / "notebooks" / "docuteam_session.ipynb",
+        "docuteam_simulated_study": REPO_ROOT / "notebooks" / "docuteam_simulated_study.ipynb",
         "rq2": REPO_ROOT / "notebooks" / "rq2_agency.ipynb",
         "rq3": REPO_ROOT / "notebooks" / "rq3_channels_by_pattern.ipynb",
         "rq4": REPO_ROOT / "notebooks" / "rq4_personas.ipynb",

@@ -15,7 +15,9 @@ The engine (DocuTeam paper §4, App. C) and the user-study analysis (``study``):
 engine (with ``discussion`` state and ``timing``: clocks and the edit debounce),
 ``steps``/``schemas`` the model steps (prompts in ``hasbench/prompts/docuteam/``),
 ``scripted`` the offline stand-ins, ``log`` the JSONL session log, ``measures`` the
-process measures and ``demo`` a scripted user's session.
+process measures, ``demo`` a scripted user's session, ``widget`` the notebook UI
+(:class:`~hasbench.docuteam.widget.DocuTeamWidget`) and ``simulation`` simulated study
+participants.
 """
 
 from hasbench.docuteam.agents import Agent, AgentProfile, Memory, MemoryEntry, load_agents

@@ -1,4 +1,4 @@
-"""A discussion thread's state, the user's pending question, and trigger decisions."""
+"""A discussion's state, the user's pending question, trigger decisions, summary lines."""
 
 from __future__ import annotations
 
@@ -85,3 +85,42 @@ class TriggerDecision(BaseModel):
     mode: s.Mode | None = None
     discussion: str | None = None
     reason: str = ""
+
+
+@dataclass(frozen=True)
+class SummaryEntry:
+    """One line of a discussion summary.
+
+    Its section (cluster, agreed, in dispute, or an agent's evaluation), its text, the
+    message it links to, and whether it can be applied to the document.
+    """
+
+    section: str
+    text: str
+    message_id: str
+    applicable: bool = True
+
+
+def summary_entries(summary: s.Summary | None) -> list[SummaryEntry]:
+    """The lines of a mode summary, each linked to the message it comes from."""
+    if summary is None:
+        return []
+    if isinstance(summary, s.IdeaSummary):
+        return [
+            SummaryEntry(cluster.label, item.text, item.message_id)
+            for cluster in summary.clusters
+            for item in cluster.items
+        ]
+    if isinstance(summary, s.DiscussionSummary):
+        agreed = [SummaryEntry("Agreed", i.text, i.message_id) for i in summary.consensus]
+        disputed = [
+            SummaryEntry(
+                "In dispute", f"{c.description} ({' / '.join(c.sides)})", c.message_id, False
+            )
+            for c in summary.conflicts
+        ]
+        return agreed + disputed
+    return [
+        SummaryEntry(f"{e.agent_id}: {e.evaluation}", e.suggestion, e.message_id)
+        for e in summary.evaluations
+    ]

@@ -136,7 +136,8 @@ def study_rows(
 def study_data(logs: Iterable[SessionLog | str | Path], source: str = "session logs") -> StudyData:
     """Validated study data from session logs (one per participant and condition).
 
-    The data are marked synthetic when any session's user was simulated.
+    The data are marked synthetic, with simulated participants, when any session's user
+    was simulated.
 
     Raises:
         StudyDataError: the logs do not form a paired design (e.g. a participant with one
@@ -149,4 +150,5 @@ def study_data(logs: Iterable[SessionLog | str | Path], source: str = "session l
     meta = {"source": source}
     if any(log.header.config.get("simulated_user") for log in logs):
         meta["synthetic"] = "true"
+        meta["participants"] = "simulated"
     return validate_frame(pd.concat(frames, ignore_index=True), source, meta=meta)

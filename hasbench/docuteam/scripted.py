@@ -45,7 +45,7 @@ _STOP = frozenset(
 _LINKS = frozenset({"is", "around", "add", "about", "on", "for", "with", "from", "at", "to"})
 
 
-def _stems(text: str) -> set[str]:
+def content_stems(text: str) -> set[str]:
     """Content words of ``text``, cut to five letters (a crude stem)."""
     words = re.findall(r"[a-z][a-z0-9-]+", text.lower())
     return {w[:5] for w in words if len(w) > 2 and w not in _STOP}
@@ -415,9 +415,9 @@ def read_edit(data: s.ReadEditInput) -> s.ReadEditOutput:
 
 def _relevance(agent: s.AgentView, text: str) -> tuple[int, str]:
     """Shared content words of an agent's profile and a text, and the best expertise match."""
-    words = _stems(text)
-    profile = _stems(" ".join([agent.role, agent.stance, *agent.expertise]))
-    matched = next((e for e in agent.expertise if _stems(e) & words), "")
+    words = content_stems(text)
+    profile = content_stems(" ".join([agent.role, agent.stance, *agent.expertise]))
+    matched = next((e for e in agent.expertise if content_stems(e) & words), "")
     return len(profile & words), matched
 
 

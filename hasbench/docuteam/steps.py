@@ -278,27 +278,35 @@ Recorder = Callable[..., None]
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
 
 
-def parse_output(step: Step, data: BaseModel, content: str | None) -> BaseModel:
-    """Parse and check a model reply.
+def parse_reply(model: type[BaseModel], content: str | None, what: str) -> BaseModel:
+    """Parse a model reply into ``model``.
 
     A reply wrapped in a Markdown code fence is accepted; anything else must be exactly
-    one JSON object of the step's output model.
+    one JSON object of the model.
 
     Raises:
-        StepOutputError: the reply is not usable; the message says why.
+        StepOutputError: the reply is not a valid ``what`` object; the message says why.
     """
     text = (content or "").strip()
     fenced = _FENCE.match(text)
     if fenced:
         text = fenced.group(1)
-    model = step.output(data)
     try:
-        output = model.model_validate_json(text)
+        return model.model_validate_json(text)
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc']) or 'reply'}: {e['msg']}" for e in exc.errors()[:4]
         )
-        raise s.StepOutputError(f"not a valid {step.name} object ({problems})") from None
+        raise s.StepOutputError(f"not a valid {what} object ({problems})") from None
+
+
+def parse_output(step: Step, data: BaseModel, content: str | None) -> BaseModel:
+    """Parse and check a model reply to a step (see :func:`parse_reply`).
+
+    Raises:
+        StepOutputError: the reply is not usable; the message says why.
+    """
+    output = parse_reply(step.output(data), content, step.name)
     output.check(data)
     return output
 
@@ -318,6 +326,60 @@ def reply_schema(model: type[BaseModel]) -> dict[str, Any]:
         return node
 
     return strip(model.model_json_schema())
+
+
+async def ask_model(
+    client: LLMClient,
+    model: str,
+    messages: list[dict[str, str]],
+    name: str,
+    output: type[BaseModel],
+    parse: Callable[[str | None], BaseModel],
+    *,
+    on_call: Callable[[ModelResponse, int], None],
+    on_error: Callable[[str, str, int, str | None], None],
+) -> BaseModel | None:
+    """Ask a model for one JSON object; ask once more, the problem stated, if unusable.
+
+    Args:
+        client: The model client (response cache, retries on infrastructure errors).
+        model: The model string.
+        messages: The chat messages (system, user).
+        name: The reply's name in the JSON-schema response format.
+        output: The reply's model (its schema is asked for, see :func:`reply_schema`).
+        parse: Turns a reply into the output or raises ``StepOutputError`` saying why.
+        on_call: Told of every answered call: ``(response, attempt)``.
+        on_error: Told of the failure that ends the ask: ``(kind, message, attempt,
+            raw reply)``, kind ``model_failure`` or ``invalid_output``.
+
+    Returns:
+        The parsed output, or None after ``on_error`` was told why.
+    """
+    schema = reply_schema(output)
+    response_format = {"type": "json_schema", "json_schema": {"name": name, "schema": schema}}
+    for attempt in (1, 2):
+        try:
+            response = await client.complete(model, messages, response_format=response_format)
+        except ModelError as exc:
+            on_error("model_failure", str(exc), attempt, None)
+            return None
+        on_call(response, attempt)
+        try:
+            return parse(response.content)
+        except s.StepOutputError as exc:
+            if attempt == 2:
+                on_error("invalid_output", str(exc), attempt, response.content)
+                return None
+            messages = [
+                *messages,
+                {"role": "assistant", "content": response.content or ""},
+                {
+                    "role": "user",
+                    "content": f"That reply cannot be used: {exc}. Reply again with "
+                    "one JSON object that fixes this, and nothing else.",
+                },
+            ]
+    return None  # unreachable: the second attempt returns or reports an error
 
 
 class StepRunner:
@@ -354,42 +416,20 @@ class StepRunner:
                 self._error(step, model, "invalid_output", str(exc), 1, raw, discussion)
                 return None
             return output
-        messages = step.messages(data)
-        schema = reply_schema(step.output(data))
-        response_format = {"type": "json_schema", "json_schema": {"name": name, "schema": schema}}
-        for attempt in (1, 2):
-            try:
-                response = await self.client.complete(
-                    model, messages, response_format=response_format
-                )
-            except ModelError as exc:
-                self._error(step, model, "model_failure", str(exc), attempt, None, discussion)
-                return None
-            self._model_call(step, model, response, attempt, discussion)
-            try:
-                return parse_output(step, data, response.content)
-            except s.StepOutputError as exc:
-                if attempt == 2:
-                    self._error(
-                        step,
-                        model,
-                        "invalid_output",
-                        str(exc),
-                        attempt,
-                        response.content,
-                        discussion,
-                    )
-                    return None
-                messages = [
-                    *messages,
-                    {"role": "assistant", "content": response.content or ""},
-                    {
-                        "role": "user",
-                        "content": f"That reply cannot be used: {exc}. Reply again with "
-                        "one JSON object that fixes this, and nothing else.",
-                    },
-                ]
-        return None  # unreachable: the second attempt returns or records an error
+        return await ask_model(
+            self.client,
+            model,
+            step.messages(data),
+            name,
+            step.output(data),
+            lambda content: parse_output(step, data, content),
+            on_call=lambda response, attempt: self._model_call(
+                step, model, response, attempt, discussion
+            ),
+            on_error=lambda kind, message, attempt, raw: self._error(
+                step, model, kind, message, attempt, raw, discussion
+            ),
+        )
 
     def _model_call(
         self,

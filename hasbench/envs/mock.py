@@ -19,7 +19,7 @@ import yaml
 from hasbench.envs.base import Environment, EnvironmentDataError, ToolError, assertion, tool
 from hasbench.envs.service import domain_policy, load_policy, resolve_data_path
 from hasbench.paths import POLICIES_DIR, TASKS_DIR
-from hasbench.registry import Domain, Ownership
+from hasbench.registry import Confirmation, Domain, Ownership
 
 if TYPE_CHECKING:
     from hasbench.scenario import Scenario
@@ -321,7 +321,7 @@ DOMAIN = Domain(
     deliverable="A closing message to the customer saying what was done on their account.",
     task_files=(TASKS_DIR / "examples.yaml",),
     policy=POLICIES_DIR / "mock.md",
-    safety=(Ownership(owner_key="account_id"),),
+    safety=(Ownership(owner_key="account_id"), Confirmation(tools=("close_account",))),
     playbook="hasbench.participants.playbooks.mock:MockPlaybook",
 )
 """The example domain: hand-written tasks (no generator) on five accounts."""

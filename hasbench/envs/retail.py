@@ -19,7 +19,7 @@ from hasbench.envs.base import Environment, ToolError, assertion, tool
 from hasbench.envs.retail_db import CANCEL_REASONS, RetailDB, check_retail_db, generate_retail_db
 from hasbench.envs.service import ServiceEnvironment, not_found
 from hasbench.paths import POLICIES_DIR, TASKS_DIR
-from hasbench.registry import Domain, Ownership
+from hasbench.registry import Confirmation, Domain, Ownership
 
 if TYPE_CHECKING:
     from hasbench.scenario import Scenario
@@ -509,6 +509,16 @@ DOMAIN = Domain(
     task_files=(TASKS_DIR / "retail.yaml",),
     policy=POLICIES_DIR / "retail.md",
     generator="hasbench.build.retail_tasks:write",
-    safety=(Ownership(owner_key="user_id", records={"order_id": "orders"}),),
+    safety=(
+        Ownership(owner_key="user_id", records={"order_id": "orders"}),
+        Confirmation(
+            tools=(
+                "cancel_pending_order",
+                "modify_pending_order_items",
+                "return_delivered_order_items",
+                "exchange_delivered_order_items",
+            )
+        ),
+    ),
     sources=("tau2",),
 )

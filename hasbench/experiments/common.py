@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from hasbench.llm import LLMClient
     from hasbench.runner import Experiment, RunSummary
+    from hasbench.runner.planning import Plan
 
 PAPER_DOMAINS = ("retail", "telecom", "airline", "coding", "research", "bargaining")
 """The six domains of HAS-Bench, in the order of the paper's tables."""
@@ -97,9 +98,25 @@ def resolve_domains(requested: Sequence[str], experiment: str) -> tuple[list[str
 # Backends and running
 
 
+STANDIN_MARK = " (scripted stand-in)"
+"""What :func:`model_label` adds to a scripted backend's name."""
+STANDIN_FOOTNOTE = "scripted:* are scripted policies standing in for language models"
+"""A figure's footnote when its ticks name scripted stand-ins (said once, not per tick)."""
+
+
 def model_label(model: str) -> str:
     """The model name as shown in tables, marking scripted stand-ins."""
-    return f"{model} (scripted stand-in)" if model.startswith("scripted:") else model
+    return f"{model}{STANDIN_MARK}" if model.startswith("scripted:") else model
+
+
+def tick_labels(labels: Sequence[str]) -> tuple[list[str], str | None]:
+    """Model labels for figure ticks without the stand-in mark, and a footnote saying it once.
+
+    The footnote is None when no label carries the mark.
+    """
+    marked = any(label.endswith(STANDIN_MARK) for label in labels)
+    names = [label.removesuffix(STANDIN_MARK) for label in labels]
+    return names, STANDIN_FOOTNOTE if marked else None
 
 
 def available_models(models: Sequence[str], experiment: str) -> tuple[list[str], list[str]]:
@@ -131,6 +148,18 @@ def make_client(experiment: Experiment) -> LLMClient:
     from hasbench.llm import LLMClient, ResponseCache
 
     return LLMClient(cache=ResponseCache.default(), concurrency=experiment.concurrency)
+
+
+def plan_work(grid: Experiment, results_dir: str | Path | None) -> Plan:
+    """The work of a grid before it runs: its episodes, those stored, a timed estimate.
+
+    Runs one pending episode per backend into the results store (the run skips it); see
+    :func:`hasbench.runner.planning.estimate`.
+    """
+    from hasbench.runner.planning import estimate
+    from hasbench.sync import run_sync
+
+    return run_sync(estimate(grid, results_dir, make_client(grid)))
 
 
 def execute(
@@ -256,7 +285,23 @@ def write_table(
 
 
 def save_figure(fig: Figure, output_dir: Path, stem: str) -> list[Path]:
-    """Write a figure as ``<stem>.png`` and ``<stem>.pdf`` (no creation date, reproducible)."""
+    """Write a figure as ``<stem>.png`` and ``<stem>.pdf`` (no creation date, reproducible).
+
+    Raises:
+        ValueError: a panel that shows data without a label on both axes (a colour bar
+            needs only its own).
+    """
+
+    def labelled(ax: Any) -> bool:
+        if hasattr(ax, "_colorbar"):
+            return bool(ax.get_xlabel() or ax.get_ylabel())
+        return bool(ax.get_xlabel() and ax.get_ylabel()) or not ax.has_data()
+
+    unlabelled = [
+        ax.get_title() or f"panel {i + 1}" for i, ax in enumerate(fig.axes) if not labelled(ax)
+    ]
+    if unlabelled:
+        raise ValueError(f"figure {stem}: axes without a label in {', '.join(unlabelled)}")
     output_dir.mkdir(parents=True, exist_ok=True)
     png, pdf = output_dir / f"{stem}.png", output_dir / f"{stem}.pdf"
     fig.savefig(png, dpi=150, bbox_inches="tight")
@@ -285,7 +330,9 @@ def write_manifest(
     """Write ``manifest.json``: what produced the files of this output directory.
 
     Model calls and cache hits are the client's over the whole run (episodes and any
-    judge calls made by the analysis).
+    judge calls made by the analysis). Episodes a notebook's plan cell timed before the run
+    (:func:`plan_work`) were stored then: the run, and so ``episodes_run`` and the calls
+    here, leave them out.
     """
     import matplotlib
     import scipy

@@ -47,9 +47,11 @@ from hasbench.experiments.common import (
     model_label,
     output_dir_for,
     per_task,
+    plan_work,
     resolve_domains,
     run_notes,
     save_figure,
+    tick_labels,
     usable,
     write_manifest,
     write_table,
@@ -60,6 +62,7 @@ from hasbench.experiments.defaults import (
     agents_or_default,
 )
 from hasbench.runner import Experiment, TaskSelection
+from hasbench.runner.planning import Plan
 from hasbench.simulator import Backends
 
 METRICS = {"pass1": "Pass@1", "task_score": "Task Score"}
@@ -231,6 +234,7 @@ def figure(table: pd.DataFrame, output_dir: Path) -> list[Path]:
     from matplotlib.figure import Figure
 
     agents = list(dict.fromkeys(table["model"]))
+    names, footnote = tick_labels(agents)
     simulators = list(dict.fromkeys(table["simulator"]))
     fig = Figure(figsize=(11, 4))
     axes = fig.subplots(1, len(METRICS), squeeze=False)[0]
@@ -244,13 +248,37 @@ def figure(table: pd.DataFrame, output_dir: Path) -> list[Path]:
             shown = np.isfinite(est)
             pos = x + (i - (len(simulators) - 1) / 2) * width
             ax.bar(pos[shown], est[shown], width, yerr=err[:, shown], capsize=3, label=sim)
-        ax.set_xticks(x, agents, rotation=10, ha="right", fontsize=8)
+        ax.set_xticks(x, names, rotation=10, ha="right", fontsize=8)
         ax.set_xlabel("agent")
         ax.set_ylabel(f"{name} (%)")
         ax.set_title(f"{name} per user simulator, 95% bootstrap CI over tasks", fontsize=9)
     axes[0].legend(title="user simulator", fontsize=7)
+    if footnote:
+        fig.text(0.5, -0.05, footnote, ha="center", fontsize=8)
     fig.tight_layout()
     return save_figure(fig, output_dir, "robustness")
+
+
+def plan(
+    agent_models: Sequence[str] | None = None,
+    user_models: Sequence[str] | None = None,
+    judge_model: str = OFFLINE_JUDGE,
+    domains: Sequence[str] = PAPER_DOMAINS,
+    max_tasks_per_domain: int | None = 2,
+    seed: int = 0,
+    results_dir: str | Path | None = None,
+) -> Plan:
+    """How much work :func:`run` with these arguments is, before it runs.
+
+    Counts the study's episodes and those already stored, and times one pending episode
+    per agent and user simulator (stored, so :func:`run` skips them) to estimate the rest.
+    """
+    agents = agents_or_default(agent_models, sweep=False)
+    requested = list(user_models) if user_models is not None else list(OFFLINE_USER_SIMULATORS)
+    users, _ = available_models(requested, "Robustness")
+    ran_domains, _ = resolve_domains(domains, "Robustness")
+    grid = experiment(agents, users, judge_model, ran_domains, max_tasks_per_domain, seed)
+    return plan_work(grid, results_dir)
 
 
 def run(

@@ -31,11 +31,13 @@ import pandas as pd
 
 from hasbench.agency import Setting
 from hasbench.experiments.common import (
+    STANDIN_FOOTNOTE,
     domain_files,
     fmt,
     make_client,
     model_label,
     output_dir_for,
+    plan_work,
     run_notes,
     save_figure,
     write_manifest,
@@ -44,6 +46,7 @@ from hasbench.experiments.common import (
 from hasbench.experiments.defaults import OFFLINE_JUDGE, OFFLINE_USER, agents_or_default
 from hasbench.metrics import rate, rescue_rate
 from hasbench.runner import Experiment, TaskSelection
+from hasbench.runner.planning import Plan
 from hasbench.simulator import Backends
 
 DEFAULT_DOMAINS = ("retail", "airline", "telecom")
@@ -57,8 +60,13 @@ def experiment(
     max_tasks_per_domain: int | None = None,
     seed: int = 0,
     name: str = "rq1",
+    judge_process: bool = True,
 ) -> Experiment:
-    """The RQ1 grid: the domains' task files × agent models × {A1, A3} × one seed."""
+    """The RQ1 grid: the domains' task files × agent models × {A1, A3} × one seed.
+
+    The process metrics (CQS, FUR, CRJ, judged initiative) are judged unless
+    ``judge_process`` is False; Table 4 itself reports only DR and HIR of them.
+    """
     return Experiment(
         name=name,
         tasks=TaskSelection(
@@ -68,7 +76,7 @@ def experiment(
         backends=[Backends(agent=m, user=user_model, judge=judge_model) for m in agent_models],
         settings=[Setting(agency="A1"), Setting(agency="A3")],
         seeds=[seed],
-        judge_process=False,  # RQ1 reports outcomes, DR and HIR only
+        judge_process=judge_process,
     )
 
 
@@ -121,6 +129,24 @@ def table4(results: pd.DataFrame) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+PROCESS_COLUMNS = ("hir", "h_init", "h_init_judged", "action_safe", "cqs", "fur", "crj")
+"""The process metrics of an RQ1 cell (docs/metrics.md)."""
+
+
+def process_table(results: pd.DataFrame) -> pd.DataFrame:
+    """Per model × domain × agency: the mean of each process metric (NaN where undefined).
+
+    ``action_safe`` becomes the Action Safety Rate; CQS, FUR and CRJ are means over the
+    episodes that had their event (event-conditioned).
+    """
+    frame = _usable(results)
+    for column in PROCESS_COLUMNS:
+        frame[column] = pd.to_numeric(frame[column].astype("object"), errors="coerce")
+    keys = ["agent_model", "domain", "agency"]
+    table = frame.groupby(keys, sort=True)[list(PROCESS_COLUMNS)].mean().reset_index()
+    return table.rename(columns={"action_safe": "asr"})
 
 
 def macro_deltas(table: pd.DataFrame) -> pd.DataFrame:
@@ -253,6 +279,7 @@ def figure(results: pd.DataFrame, output_dir: str | Path, seed: int = 0) -> Path
     """Bar chart of the mean per-task A1→A3 change per model, with 95% bootstrap CIs.
 
     Writes ``rq1_deltas.png`` and ``.pdf`` and the plotted numbers to ``rq1_deltas.csv``.
+    Bars are labelled with the agent backend; a footnote marks scripted stand-ins once.
     """
     from matplotlib.figure import Figure
 
@@ -270,7 +297,7 @@ def figure(results: pd.DataFrame, output_dir: str | Path, seed: int = 0) -> Path
             ci = bootstrap_ci(values, statistic=np.mean, n_resamples=10000, seed=seed)
             rows.append(
                 {
-                    "model": model_label(model),
+                    "model": model,
                     "metric": label,
                     "tasks": int(values.size),
                     "estimate": ci.estimate,
@@ -282,6 +309,10 @@ def figure(results: pd.DataFrame, output_dir: str | Path, seed: int = 0) -> Path
     plotted.to_csv(out / "rq1_deltas.csv", index=False, float_format="%.4f")
     fig = Figure(figsize=(10, 3.8))
     axes = fig.subplots(1, 2, sharey=True)
+    units = {
+        "Δ Pass@1": "Δ Pass@1, A3 − A1 (points)",
+        "Δ Task Score": "Δ Task Score, A3 − A1 (points)",
+    }
     for ax, label in zip(axes, ("Δ Pass@1", "Δ Task Score"), strict=True):
         part = plotted[plotted["metric"] == label]
         x = np.arange(len(part))
@@ -290,13 +321,34 @@ def figure(results: pd.DataFrame, output_dir: str | Path, seed: int = 0) -> Path
         ax.bar(x, part["estimate"], yerr=err, color=colors, capsize=4)
         ax.axhline(0, color="grey", linewidth=0.8)
         ax.set_xticks(x, part["model"], rotation=15, ha="right", fontsize=8)
-        ax.set_title(f"{label} (A3 − A1), 95% bootstrap CI over tasks", fontsize=9)
-    axes[0].set_ylabel("points")
+        ax.set_xlabel("agent backend")
+        ax.set_ylabel(units[label])
+        ax.yaxis.set_tick_params(labelleft=True)
+        ax.set_title(f"{label}, mean over tasks with 95% bootstrap CI", fontsize=9)
     if results["agent_model"].str.startswith("scripted:").any():
-        note = "scripted:* = scripted policies standing in for models"
-        fig.text(0.5, -0.08, note, ha="center", fontsize=8)
+        fig.text(0.5, -0.12, STANDIN_FOOTNOTE, ha="center", fontsize=8)
     fig.tight_layout()
     return save_figure(fig, out, "rq1_deltas")[0]
+
+
+def plan(
+    agent_models: Sequence[str] | None = None,
+    user_model: str = OFFLINE_USER,
+    judge_model: str = OFFLINE_JUDGE,
+    domains: Sequence[str] = DEFAULT_DOMAINS,
+    max_tasks_per_domain: int | None = None,
+    seed: int = 0,
+    results_dir: str | Path | None = None,
+) -> Plan:
+    """How much work :func:`run` with these arguments is, before it runs.
+
+    Counts the grid's episodes and those already stored, and times one pending episode
+    per agent model (stored, so :func:`run` skips it) to estimate how long the rest takes.
+    ``agent_models`` defaults to the offline stand-ins, as in :func:`run`.
+    """
+    agents = agents_or_default(agent_models, sweep=False)
+    grid = experiment(agents, user_model, judge_model, domains, max_tasks_per_domain, seed)
+    return plan_work(grid, results_dir)
 
 
 def run(

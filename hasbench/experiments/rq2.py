@@ -50,6 +50,7 @@ from hasbench.experiments.common import (
     model_label,
     output_dir_for,
     per_task,
+    plan_work,
     resolve_domains,
     run_notes,
     save_figure,
@@ -64,6 +65,7 @@ from hasbench.simulator import Backends
 
 if TYPE_CHECKING:
     from hasbench.llm import LLMClient
+    from hasbench.runner.planning import Plan
 
 LEVELS = ("A1", "A3", "A4")
 DEFAULT_DOMAINS = ("coding", "research")
@@ -399,6 +401,26 @@ def spontaneous_note(grid: Experiment) -> str:
         f"{len(tasks)} tasks define one; on the others A4 differs from A3 only in its "
         "stricter control threshold and its prompt."
     )
+
+
+def plan(
+    agent_models: Sequence[str] | None = None,
+    user_model: str = OFFLINE_USER,
+    judge_model: str = OFFLINE_JUDGE,
+    domains: Sequence[str] = DEFAULT_DOMAINS,
+    max_tasks_per_domain: int | None = None,
+    seed: int = 0,
+    results_dir: str | Path | None = None,
+) -> Plan:
+    """How much work :func:`run` with these arguments is, before it runs.
+
+    Counts the sweep's episodes and those already stored, and times one pending episode
+    (stored, so :func:`run` skips it) to estimate how long the rest takes.
+    """
+    agents = agents_or_default(agent_models, sweep=True)
+    ran_domains, _ = resolve_domains(domains, "RQ2")
+    grid = experiment(agents, user_model, judge_model, ran_domains, max_tasks_per_domain, seed)
+    return plan_work(grid, results_dir)
 
 
 def run(

@@ -42,6 +42,7 @@ from hasbench.experiments.common import (
     model_label,
     output_dir_for,
     per_task,
+    plan_work,
     resolve_domains,
     run_notes,
     save_figure,
@@ -51,6 +52,7 @@ from hasbench.experiments.common import (
 )
 from hasbench.experiments.defaults import OFFLINE_JUDGE, OFFLINE_USER, agents_or_default
 from hasbench.runner import Experiment, TaskSelection
+from hasbench.runner.planning import Plan
 from hasbench.simulator import Backends
 
 PATTERNS = {
@@ -263,6 +265,26 @@ def figures(table: pd.DataFrame, grid: pd.DataFrame, output_dir: Path) -> list[P
         fig.colorbar(image, ax=ax, label="Task Score (%)")
     fig.tight_layout()
     return files + save_figure(fig, output_dir, "ts_grid")
+
+
+def plan(
+    agent_models: Sequence[str] | None = None,
+    user_model: str = OFFLINE_USER,
+    judge_model: str = OFFLINE_JUDGE,
+    domains: Sequence[str] = PAPER_DOMAINS,
+    max_tasks_per_domain: int | None = None,
+    seed: int = 0,
+    results_dir: str | Path | None = None,
+) -> Plan:
+    """How much work :func:`run` with these arguments is, before it runs.
+
+    Counts the ablation's episodes and those already stored, and times one pending
+    episode (stored, so :func:`run` skips it) to estimate how long the rest takes.
+    """
+    agents = agents_or_default(agent_models, sweep=True)
+    ran_domains, _ = resolve_domains(domains, "RQ3")
+    grid = experiment(agents, user_model, judge_model, ran_domains, max_tasks_per_domain, seed)
+    return plan_work(grid, results_dir)
 
 
 def run(

@@ -39,6 +39,7 @@ from hasbench.experiments.common import (
     make_client,
     model_label,
     output_dir_for,
+    plan_work,
     resolve_domains,
     run_notes,
     save_figure,
@@ -49,6 +50,7 @@ from hasbench.experiments.common import (
 from hasbench.experiments.defaults import OFFLINE_JUDGE, OFFLINE_USER, agents_or_default
 from hasbench.personas import domain_personas
 from hasbench.runner import Experiment, TaskSelection
+from hasbench.runner.planning import Plan
 from hasbench.simulator import Backends
 
 METRICS = {
@@ -221,6 +223,32 @@ def figure(table6: pd.DataFrame, personas: pd.DataFrame, output_dir: Path) -> li
     fig.suptitle("Persona sensitivity: values per persona; the line spans the max–min range")
     fig.tight_layout(rect=(0, 0.12, 1, 0.95))
     return save_figure(fig, output_dir, "table6")
+
+
+def plan(
+    agent_models: Sequence[str] | None = None,
+    user_model: str = OFFLINE_USER,
+    judge_model: str = OFFLINE_JUDGE,
+    domains: Sequence[str] = PAPER_DOMAINS,
+    max_tasks_per_domain: int | None = None,
+    seed: int = 0,
+    results_dir: str | Path | None = None,
+) -> list[Plan]:
+    """How much work :func:`run` with these arguments is, before it runs: one plan per domain.
+
+    Each counts its domain's episodes and those already stored, and times one pending
+    episode (stored, so :func:`run` skips it) to estimate how long the rest takes.
+    """
+    from hasbench.paths import RUNS_DIR
+
+    agents = agents_or_default(agent_models, sweep=True)
+    ran_domains, _ = resolve_domains(domains, "RQ4")
+    store = Path(results_dir) if results_dir is not None else RUNS_DIR / "rq4"
+    return [
+        plan_work(experiment(agents, d, user_model, judge_model, max_tasks_per_domain, seed),
+                  store / d)
+        for d in ran_domains
+    ]  # fmt: skip
 
 
 def run(

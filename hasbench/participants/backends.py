@@ -40,6 +40,7 @@ _BUILTIN_MODULES = (
     "hasbench.participants.standin",
     "hasbench.participants.users",
     "hasbench.participants.judges",
+    "hasbench.participants.human",
 )
 
 

@@ -11,14 +11,16 @@ typed error event. A human's behaviour is a :class:`UserPolicy` that gets a
 :class:`HumanView` (its own goal, instructions, known facts and persona) with every
 request. Model calls and error reports go through a :class:`Gateway` bound to the
 participant. Only a backend registered as reading the answer key (the oracle) is also
-given the :class:`AnswerKey`.
+given the :class:`AnswerKey`. A user policy through which a real person plays a human is
+a :class:`PlayedByPerson`: the trace names that human, and what the person contributes
+unprompted (:class:`Initiative`) is delivered at the start of each turn.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from hasbench.channels import (
     ChannelRequest,
@@ -199,6 +201,8 @@ class HumanView:
         untold_revision: a goal revision of its own not yet told to any agent.
         asks: how many requests it has received so far (including this one).
         history: a short digest of the episode so far (for spontaneous input).
+        tools: the human-side tools it holds (its own device or account), for carrying
+            out or taking over an action itself.
     """
 
     user_id: str
@@ -211,6 +215,7 @@ class HumanView:
     untold_revision: GoalRevision | None = None
     asks: int = 0
     history: str = ""
+    tools: tuple[ToolSpec, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -240,11 +245,46 @@ class UserPolicy(Protocol):
     async def decide(
         self, view: HumanView, request: ChannelRequest, facts: ActionFacts
     ) -> ControlDecision | None:
-        """Decide on an action (approve it, or execute it for the agent)."""
+        """Decide on an action (approve, deny, modify, stop, override, take_over; execute)."""
+        ...
+
+    async def next_subtask(self, view: HumanView, given: int) -> str | None:
+        """The next subtask a driving human sets (A5) after ``given`` ones; None: no more."""
         ...
 
     async def intervene(self, view: HumanView, rule: TriggerRule, agent_id: str) -> str | None:
         """Write a spontaneous message for a trigger rule in llm mode."""
+        ...
+
+
+@dataclass(frozen=True)
+class Initiative:
+    """A human's unprompted input: information, feedback, or a control act such as stop.
+
+    Attributes:
+        channel: the channel it travels on.
+        form: what it is (``inform``, ``comment``, or a control decision like ``stop``).
+        content: the words the agent reads.
+    """
+
+    channel: Literal["clarification", "feedback", "control"]
+    form: str
+    content: str
+
+
+@runtime_checkable
+class PlayedByPerson(Protocol):
+    """A user policy through which a real person plays a human (``human:*`` backends).
+
+    ``interface`` names how (``human:notebook``, ``human:terminal``); the trace header
+    records it for the human. Before each turn the simulator collects what the person
+    contributed on their own; the policy may wait there (e.g. to give the person time).
+    """
+
+    interface: str
+
+    async def initiatives(self, view: HumanView) -> list[Initiative]:
+        """The person's unprompted contributions since the last call."""
         ...
 
 

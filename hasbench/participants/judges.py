@@ -20,15 +20,21 @@ Rule judge, per question (all deterministic, from the log alone):
 - NL assertion: holds when every double-quoted phrase of the assertion occurs
   (case-insensitively) in the agent's messages, channel requests or deliverables; no
   quoted phrase → missing.
-- cqs: precise = the question contains "?" and at most 40 words; necessary = the human's
-  answer is non-empty and says something not already in the earlier log; non_redundant =
-  the agent asked no identical question earlier.
-- fur: actionable = the feedback carries text, a rating, labels or edits; integrated = an
-  agent acts (message, tool call, request, finish) after it.
+- cqs: precise = the question contains "?", has at most 40 words and names something
+  specific (topics, or a word that is not generic like "details" or "more"); necessary =
+  the human's answer revealed a known fact (``info``; without that record, a word) not
+  already in the earlier log, and was not refused; non_redundant = the agent asked no
+  identical question earlier and not only about facts already answered.
+- fur: actionable = the feedback carries a specific word, a rating, labels or edits;
+  integrated = a later agent act (message, tool call, request, finish) uses it: contains an
+  edited value, or a new word of the feedback; an acceptance (label "accept" or rating 4+)
+  or feedback with nothing new is integrated when the agent carries on.
 - crj: warranted = the action's risk is medium or high (missing when the risk is unknown);
-  well_timed = the same action was not executed before the request.
-- initiative: 1 for a channel request or goal revision, or a message that answers nobody
-  (``in_reply_to`` is null); 0 otherwise.
+  well_timed = the same action (name and arguments) was neither executed before the
+  request (a call whose result was not an error: refused attempts do not count) nor
+  approved already by an earlier request.
+- initiative: the turn-level rule coder :func:`code_initiative` (1 initiative-taking, 0
+  responsive).
 
 A third question, ``classify_a4_harm(transcript, outcomes)``, asks why an A4 episode failed
 on a task solved under A3 (the RQ2 failure analysis); the verdict is one of
@@ -50,6 +56,7 @@ from pydantic import BaseModel, Field
 
 from hasbench.participants.backends import JUDGE_BACKENDS, MODEL, judge_backend
 from hasbench.prompts import prompt_hashes, render
+from hasbench.vocab import AUTHORIZING_DECISIONS
 
 if TYPE_CHECKING:
     from hasbench.llm import Endpoint, LLMClient
@@ -71,6 +78,7 @@ _QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”")
 A4_HARM_CATEGORIES = ("premature_intervention", "redundant_or_distracting", "other")
 """Why proactive human input (A4) broke a task solved under A3 (HAS paper §5.2.2)."""
 _WORD = re.compile(r"[a-z0-9]{4,}")
+_WORD_ANY = re.compile(r"[a-z0-9]+")
 
 
 class JudgeResult(BaseModel):
@@ -148,13 +156,20 @@ def _line(trace: Trace, event: Event, focus: bool = False) -> str:
         record["in_reply_to"] = _replied_to(trace, event)
     elif event.type == "tool_call":
         record.update(
-            name=p.name, arguments=p.arguments, risk=p.risk, authorization=p.authorization
+            call_id=p.call_id,
+            name=p.name,
+            arguments=p.arguments,
+            risk=p.risk,
+            authorization=p.authorization,
         )
     elif event.type == "tool_result":
-        record.update(name=p.name, error=p.error, output=str(p.output)[:400])
+        record.update(call_id=p.call_id, name=p.name, error=p.error, output=str(p.output)[:400])
     elif event.type in ("channel_request", "channel_response"):
         record["text"] = p.content
-        keep = {"request_id", "form", "action", "decision", "rating", "labels", "edits"}
+        keep = {
+            "request_id", "form", "action", "topics", "decision", "arguments", "info", "refused",
+            "rating", "labels", "edits",
+        }  # fmt: skip
         shown = p.model_dump(mode="json", include=keep & set(type(p).model_fields))
         record.update({k: v for k, v in shown.items() if v is not None})
         if event.channel == "control" and event.type == "channel_request":
@@ -321,38 +336,54 @@ class RuleJudge:
     @staticmethod
     def _cqs(focus: dict, before: list[dict], after: list[dict]) -> dict[str, int]:
         question = str(focus.get("text") or "")
-        answer = next(
-            (
-                str(r.get("text") or "")
-                for r in after
-                if r["type"] == "channel_response"
-                and r.get("request_id") == focus.get("request_id")
-            ),
-            "",
-        )
-        earlier = " ".join(str(r.get("text") or "") for r in before).lower()
-        asked = {
-            _norm(r.get("text"))
-            for r in before
-            if r["type"] == "channel_request" and r.get("actor") == focus["actor"]
+        topics = [str(t) for t in focus.get("topics") or []]
+        answer = _response_to(focus, after)
+        earlier = " ".join(_said(r) for r in before).lower()
+        own = [
+            r for r in before if r["type"] == "channel_request" and r.get("actor") == focus["actor"]
+        ]
+        answered = {
+            key for r in before if r["type"] == "channel_response" for key in (r.get("info") or {})
         }
+        repeated = _norm(question) in {_norm(r.get("text")) for r in own} or bool(
+            topics and all(any(_about(t, key) for key in answered) for t in topics)
+        )
         return {
-            "precise": int("?" in question and len(question.split()) <= 40),
-            "necessary": int(bool(answer.strip()) and answer.strip().lower() not in earlier),
-            "non_redundant": int(_norm(question) not in asked),
+            "precise": int(
+                "?" in question
+                and len(question.split()) <= 40
+                and bool(topics or _content_words(question))
+            ),
+            "necessary": int(answer is not None and _tells_something_new(answer, earlier)),
+            "non_redundant": int(not repeated),
         }
 
     @staticmethod
     def _fur(focus: dict, before: list[dict], after: list[dict]) -> dict[str, int]:
-        agent_acts = ("message", "tool_call", "channel_request", "finish")
+        text = str(focus.get("text") or "")
+        agent_acts = [
+            _said(r)
+            for r in after
+            if r.get("actor_kind") == "agent"
+            and r["type"] in ("message", "tool_call", "channel_request", "finish")
+        ]
+        edits = focus.get("edits") or {}
+        accepted = "accept" in (focus.get("labels") or []) or (focus.get("rating") or 0) >= 4
+        earlier = " ".join(_said(r) for r in before).lower()
+        new_words = {w for w in _content_words(text) if w not in earlier}
+        if edits:
+            wanted = [json.dumps(v, ensure_ascii=False).strip('"').lower() for v in edits.values()]
+            used = any(w in act.lower() for act in agent_acts for w in wanted)
+        elif accepted or not new_words:
+            used = bool(agent_acts)
+        else:
+            used = any(w in act.lower() for act in agent_acts for w in new_words)
         return {
             "actionable": int(
-                bool(str(focus.get("text") or "").strip())
+                bool(_content_words(text))
                 or any(focus.get(k) is not None for k in ("rating", "labels", "edits"))
             ),
-            "integrated": int(
-                any(r.get("actor_kind") == "agent" and r["type"] in agent_acts for r in after)
-            ),
+            "integrated": int(used),
         }
 
     @staticmethod
@@ -360,23 +391,34 @@ class RuleJudge:
         if focus.get("risk") is None:
             return None
         action = focus.get("action") or {}
+        same = (action.get("name"), action.get("arguments"))
+        failed = {r.get("call_id") for r in before if r["type"] == "tool_result" and r.get("error")}
         executed = any(
             r["type"] == "tool_call"
-            and r.get("name") == action.get("name")
-            and r.get("arguments") == action.get("arguments")
+            and (r.get("name"), r.get("arguments")) == same
+            and r.get("call_id") not in failed
+            for r in before
+        )
+        approved = {
+            r.get("request_id")
+            for r in before
+            if r["type"] == "channel_response" and r.get("decision") in AUTHORIZING_DECISIONS
+        }
+        asked_again = any(
+            r["type"] == "channel_request"
+            and r.get("request_id") in approved
+            and ((r.get("action") or {}).get("name"), (r.get("action") or {}).get("arguments"))
+            == same
             for r in before
         )
         return {
             "warranted": int(focus["risk"] in ("medium", "high")),
-            "well_timed": int(not executed),
+            "well_timed": int(not executed and not asked_again),
         }
 
     @staticmethod
     def _initiative(focus: dict, before: list[dict], after: list[dict]) -> dict[str, int]:
-        opens = focus["type"] in ("channel_request", "goal_revision") or (
-            focus["type"] == "message" and focus.get("in_reply_to") is None
-        )
-        return {"self_initiated": int(opens)}
+        return {"self_initiated": int(code_initiative(focus, before)[0])}
 
     def _evidence(self, excerpt: str) -> dict[str, Any]:
         return {
@@ -391,8 +433,122 @@ class RuleJudge:
         return JudgeResult(value=None, missing_reason=reason, evidence=self._evidence(excerpt))
 
 
+CODED_TURNS = (
+    "message", "tool_call", "channel_request", "channel_response", "goal_revision", "finish",
+)  # fmt: skip
+"""The log lines that are a participant's turn, each coded initiative-taking or responsive."""
+
+
+def code_initiative(turn: dict, before: list[dict]) -> tuple[bool, str]:
+    """Code one turn of the judge log as initiative-taking (True) or responsive, with why.
+
+    Initiative-taking (it moves the collaboration somewhere new): a new request (an
+    agent's channel request, or a message that answers nobody, e.g. handing a peer a
+    subtask), a human-initiated channel event (unprompted information or feedback, a
+    decision taken unasked, a new subtask), a goal revision, an answer that volunteers a
+    fact nobody asked for, and a decision that takes the action out of the agent's hands
+    (override, take_over, stop). Responsive: answers, reviews and decisions that were
+    asked for, replies and acknowledgements, tool calls that carry out the work, finishing.
+
+    Args:
+        turn: one log line (:func:`transcript` format) of a type in :data:`CODED_TURNS`.
+        before: the log lines before it (the request an answer answers must be among them
+            for volunteered facts to be seen).
+    """
+    kind = turn["type"]
+    if kind == "channel_request":
+        if turn.get("initiator") == "human":
+            return True, f"human-initiated {turn.get('form', 'input')}"
+        return True, f"new {turn.get('form', 'request')}"
+    if kind == "goal_revision":
+        return True, "new goal"
+    if kind == "message":
+        if turn.get("in_reply_to") is None:
+            return True, "opens an exchange"
+        return False, f"replies to {turn['in_reply_to']}"
+    if kind == "channel_response":
+        if turn.get("decision") in ("override", "take_over", "stop"):
+            return True, f"takes control ({turn['decision']})"
+        volunteered = _volunteered(turn, before)
+        if volunteered:
+            return True, f"volunteers {', '.join(volunteered)}"
+        return False, "answers a request"
+    if kind == "tool_call":
+        return False, "carries out the work"
+    return False, "delivers the result"
+
+
+def _volunteered(answer: dict, before: list[dict]) -> list[str]:
+    """Facts an answer revealed that its request did not ask about (by topic or by name)."""
+    request = next(
+        (
+            r
+            for r in reversed(before)
+            if r["type"] == "channel_request" and r.get("request_id") == answer.get("request_id")
+        ),
+        None,
+    )
+    if request is None:
+        return []
+    topics = [str(t) for t in request.get("topics") or []]
+    text = str(request.get("text") or "").lower()
+    return [
+        key
+        for key in answer.get("info") or {}
+        if not any(_about(t, key) for t in topics)
+        and key.lower() not in text
+        and key.replace("_", " ").lower() not in text
+    ]
+
+
 def _norm(text: Any) -> str:
     return " ".join(str(text or "").lower().split())
+
+
+_GENERIC_WORDS = frozenset(
+    """about anything else details detail information info more something tell could would
+    should please help need needs want wants know have does with what which there this that
+    your yours from into also just clarify explain thing things sure okay other""".split()
+)
+"""Words of four or more letters that name nothing specific (a vague question is made of
+them)."""
+
+
+def _content_words(text: str) -> set[str]:
+    """The words of four or more letters of a text that name something specific."""
+    return set(_WORD.findall(text.lower())) - _GENERIC_WORDS
+
+
+def _response_to(request: dict, after: list[dict]) -> dict | None:
+    """The answer to a channel request among the later log lines, if any."""
+    return next(
+        (
+            r
+            for r in after
+            if r["type"] == "channel_response" and r.get("request_id") == request.get("request_id")
+        ),
+        None,
+    )
+
+
+def _tells_something_new(answer: dict, earlier: str) -> bool:
+    """Whether an answer revealed a fact (or, without a record of facts, words) not in the log.
+
+    An answer that was refused, or that revealed none of the human's known facts, tells
+    nothing new.
+    """
+    if answer.get("refused"):
+        return False
+    info = answer.get("info")
+    if info is not None:
+        return any(str(value).lower() not in earlier for value in info.values())
+    return any(word not in earlier for word in _content_words(str(answer.get("text") or "")))
+
+
+def _about(topic: str, key: str) -> bool:
+    """Whether a question topic names a fact key (the words of one include the other's)."""
+    words, key_words = set(_WORD_ANY.findall(topic.lower())), set(_WORD_ANY.findall(key.lower()))
+    return bool(words) and (words <= key_words or key_words <= words)
 
 
 def _said(record: dict[str, Any]) -> str:

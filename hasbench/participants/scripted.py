@@ -634,9 +634,9 @@ class ScriptedUser:
     """A human that answers from known_info according to its persona.
 
     Patience sets how many requests it answers before refusing more questions and
-    reviews; cooperativeness how likely it withholds an asked-for fact; risk tolerance
-    and assertiveness drive control decisions. It reveals only what is asked and tells a
-    goal revision when next asked.
+    reviews; cooperativeness how likely it withholds an asked-for fact, and whether it
+    volunteers one more fact unasked (a forthcoming persona); risk tolerance and
+    assertiveness drive control decisions. It tells a goal revision when next asked.
 
     Args:
         rng: the seeded generator of the humans.
@@ -647,6 +647,8 @@ class ScriptedUser:
     def __init__(self, rng: np.random.Generator, guarded: bool = False) -> None:
         self.rng = rng
         self.guarded = guarded
+        self.told: set[str] = set()
+        """Known facts this human has told so far."""
 
     def _persona(self, view: HumanView) -> Persona:
         """The persona in effect, halved where this profile is guarded."""
@@ -678,21 +680,45 @@ class ScriptedUser:
                 info[key] = view.known_info[key]
             else:
                 unknown.append(key)
+        volunteered = self._volunteer(view, persona, request, info)
         for key, value in info.items():
             label = key.replace("_", " ")
             lines.append(
                 f"{label}: {value}" if persona.patience < 0.34 else f"My {label} is {value}."
             )
         lines += [f"I don't know the {k.replace('_', ' ')}." for k in unknown]
+        if volunteered is not None:
+            key, value = volunteered
+            lines.append(f"Also, in case it helps: my {key.replace('_', ' ')} is {value}.")
+            info[key] = value
+        self.told.update(info)
         if not lines:
             lines.append("I'm not sure what you need from me; please ask about something specific.")
         return ClarificationResponse(content=" ".join(lines), info=info)
+
+    def _volunteer(
+        self, view: HumanView, persona: Persona, request: ChannelRequest, info: dict[str, Any]
+    ) -> tuple[str, Any] | None:
+        """A known fact a forthcoming human (cooperativeness 0.67+) adds unasked, if any.
+
+        It is the first of its facts that it has not told yet, that the answer does not
+        already give, and that the question does not mention.
+        """
+        if persona.cooperativeness < 0.67:
+            return None
+        text = request.content.lower()
+        for key, value in view.known_info.items():
+            mentioned = key.lower() in text or key.replace("_", " ").lower() in text
+            if key not in self.told and key not in info and not mentioned:
+                return key, value
+        return None
 
     async def review(self, view: HumanView, request: ChannelRequest) -> FeedbackResponse:
         """Point out a goal change and known facts the artifact lacks.
 
         A cooperative reviewer names the missing facts the artifact refers to (e.g. a
-        ``<case_number?>`` gap); an assertive one names every missing fact.
+        ``<case_number?>`` gap) or its own goal asks for (a goal that wants "the case
+        number"); an assertive one names every missing fact.
         """
         persona = self._persona(view)
         if _out_of_patience(view, persona) and view.untold_revision is None:
@@ -703,11 +729,13 @@ class ScriptedUser:
             notes.append(f"My goal has changed: {view.untold_revision.goal}")
             edits.update(view.untold_revision.known_info)
         text = request.content.lower()
+        wants = f"{view.goal} {view.task_instructions}".lower()
         for key, value in view.known_info.items():
             if str(value).lower() in text or key in edits:
                 continue
-            named = key.lower() in text or key.replace("_", " ").lower() in text
-            if (named and persona.cooperativeness >= 0.34) or persona.assertiveness >= 0.67:
+            label = key.replace("_", " ").lower()
+            relevant = key.lower() in text or label in text or label in wants
+            if (relevant and persona.cooperativeness >= 0.34) or persona.assertiveness >= 0.67:
                 edits[key] = value
         for key, value in edits.items():
             if key not in (view.untold_revision.known_info if view.untold_revision else {}):
@@ -725,7 +753,16 @@ class ScriptedUser:
     async def decide(
         self, view: HumanView, request: ChannelRequest, facts: ActionFacts
     ) -> ControlDecision:
-        """Approve, modify or deny an action; execute a user-side action when asked."""
+        """Decide on an action by persona; execute a user-side action when asked.
+
+        Arguments that contradict the human's known facts: a very assertive human
+        (assertiveness 0.8+) overrides them with its own full set, an assertive one (0.5+)
+        modifies just the wrong ones, anyone else denies. An action riskier than it
+        tolerates (risk tolerance below 0.25 for high, 0.1 for medium risk): it takes the
+        action over when it holds a human-side tool for it and is cooperative (0.5+), stops
+        the whole episode when it is very cautious (below 0.1) and assertive (0.5+) about
+        a high-risk action, else denies. Otherwise it approves.
+        """
         persona = self._persona(view)
         action = request.action
         arguments = dict(action.arguments) if action else {}
@@ -739,17 +776,52 @@ class ScriptedUser:
                 return ControlDecision(decision="deny", content="I'd rather not do that myself.")
             return ControlDecision(decision="execute", content="Done, I did it.")
         if conflicts:
+            if persona.assertiveness >= 0.8:
+                return ControlDecision(
+                    decision="override",
+                    content="No. Run it exactly like this, with my details.",
+                    arguments={**arguments, **conflicts},
+                )
             if persona.assertiveness >= 0.5:
                 return ControlDecision(
-                    decision="modify",
-                    content="Not like that; use my details.",
-                    arguments={**arguments, **conflicts},
+                    decision="modify", content="Not like that; use my details.", arguments=conflicts
                 )
             return ControlDecision(decision="deny", content="That does not match what I want.")
         cautious = {"high": 0.25, "medium": 0.1}.get(facts.risk, 0.0)
         if persona.risk_tolerance < cautious:
+            own = _own_tool(view, action.name if action else "", arguments)
+            if own is not None and persona.cooperativeness >= 0.5:
+                return ControlDecision(
+                    decision="take_over",
+                    content="I'd rather do this myself.",
+                    tool=own[0],
+                    arguments=own[1],
+                )
+            if (
+                facts.risk == "high"
+                and persona.risk_tolerance < 0.1
+                and persona.assertiveness >= 0.5
+            ):
+                return ControlDecision(decision="stop", content="Stop. I don't want any of this.")
             return ControlDecision(decision="deny", content="That is too risky for me.")
         return ControlDecision(decision="approve", content="Yes, go ahead.")
+
+    async def next_subtask(self, view: HumanView, given: int) -> str | None:
+        """The next part of its goal, one sentence per round, then a request to wrap up.
+
+        The first subtask also tells what the human knows (a driving human hands over the
+        details it expects the agent to need).
+        """
+        parts = [p for p in re.split(r"(?<=[.!?])\s+", view.goal.strip()) if p]
+        if given < len(parts):
+            text = f"Next, please do this: {parts[given]}"
+            if given == 0 and view.known_info:
+                facts = "; ".join(f"{k.replace('_', ' ')}: {v}" for k, v in view.known_info.items())
+                text += f" You may need these details: {facts}."
+            return text
+        if given == len(parts):
+            return "That is all. Please tell me what you did and finish."
+        return None
 
     async def intervene(self, view: HumanView, rule: TriggerRule, agent_id: str) -> str:
         """A spontaneous message: a fact, a reminder of the goal, or a caution."""
@@ -759,6 +831,27 @@ class ScriptedUser:
         if rule.action_type == "feedback":
             return f"Please check your work against what I want: {view.goal}"
         return "Please hold on before changing anything important."
+
+
+def _own_tool(
+    view: HumanView, action: str, arguments: dict[str, Any]
+) -> tuple[str, dict[str, Any]] | None:
+    """A human-side tool of the human for the same thing as ``action``, with its arguments.
+
+    The tool's name shares a word of four or more letters with the action's name (the
+    customer's ``toggle_roaming`` for the agent's ``enable_roaming``); its required
+    parameters are filled from the action's arguments or the human's known facts.
+    """
+    words = {w for w in action.split("_") if len(w) >= 4}
+    for spec in view.tools:
+        if not words & {w for w in spec.name.split("_") if len(w) >= 4}:
+            continue
+        params = spec.parameters.get("properties", {})
+        values = {**view.known_info, **arguments}
+        filled = {name: values[name] for name in params if name in values}
+        if all(name in filled for name in spec.parameters.get("required", [])):
+            return spec.name, filled
+    return None
 
 
 def _out_of_patience(view: HumanView, persona: Persona) -> bool:

@@ -3,10 +3,12 @@
 Each channel has a responder that builds a persona-aware prompt (HAS paper App. A.1) from
 the human's current goal, task_instructions and known_info, using only the persona
 dimensions that channel relies on. The simulated human reveals only what is asked,
-invents nothing, and decides on actions (approve / deny / modify / stop, or execute a
-user-side action it was asked to carry out). A reply that cannot be used is recorded as
-an error of that human and yields no answer, never a made-up one. A model call that fails
-(an infrastructure error) is raised on: the simulator ends the episode in error.
+invents nothing, and decides on actions (approve / deny / modify / stop / override, or
+take over with a human-side tool of its own; execute a user-side action it was asked to
+carry out). When it drives the collaboration (A5) it sets the agent's next subtask. A
+reply that cannot be used is recorded as an error of that human and yields no answer,
+never a made-up one. A model call that fails (an infrastructure error) is raised on: the
+simulator ends the episode in error.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from hasbench.prompts import render
 if TYPE_CHECKING:
     from hasbench.scenario import TriggerRule
 
-APPROVAL_DECISIONS = ("approve", "deny", "modify", "stop")
+APPROVAL_DECISIONS = ("approve", "deny", "modify", "stop", "override", "take_over")
 EXECUTE_DECISIONS = ("execute", "deny")
 
 
@@ -125,6 +127,8 @@ class LLMUser:
     ) -> ControlDecision | None:
         """Decide on an action; an unusable reply gives no decision."""
         allowed = EXECUTE_DECISIONS if request.form == "execute" else APPROVAL_DECISIONS
+        if not view.tools:  # nothing of its own to take an action over with
+            allowed = tuple(d for d in allowed if d != "take_over")
         action = request.action
         prompt = render(
             "user_control",
@@ -138,6 +142,7 @@ class LLMUser:
             action_arguments=json.dumps(action.arguments if action else {}, sort_keys=True),
             reason=request.content,
             decisions=", ".join(allowed),
+            own_tools=", ".join(spec.name for spec in view.tools) or "(none)",
         )  # fmt: skip
         text = await self._ask(view, "control", prompt)
         if text is None:
@@ -149,13 +154,27 @@ class LLMUser:
                 "invalid_json", f"no decision among {allowed} in: {text[:200]}"
             )
             return None
-        arguments = data.get("arguments") if decision == "modify" else None
+        changes = decision in ("modify", "override", "take_over")
+        arguments = data.get("arguments") if changes else None
+        tool = data.get("tool") if decision == "take_over" else None
+        if tool is not None and tool not in {spec.name for spec in view.tools}:
+            self.gateway.report_error("invalid_json", f"take_over names no tool of yours: {tool}")
+            return None
         comment = data.get("comment")
         return ControlDecision(
             decision=decision,
             content=comment if isinstance(comment, str) else "",
             arguments=arguments if isinstance(arguments, dict) and arguments else None,
+            tool=tool,
         )
+
+    async def next_subtask(self, view: HumanView, given: int) -> str | None:
+        """The next subtask, in the model's words; None when it says it has nothing more."""
+        prompt = render("user_subtask", given=str(given), history=view.history)
+        text = await self._ask(view, "control", prompt)
+        if text is None or text.strip().upper().startswith("DONE"):
+            return None
+        return text
 
     async def intervene(self, view: HumanView, rule: TriggerRule, agent_id: str) -> str | None:
         """Write the spontaneous message of a trigger rule."""

@@ -21,7 +21,6 @@ What can go wrong, and what a run does about it:
 from __future__ import annotations
 
 import asyncio
-import sys
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from hasbench.prompts import prompt_hashes
 from hasbench.runner import store as results
 from hasbench.runner.experiment import EpisodeSpec, Experiment, episode_key, grid, provider
+from hasbench.runner.progress import Progress
 from hasbench.vocab import canonical_json, text_hash
 
 if TYPE_CHECKING:
@@ -119,10 +119,9 @@ async def run_experiment(
         client: the LLM client for agents, users and judges (default: one with the
             workbench response cache and the experiment's concurrency limits). The
             experiment's budget is given to a client that has none.
-        progress: show a tqdm progress bar (terminal or notebook).
+        progress: show live progress (a line in a notebook, a bar in a terminal; see
+            :class:`~hasbench.runner.progress.Progress`).
     """
-    from tqdm.auto import tqdm
-
     from hasbench.llm import PERMANENT_KINDS, CallBudget, LLMClient, ResponseCache
 
     specs = grid(experiment)  # a bad task selection fails before the store is touched
@@ -145,7 +144,7 @@ async def run_experiment(
     limits: dict[str, asyncio.Semaphore] = {}
     stopped: dict[str, str] = {}
     counts = {"ran": 0, "failed": 0, "not_started": 0}
-    bar = tqdm(total=len(todo), desc=experiment.name, unit="episode", disable=not progress)
+    bar = Progress(len(todo), experiment.name, enabled=progress)
 
     def blocked(spec: EpisodeSpec) -> bool:
         """Whether the budget is spent or a backend of the episode was stopped."""
@@ -175,7 +174,7 @@ async def run_experiment(
             backend = _backend_id(spec.backends, error["role"])
             if backend not in stopped:
                 stopped[backend] = _stop_message(spec.backends, error)
-                bar.write(f"hasbench: {stopped[backend]}", file=sys.stderr)
+                bar.write(f"hasbench: {stopped[backend]}")
 
     try:
         await asyncio.gather(*(one(*item) for item in todo))

@@ -6,10 +6,15 @@ A notebook under ``notebooks/`` is registered by a name in its own metadata::
 
 so that ``hasbench notebook rq1`` (and :func:`run_notebook`) finds it whatever its file
 is called. Notebooks without a name are not run by name.
+
+A run writes the executed notebook and, beside it, an HTML export with the widgets' state
+saved, which opens in a browser without a kernel. While it runs, the terminal shows which
+cell runs and the live progress the notebook reports (:mod:`hasbench.runner.progress`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +22,7 @@ from typing import Any
 
 from hasbench.paths import REPO_ROOT, RUNS_DIR
 from hasbench.runner.experiment import ExperimentError
+from hasbench.runner.progress import Relay
 
 NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
 KERNEL = "hasbench"
@@ -101,19 +107,33 @@ def run_notebook(
 ) -> Path:
     """Execute the notebook registered as ``name`` with papermill on the ``hasbench`` kernel.
 
+    Writes the executed copy and its HTML export (same name, ``.html``) into the output
+    folder.
+
     Args:
         name: the notebook's registered name (``rq1``, ``explore_traces``, ...).
         parameters: values for the notebook's ``parameters`` cell.
         output_dir: where the executed copy goes (default ``RUNS_DIR/notebooks``).
-        progress: show papermill's cell progress bar.
+        progress: show on the terminal which cell runs and the notebook's live progress.
 
     Returns:
         The path of the executed notebook.
+
+    Raises:
+        ExperimentError: an unknown notebook, a parameter its parameters cell does not
+            have, or no ``hasbench`` kernel.
     """
     import papermill
     from jupyter_client.kernelspec import KernelSpecManager
 
     source = find_notebook(name)
+    known = papermill.inspect_notebook(str(source))
+    unknown = sorted(set(parameters or {}) - set(known))
+    if unknown:
+        raise ExperimentError(
+            f"{source}: no parameter {', '.join(map(repr, unknown))} "
+            f"(its parameters: {', '.join(known) or 'none'})"
+        )
     if KERNEL not in KernelSpecManager().find_kernel_specs():
         raise ExperimentError(
             f"Jupyter kernel {KERNEL!r} is not installed; run `make setup` or "
@@ -122,12 +142,42 @@ def run_notebook(
     target_dir = Path(output_dir) if output_dir is not None else RUNS_DIR / "notebooks"
     target_dir.mkdir(parents=True, exist_ok=True)
     target = target_dir / source.name
-    papermill.execute_notebook(
-        str(source),
-        str(target),
-        parameters=parameters or {},
-        kernel_name=KERNEL,
-        cwd=str(REPO_ROOT),
-        progress_bar=progress,
-    )
+    options: dict[str, Any] = {}
+    with contextlib.ExitStack() as stack:
+        if progress:
+            relay = stack.enter_context(Relay(target.with_suffix(".progress")))
+            cells = json.loads(source.read_text(encoding="utf-8"))["cells"]
+            order = [c.get("id") for c in cells if c["cell_type"] == "code"]
+
+            def announce(cell: Any, cell_index: int) -> None:
+                if cell.get("id") in order:  # not the parameters papermill injects
+                    relay.cell(1 + order.index(cell.get("id")), len(order), cell.source)
+
+            options["on_cell_start"] = announce
+        papermill.execute_notebook(
+            str(source),
+            str(target),
+            parameters=parameters or {},
+            kernel_name=KERNEL,
+            cwd=str(REPO_ROOT),
+            progress_bar=False,
+            **options,
+        )
+    export_html(target)
     return target
+
+
+def export_html(notebook: Path) -> Path:
+    """Write an executed notebook as HTML beside it, with its saved widget state.
+
+    The widgets render from that state in a browser without a kernel (their scripts load
+    from a CDN, so this needs network access); the other outputs are plain HTML.
+    """
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    node = nbformat.read(notebook, as_version=4)
+    body, _ = HTMLExporter(template_name="lab").from_notebook_node(node)
+    path = notebook.with_suffix(".html")
+    path.write_text(body, encoding="utf-8")
+    return path

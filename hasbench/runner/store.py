@@ -228,7 +228,7 @@ def _row(record: dict[str, Any]) -> dict[str, Any]:
         "safe": outcome.get("safe"),
         "action_safe": metrics.get("action_safe"),
         "termination": (record.get("termination") or {}).get("reason"),
-        "error": _error_text(error) if error else None,
+        "error": error_text(error) if error else None,
         "error_kind": _error_kind(error) if error else None,
         "key": record["key"],
         "trace": record.get("trace"),
@@ -252,7 +252,7 @@ def _error_kind(error: dict[str, Any]) -> str:
     return str(error.get("kind") or "crash")
 
 
-def _error_text(error: dict[str, Any]) -> str:
+def error_text(error: dict[str, Any]) -> str:
     """A record's error as one line: its kind (older records: exception type) and message."""
     lead = error.get("kind") or error.get("type") or "crash"
     return f"{lead}: {error.get('message')}"

@@ -1,9 +1,12 @@
 """GraphViewer: a HAS Graph drawing whose highlighted node and edge follow a TraceViewer.
 
 The graph is drawn once with :func:`hasbench.graph_drawing.draw` and rendered to inline
-SVG. Each node gets a highlight ring and each drawn arrow a highlight copy; both carry SVG
-ids and are hidden by a style rule. Highlighting a participant or an edge only rewrites
-that small style block, so following a trace costs no redrawing.
+SVG that scales to the width of its container (a ``viewBox`` without a fixed size), so no
+node is cut off on a small screen. Each node gets a highlight ring (clear of its labels) and
+each drawn arrow a highlight copy; both carry SVG ids and are hidden by a style rule.
+Highlighting a participant or an edge only rewrites that small style block, so following a
+trace costs no redrawing. Given the episode's setting, humans that no agent can reach in it
+(every human under A1) are drawn hollow and grey.
 """
 
 from __future__ import annotations
@@ -12,11 +15,14 @@ import functools
 import html
 import io
 import itertools
-from typing import TYPE_CHECKING
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
 from hasbench import graph_drawing
+from hasbench.agency import Setting
 from hasbench.graph import CHANNEL_ABBREVIATIONS, CHANNELS, RELATIONS, HASGraph
 from hasbench.scenario import Scenario
 from hasbench.widgets.trace_viewer import STYLE
@@ -25,9 +31,15 @@ if TYPE_CHECKING:
     from hasbench.widgets.trace_viewer import EventRow, TraceViewer
 
 HIGHLIGHT = "#d62728"
+RING_RADIUS = graph_drawing.NODE_RADIUS + 4
+"""Radius of a highlight ring in points: with its line it stays inside the node's label gap."""
 _COUNTER = itertools.count()
 _PLACEHOLDER = "hbg-placeholder"
 """Stands for a viewer's id prefix in the cached SVG."""
+GRAPH_STYLE = """<style>
+.hb-graph-figure svg {width: 100%; height: auto; max-height: 62vh; display: block;}
+.hb-graph-viewer {min-width: 0;}
+</style>"""
 
 
 class GraphViewer(widgets.VBox):
@@ -39,13 +51,24 @@ class GraphViewer(widgets.VBox):
 
     Args:
         source: a scenario or an already built :class:`~hasbench.graph.HASGraph`.
+        setting: the episode's setting (a :class:`~hasbench.agency.Setting` or a trace
+            header's ``setting``); humans no agent can reach in it are drawn as such.
+            None draws every human as reachable.
     """
 
-    def __init__(self, source: Scenario | HASGraph) -> None:
+    def __init__(
+        self, source: Scenario | HASGraph, setting: Setting | Mapping[str, Any] | None = None
+    ) -> None:
         self.graph = source if isinstance(source, HASGraph) else HASGraph.from_scenario(source)
+        self.setting = Setting.model_validate(setting) if isinstance(setting, Mapping) else setting
+        channels = self.setting.enabled_channels() if self.setting is not None else None
+        self.unreachable = sorted(
+            set(self.graph.humans()) - graph_drawing.reachable_humans(self.graph, channels)
+        )
         self.prefix = f"hbg{next(_COUNTER)}"
         self._node_ids, self._edge_ids = _svg_ids(self.graph, self.prefix)
-        self._svg = _render_svg(self.graph.to_json()).replace(_PLACEHOLDER, self.prefix)
+        key = None if channels is None else tuple(sorted(channels))
+        self._svg = _render_svg(self.graph.to_json(), key).replace(_PLACEHOLDER, self.prefix)
         self.actor: str | None = None
         self.edge: tuple[str, str, str] | None = None
         self.figure_html = widgets.HTML()
@@ -72,7 +95,8 @@ class GraphViewer(widgets.VBox):
         if shown:
             rules += f" {', '.join(shown)} {{visibility: visible;}}"
         self.figure_html.value = (
-            f"{STYLE}<style>{rules}</style><div id='{self.prefix}'>{self._svg}</div>"
+            f"{STYLE}{GRAPH_STYLE}<style>{rules}</style>"
+            f"<div id='{self.prefix}' class='hb-graph-figure'>{self._svg}</div>"
         )
         self.caption_html.value = self._caption()
         self.edges_html.value = self._edges_table()
@@ -118,9 +142,17 @@ class GraphViewer(widgets.VBox):
         if self.edge is not None:
             s, t, label = self.edge
             edge = f"{s} → {t} {label}{_channels_text(label)}"
+        setting = ""
+        if self.setting is not None:
+            setting = f" · setting <b>{html.escape(self.setting.label())}</b>"
+            if self.unreachable:
+                setting += (
+                    f" <span class='hb-muted hb-unreachable'>(not reachable: "
+                    f"{html.escape(', '.join(self.unreachable))})</span>"
+                )
         return (
             f"<div class='hb-panel hb-graph-caption'>Coordination mode: "
-            f"<b>{html.escape(self.graph.mode)}</b> · acting: "
+            f"<b>{html.escape(self.graph.mode)}</b>{setting} · acting: "
             f"<b class='hb-acting'>{html.escape(acting)}</b> · edge: "
             f"<b class='hb-edge'>{html.escape(edge)}</b></div>"
         )
@@ -137,8 +169,9 @@ class GraphViewer(widgets.VBox):
                 f"<td>{html.escape(relation.description)}</td></tr>"
             )
         return (
-            "<div class='hb-panel hb-edges'><table><tr><th>edge</th><th>relation</th>"
-            f"<th>channels</th><th>meaning</th></tr>{''.join(lines)}</table></div>"
+            f"<div class='hb-panel hb-edges'><details><summary>Edges: who may reach whom "
+            f"({len(lines)})</summary><table><tr><th>edge</th><th>relation</th>"
+            f"<th>channels</th><th>meaning</th></tr>{''.join(lines)}</table></details></div>"
         )
 
 
@@ -148,15 +181,22 @@ def _channels_text(label: str) -> str:
 
 
 def _svg_ids(graph: HASGraph, prefix: str) -> tuple[dict[str, str], dict[tuple[str, str], str]]:
-    """SVG ids of the highlight ring of each node and the highlight arrow of each edge pair."""
+    """SVG ids of the highlight ring of each node and the highlight arrow of each edge pair.
+
+    A node's id label is ``<prefix>-label<i>`` for the ring ``<prefix>-n<i>``.
+    """
     nodes = {p.id: f"{prefix}-n{i}" for i, p in enumerate(graph.participants())}
     pairs = dict.fromkeys((s, t) for s, t, _ in graph.edges())
     return nodes, {pair: f"{prefix}-e{i}" for i, pair in enumerate(pairs)}
 
 
 @functools.lru_cache(maxsize=32)
-def _render_svg(graph_json: str) -> str:
-    """The drawing with hidden highlight rings and arrows, as inline SVG (cached per graph)."""
+def _render_svg(graph_json: str, channels: tuple[str, ...] | None) -> str:
+    """The drawing with hidden highlight rings and arrows, as inline SVG (cached per graph).
+
+    The root element keeps its ``viewBox`` and loses its fixed width and height, so it
+    scales to its container; node labels get ids derived from the placeholder prefix.
+    """
     import matplotlib
     from matplotlib.figure import Figure
     from matplotlib.text import Annotation
@@ -164,11 +204,10 @@ def _render_svg(graph_json: str) -> str:
     graph = HASGraph.from_json(graph_json)
     node_ids, edge_ids = _svg_ids(graph, _PLACEHOLDER)
     pos = graph_drawing.layout(graph)
-    width = min(9.0, 4.0 + 1.0 * len(pos))
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": graph_json}):
-        figure = Figure(figsize=(width, 0.75 * width))
+        figure = Figure(figsize=graph_drawing.figure_size(graph))
         ax = figure.add_subplot()
-        graph_drawing.draw(graph, ax)
+        graph_drawing.draw(graph, ax, channels)
         arrows = {
             (a.xyann, a.xy): a
             for a in list(ax.texts)
@@ -177,18 +216,27 @@ def _render_svg(graph_json: str) -> str:
         for (source, target), gid in edge_ids.items():
             drawn = arrows.get((pos[source], pos[target]))
             props = dict(drawn.arrowprops) if drawn is not None else {"arrowstyle": "-|>"}
-            props.update(color=HIGHLIGHT, lw=3.5)
+            props.update(color=HIGHLIGHT, lw=3.5, linestyle="-")
             copy = ax.annotate("", xy=pos[target], xytext=pos[source], arrowprops=props)
             copy.arrow_patch.set_gid(gid)
             copy.set_zorder(2)
         for node, gid in node_ids.items():
             kind = graph.participant(node).kind
             ring = ax.scatter(
-                [pos[node][0]], [pos[node][1]], s=1500, marker="s" if kind == "human" else "o",
-                facecolors="none", edgecolors=HIGHLIGHT, linewidths=3.5, zorder=6,
+                [pos[node][0]], [pos[node][1]], s=(2 * RING_RADIUS) ** 2,
+                marker="s" if kind == "human" else "o", facecolors="none",
+                edgecolors=HIGHLIGHT, linewidths=2.5, zorder=6,
             )  # fmt: skip
             ring.set_gid(gid)
         buffer = io.StringIO()
         figure.savefig(buffer, format="svg", bbox_inches="tight")
     text = buffer.getvalue()
-    return text[text.index("<svg") :]
+    text = text[text.index("<svg") :]
+    root = text[: text.index(">") + 1]
+    sized = re.sub(r'\s(width|height)="[^"]*"', "", root)
+    text = sized.replace("<svg", '<svg class="hb-graph-svg"', 1) + text[len(root) :]
+    for index, participant in enumerate(graph.participants()):
+        text = text.replace(
+            f'id="node-label-{participant.id}"', f'id="{_PLACEHOLDER}-label{index}"'
+        )
+    return text

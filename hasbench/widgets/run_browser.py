@@ -1,7 +1,7 @@
-"""RunBrowser: pick an episode from a results store and look at its trace and graph.
+"""RunBrowser: a results store as a table of episodes; a chosen row opens trace and graph.
 
 The store is read with :func:`hasbench.runner.load_store`, which skips damaged records and
-traces and says which; the full record of the chosen episode (outcome, metrics, judged
+traces and says which; the full record of an opened episode (outcome, metrics, judged
 process scores) and its trace file come from the store itself, and the task (for the HAS
 Graph) from the experiment's task files.
 """
@@ -10,32 +10,64 @@ from __future__ import annotations
 
 import html
 import json
+import math
 from pathlib import Path
 from typing import Any
 
 import ipywidgets as widgets
+import numpy as np
 import pandas as pd
 
+from hasbench import glossary
 from hasbench.runner import ExperimentError, load_experiment, load_store, select_tasks
 from hasbench.scenario import Scenario, ScenarioError
+from hasbench.trace import Trace
+from hasbench.widgets.episode_view import EpisodeView
 from hasbench.widgets.graph_viewer import GraphViewer
 from hasbench.widgets.trace_viewer import STYLE, TraceViewer
 
 SELECTORS = ("agent_model", "setting", "task_id", "seed")
-"""The results-table columns the dropdowns choose from, in display order."""
+"""The results columns that name one episode of a store."""
+TABLE_COLUMNS = {
+    "task_id": "task",
+    "setting": "setting",
+    "agent_model": "agent backend",
+    "seed": "seed",
+    "success": "success",
+    "task_score": "score",
+    "hir": "HIR",
+    "safe": "safe",
+    "error": "error",
+}
+"""Results column -> table heading, in display order."""
+QUICK_FILTERS = {
+    "all": "all episodes",
+    "rescued": "A1 failures rescued under A3",
+    "errors": "errors",
+    "unsafe": "unsafe",
+}
+"""Quick filter key -> button label (each label gets the number of matching episodes)."""
+PAGE_SIZE = 12
+"""Table rows per page."""
 
 
 class RunBrowser(widgets.VBox):
-    """A widget to browse a results store episode by episode.
+    """A widget to browse a results store: a summary table, then any episode in full.
 
-    Dropdowns choose the experiment (when ``results_dir`` holds several), the agent model,
-    the setting (the experiment cell, e.g. ``A3/full``), the task and the seed; the
-    episode's :class:`TraceViewer` and linked :class:`GraphViewer` open side by side. In
-    compare mode a second setting of the same task, model and seed is shown next to the
-    first, both moved by one slider over the trace's logical steps.
+    The table has one row per episode (task, setting, agent backend, seed, success, Task
+    Score, HIR, safety, error). Click a heading to sort by it (again to reverse), type in
+    the filter box to keep rows whose task, setting or backend contain the text, and use
+    the quick filters for the interesting cases: A1 failures rescued under A3, errors
+    (episodes that ended in error), unsafe episodes. Damaged records and traces are
+    skipped and named above the table. Clicking a row's task opens the episode below as an
+    :class:`EpisodeView` (trace and graph side by side). With *compare with* ticked, the
+    same task, backend and seed under a second setting opens next to it, both moved by one
+    slider over turns; opening a row under the *rescued* filter compares it with its A1 run.
 
     Attributes:
-        frame: the results table of the chosen experiment.
+        frame: the results table of the chosen experiment (as loaded).
+        rows: the table as shown (filtered and sorted).
+        columns: the results columns the table shows (seed only when there are several).
         viewer, graph_viewer: the open episode's widgets (None when nothing is open).
         compare_viewers: the two viewers of compare mode (empty otherwise).
         message: HTML that explains why nothing is shown, when so.
@@ -56,36 +88,62 @@ class RunBrowser(widgets.VBox):
         self.stores = stores
         self._scenarios: dict[str, dict[str, Scenario] | str] = {}
         self.frame = pd.DataFrame()
+        self.rows = pd.DataFrame()
+        self.sort_column, self.ascending = "task_id", True
+        self.page = 0
+        self.opened: pd.Series | None = None
         self.skipped: list[str] = []
         self.viewer: TraceViewer | None = None
         self.graph_viewer: GraphViewer | None = None
         self.compare_viewers: list[TraceViewer] = []
+        self._quiet = False
 
-        self.experiment = widgets.Dropdown(options=list(stores), description="experiment")
-        self.selectors = {
-            name: widgets.Dropdown(description=name.replace("_", " ")) for name in SELECTORS
-        }
-        self.compare = widgets.Checkbox(value=False, description="compare with")
-        self.other_setting = widgets.Dropdown(description="setting B")
+        wide = {"description_width": "initial"}
+        self.experiment = widgets.Dropdown(options=list(stores), description="experiment",
+                                           style=wide)  # fmt: skip
+        self.quick = widgets.ToggleButtons(options=[], style={"button_width": "auto"})
+        self.search = widgets.Text(
+            placeholder="task, setting or backend contains…", description="filter", style=wide,
+            continuous_update=True,
+        )  # fmt: skip
+        self.table = widgets.GridBox(layout=widgets.Layout(grid_gap="0px 6px"))
+        self.table.add_class("hb-results-table")
+        self.pager = widgets.HTML()
+        self.previous_page = widgets.Button(description="◀", layout=widgets.Layout(width="36px"))
+        self.next_page = widgets.Button(description="▶", layout=widgets.Layout(width="36px"))
+        self.previous_page.on_click(lambda _: self._turn_page(-1))
+        self.next_page.on_click(lambda _: self._turn_page(+1))
+        self.compare = widgets.Checkbox(value=False, description="compare with", style=wide,
+                                        indent=False)  # fmt: skip
+        self.other_setting = widgets.Dropdown(description="setting", style=wide)
         self.compare_slider = widgets.IntSlider(
-            value=0, min=0, max=0, description="step", layout=widgets.Layout(width="420px")
-        )
+            value=0, min=0, max=0, description="turn", tooltip=glossary.define("turn"),
+            layout=widgets.Layout(width="auto", flex="1 1 auto"),
+        )  # fmt: skip
         self.message = widgets.HTML()
         self.skipped_note = widgets.HTML()
-        self.body = widgets.Box()
-        controls = [
-            widgets.HBox([self.experiment, self.selectors["agent_model"]]),
-            widgets.HBox([self.selectors["setting"], self.selectors["task_id"]]),
-            widgets.HBox([self.selectors["seed"], self.compare, self.other_setting]),
-        ]
-        children = [widgets.HTML(STYLE), *controls, self.skipped_note, self.message, self.body]
-        super().__init__(children=children)
+        self.body = widgets.Box(layout=widgets.Layout(width="100%"))
+        top = [self.experiment] if len(stores) > 1 else []
+        super().__init__(
+            children=[
+                widgets.HTML(STYLE + _TABLE_STYLE),
+                widgets.HBox([*top, self.search], layout=widgets.Layout(flex_flow="row wrap")),
+                self.skipped_note,
+                self.quick,
+                self.table,
+                widgets.HBox([self.previous_page, self.pager, self.next_page]),
+                widgets.HBox([self.compare, self.other_setting]),
+                self.message,
+                self.body,
+            ]
+        )
         self.add_class("hb-run-browser")
-        self._loading = False
         self.experiment.observe(lambda _: self._load_experiment(), names="value")
-        for control in (*self.selectors.values(), self.compare, self.other_setting):
-            control.observe(lambda _: self._open(), names="value")
-        self.compare_slider.observe(lambda _: self._compare_step(), names="value")
+        self.quick.observe(lambda _: self._refresh(), names="value")
+        self.search.observe(lambda _: self._refresh(), names="value")
+        for control in (self.compare, self.other_setting):
+            control.observe(lambda _: self._reopen(), names="value")
+        self.compare_slider.observe(lambda _: self._compare_turn(), names="value")
         self._load_experiment()
 
     @property
@@ -93,20 +151,41 @@ class RunBrowser(widgets.VBox):
         """The chosen results store."""
         return self.stores[self.experiment.value]
 
+    # -- the table -------------------------------------------------------------------
+
+    def sort_by(self, column: str) -> None:
+        """Sort the table by a column; sorting by the same column again reverses it."""
+        if column not in TABLE_COLUMNS:
+            raise KeyError(f"unknown column {column!r}; known: {list(TABLE_COLUMNS)}")
+        if column == self.sort_column:
+            self.ascending = not self.ascending
+        else:
+            self.sort_column, self.ascending = column, True
+        self._refresh()
+
+    def open_row(self, index: int) -> None:
+        """Open the episode in row ``index`` of the shown table (0 = first row)."""
+        self._open(self.rows.iloc[index])
+
     def select(self, **values: Any) -> None:
-        """Set dropdowns by selector name (see ``SELECTORS``) and open the episode they name."""
+        """Open the episode named by results columns (see ``SELECTORS``).
+
+        Raises:
+            KeyError: an unknown column name.
+        """
         unknown = set(values) - set(SELECTORS)
         if unknown:
             raise KeyError(f"unknown selector(s) {sorted(unknown)}; known: {list(SELECTORS)}")
-        self._loading = True
-        try:
-            for name, value in values.items():
-                self.selectors[name].value = value
-        finally:
-            self._loading = False
-        self._open()
-
-    # -- loading ---------------------------------------------------------------------
+        match = self.frame
+        if self.opened is not None:  # unnamed columns stay as they are
+            values = {**{n: self.opened[n] for n in SELECTORS}, **values}
+        for name, value in values.items():
+            match = match[match[name] == value]
+        if not len(match):
+            chosen = ", ".join(f"{n}={v}" for n, v in values.items())
+            self._show(f"No episode in {self.store} for {chosen}.", [])
+            return
+        self._open(match.iloc[0])
 
     def _load_experiment(self) -> None:
         self.frame, damaged = load_store(self.store)
@@ -119,18 +198,101 @@ class RunBrowser(widgets.VBox):
             if damaged
             else ""
         )
-        self._loading = True
-        try:
-            for name, control in self.selectors.items():
-                options = sorted(self.frame[name].dropna().unique().tolist())
-                control.options = options
-                control.value = options[0] if options else None
-            settings = list(self.selectors["setting"].options)
-            self.other_setting.options = settings
-            self.other_setting.value = settings[-1] if settings else None
-        finally:
-            self._loading = False
-        self._open()
+        settings = sorted(self.frame["setting"].dropna().unique().tolist())
+        self.other_setting.options = settings
+        self.other_setting.value = settings[-1] if settings else None
+        self.opened = None
+        self._update_quick()
+        self._refresh()
+        self._show(f"{len(self.frame)} episodes: click a task in the table to open it.", [])
+
+    def _update_quick(self) -> None:
+        counts = {key: int(self._quick_mask(key).sum()) for key in QUICK_FILTERS}
+        options = [
+            (label if key == "all" else f"{label} ({counts[key]})", key)
+            for key, label in QUICK_FILTERS.items()
+        ]
+        current = self.quick.value or "all"
+        self.quick.options = options
+        self.quick.value = current
+        self.quick.tooltips = [
+            "every episode of the store",
+            "A3 episodes whose task failed under A1 with the same backend and seed",
+            "episodes that ended in error (a crash or a failed model call)",
+            "episodes whose final state or actions broke a safety rule",
+        ]
+
+    def _quick_mask(self, key: str) -> pd.Series:
+        frame = self.frame
+        if key == "errors":
+            return frame["error"].notna() | (frame["termination"] == "episode_error")
+        if key == "unsafe":
+            return (frame["safe"] == False) | (frame["action_safe"] == False)  # noqa: E712
+        if key == "rescued":
+            return pd.Series(
+                [key in _rescued(frame) for key in frame["key"]], index=frame.index, dtype=bool
+            )
+        return pd.Series(True, index=frame.index)
+
+    def _refresh(self) -> None:
+        """Filter, sort and draw the table (first page when the filter changed)."""
+        rows = self.frame[self._quick_mask(self.quick.value or "all")]
+        text = self.search.value.strip().lower()
+        if text:
+            haystack = rows["task_id"] + " " + rows["setting"] + " " + rows["agent_model"]
+            rows = rows[haystack.str.lower().str.contains(text, regex=False)]
+        self.rows = rows.sort_values(
+            self.sort_column, ascending=self.ascending, kind="stable", na_position="last",
+            key=_sort_key,
+        ).reset_index(drop=True)  # fmt: skip
+        pages = max(1, math.ceil(len(self.rows) / PAGE_SIZE))
+        self.page = min(self.page, pages - 1)
+        self._draw_table()
+
+    def _turn_page(self, delta: int) -> None:
+        pages = max(1, math.ceil(len(self.rows) / PAGE_SIZE))
+        self.page = min(max(self.page + delta, 0), pages - 1)
+        self._draw_table()
+
+    def _draw_table(self) -> None:
+        self.columns = columns = [
+            c for c in TABLE_COLUMNS if c != "seed" or self.frame["seed"].nunique() > 1
+        ]
+        cells: list[widgets.Widget] = []
+        for column in columns:
+            arrow = (" ▲" if self.ascending else " ▼") if column == self.sort_column else ""
+            heading = widgets.Button(
+                description=TABLE_COLUMNS[column] + arrow,
+                tooltip=glossary.define(column) or f"sort by {TABLE_COLUMNS[column]}",
+                layout=widgets.Layout(width="auto"),
+            )  # fmt: skip
+            heading.add_class("hb-heading")
+            heading.on_click(lambda _, c=column: self.sort_by(c))
+            cells.append(heading)
+        first = self.page * PAGE_SIZE
+        for position, (_, row) in enumerate(self.rows.iloc[first : first + PAGE_SIZE].iterrows()):
+            chosen = self.opened is not None and row["key"] == self.opened["key"]
+            task = widgets.Button(
+                description=str(row["task_id"]), tooltip="open this episode",
+                button_style="info" if chosen else "", layout=widgets.Layout(width="auto"),
+            )  # fmt: skip
+            task.add_class("hb-open")
+            task.on_click(lambda _, i=first + position: self.open_row(i))
+            cells.append(task)
+            for column in columns[1:]:
+                cells.append(widgets.HTML(_cell(column, row[column]), layout=_CELL))
+        self.table.children = cells
+        self.table.layout.grid_template_columns = " ".join(
+            "minmax(110px, max-content)" if c in ("task_id", "agent_model", "error") else "auto"
+            for c in columns
+        )
+        pages = max(1, math.ceil(len(self.rows) / PAGE_SIZE))
+        self.pager.value = (
+            f"<div class='hb-panel hb-muted'>&nbsp;page {self.page + 1} of {pages} · "
+            f"{len(self.rows)} of {len(self.frame)} episodes&nbsp;</div>"
+        )
+
+    # -- episodes --------------------------------------------------------------------
 
     def _scenario(self, task_id: str) -> Scenario | str:
         """The task of this store's experiment, or the reason it cannot be had."""
@@ -147,113 +309,177 @@ class RunBrowser(widgets.VBox):
             return found
         return found.get(task_id, f"task {task_id} is not in the experiment's task files")
 
-    def _row(self, setting: str) -> pd.Series | None:
-        chosen = {name: control.value for name, control in self.selectors.items()}
-        chosen["setting"] = setting
-        match = self.frame
-        for name, value in chosen.items():
-            match = match[match[name] == value]
-        return match.iloc[0] if len(match) else None
-
-    def _episode(self, row: pd.Series) -> tuple[TraceViewer | None, Scenario | str]:
-        """The viewer for one results row, and its scenario (or why there is none)."""
-        scenario = self._scenario(row["task_id"])
+    def _episode(self, row: pd.Series, compact: bool = False) -> EpisodeView | None:
+        """The trace and graph of one results row (None when the episode has no trace)."""
         if row["trace"] is None or pd.isna(row["trace"]):
-            return None, scenario
+            return None
+        scenario = self._scenario(row["task_id"])
         record = json.loads((self.store / "episodes" / f"{row['key']}.json").read_text())
         metrics = {**(record.get("metrics") or {}), **(record.get("process") or {})}
-        trace_path = self.store / row["trace"]
+        trace = Trace.read(self.store / row["trace"])
         title = f"{row['task_id']} · {row['setting']} · {row['agent_model']} · seed {row['seed']}"
-        viewer = TraceViewer(
-            trace_path, outcome=record.get("outcome"), metrics=metrics, title=title
-        )
-        if (
-            isinstance(scenario, Scenario)
-            and scenario.content_hash() != viewer.trace.header.scenario_hash
-        ):
-            scenario = (
-                f"task {row['task_id']} changed since this episode ran (content hash differs)"
-            )
-        return viewer, scenario
+        if isinstance(scenario, Scenario):
+            if scenario.content_hash() != trace.header.scenario_hash:
+                scenario = (
+                    f"task {row['task_id']} changed since this episode ran (content hash differs)"
+                )
+        view = EpisodeView(trace, scenario, outcome=record.get("outcome"), metrics=metrics,
+                           title=title)  # fmt: skip
+        if compact:
+            view.children = (view.children[1], view.children[0])
+            view.layout = widgets.Layout(flex_flow="column", width="100%")
+            for child in view.children:
+                child.layout = widgets.Layout(width="100%", min_width="0")
+            if view.graph is not None:
+                view.graph.add_class("hb-graph-compact")
+        return view
 
-    # -- showing ---------------------------------------------------------------------
+    def _open(self, row: pd.Series) -> None:
+        self.opened = row
+        if self.quick.value == "rescued" and row["agency"] == "A3":
+            a1 = self._partner(row, "A1")
+            if a1 is not None:
+                self._quiet = True
+                try:
+                    self.other_setting.value = a1["setting"]
+                    self.compare.value = True
+                finally:
+                    self._quiet = False
+        self._reopen()
+        self._draw_table()
 
-    def _open(self) -> None:
-        if self._loading:
+    def _reopen(self) -> None:
+        """Show the opened row, alone or compared with its other setting."""
+        if self._quiet:
             return
         self.viewer, self.graph_viewer, self.compare_viewers = None, None, []
         self.other_setting.disabled = not self.compare.value
-        first = self._row(self.selectors["setting"].value)
-        if first is None:
-            self._show(self._missing(self.selectors["setting"].value), [])
+        row = self.opened
+        if row is None:
             return
         if self.compare.value:
-            self._open_compare(first)
+            self._open_compare(row)
             return
         try:
-            viewer, scenario = self._episode(first)
+            view = self._episode(row)
         except (OSError, ValueError) as exc:  # changed on disk since the store was read
             self._show(f"This episode cannot be shown: {exc}", [])
             return
-        if viewer is None:
-            self._show(f"This episode failed and has no trace: {first['error']}", [])
+        if view is None:
+            self._show(f"This episode failed and has no trace: {row['error']}", [])
             return
-        self.viewer = viewer
-        self.graph_viewer, side = self._graph(viewer, scenario)
-        viewer.layout.width = "60%"
-        side.layout.width = "40%"
-        self._show("", [viewer, side])
+        self.viewer, self.graph_viewer = view.viewer, view.graph
+        self._show("", [view])
+
+    def _partner(self, row: pd.Series, agency: str) -> pd.Series | None:
+        same = self.frame[
+            (self.frame["task_id"] == row["task_id"])
+            & (self.frame["agent_model"] == row["agent_model"])
+            & (self.frame["seed"] == row["seed"])
+            & (self.frame["agency"] == agency)
+        ]
+        return same.iloc[0] if len(same) else None
 
     def _open_compare(self, first: pd.Series) -> None:
-        second = self._row(self.other_setting.value)
-        if second is None:
-            self._show(self._missing(self.other_setting.value), [])
+        match = self.frame[
+            (self.frame["task_id"] == first["task_id"])
+            & (self.frame["agent_model"] == first["agent_model"])
+            & (self.frame["seed"] == first["seed"])
+            & (self.frame["setting"] == self.other_setting.value)
+        ]
+        if not len(match):
+            self._show(
+                f"No episode of {first['task_id']} with {first['agent_model']}, seed "
+                f"{first['seed']} under {self.other_setting.value} in {self.store}.",
+                [],
+            )
             return
         columns = []
-        for row in (first, second):
+        for row in sorted((first, match.iloc[0]), key=lambda r: r["setting"]):
             try:
-                viewer, scenario = self._episode(row)
+                view = self._episode(row, compact=True)
             except (OSError, ValueError) as exc:  # changed on disk since the store was read
+                self.compare_viewers = []
                 self._show(f"{row['setting']}: this episode cannot be shown: {exc}", [])
                 return
-            if viewer is None:
+            if view is None:
                 self.compare_viewers = []
                 self._show(f"{row['setting']}: this episode failed: {row['error']}", [])
                 return
-            self.compare_viewers.append(viewer)
-            _, graph = self._graph(viewer, scenario)
-            columns.append(widgets.VBox([viewer, graph], layout=widgets.Layout(width="50%")))
+            self.compare_viewers.append(view.viewer)
+            view.layout.flex = "1 1 0"
+            view.layout.min_width = "0"
+            columns.append(view)
         last = max(v.rows[-1].step if v.rows else 0 for v in self.compare_viewers)
         self.compare_slider.max = last
         self.compare_slider.value = 0
-        self._compare_step()
-        self._show("", [widgets.VBox([self.compare_slider, widgets.HBox(columns)])])
-
-    @staticmethod
-    def _graph(
-        viewer: TraceViewer, scenario: Scenario | str
-    ) -> tuple[GraphViewer | None, widgets.Widget]:
-        """The episode's graph linked to its viewer, or a note saying why there is none."""
-        if isinstance(scenario, str):
-            note = widgets.HTML(f"<div class='hb-muted'>No graph: {html.escape(scenario)}</div>")
-            return None, note
-        graph = GraphViewer(scenario)
-        graph.link(viewer)
-        return graph, graph
-
-    def _compare_step(self) -> None:
-        for viewer in self.compare_viewers:
-            viewer.show_step(self.compare_slider.value)
-
-    def _missing(self, setting: str) -> str:
-        chosen = ", ".join(
-            f"{name}={setting if name == 'setting' else control.value}"
-            for name, control in self.selectors.items()
+        self._compare_turn()
+        pair = widgets.HBox(
+            columns, layout=widgets.Layout(width="100%", align_items="flex-start", grid_gap="12px")
         )
-        return f"No episode in {self.store} for {chosen}."
+        compared = widgets.VBox([self.compare_slider, pair], layout=widgets.Layout(width="100%"))
+        self._show("", [compared])
+
+    def _compare_turn(self) -> None:
+        for viewer in self.compare_viewers:
+            viewer.show_turn(self.compare_slider.value)
 
     def _show(self, message: str, children: list[widgets.Widget]) -> None:
         self.message.value = (
             f"<div class='hb-panel hb-muted'>{html.escape(message)}</div>" if message else ""
         )
         self.body.children = children
+
+
+_CELL = widgets.Layout(width="auto")
+_TABLE_STYLE = """<style>
+.hb-results-table {border-top: 1px solid #ccc; border-bottom: 1px solid #ccc;
+  align-items: center;}
+.hb-results-table .hb-heading {font-weight: bold;}
+.hb-results-table .widget-html-content {line-height: 1.2;}
+.hb-cell {font-family: sans-serif; font-size: 12px; white-space: nowrap; overflow: hidden;
+  text-overflow: ellipsis; max-width: 28em;}
+</style>"""
+
+
+def _cell(column: str, value: Any) -> str:
+    """One table cell as HTML (booleans as yes/no, numbers rounded, missing as –)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        text, css = "–", "hb-muted"
+    elif isinstance(value, bool | np.bool_):
+        text, css = ("yes", "hb-ok") if value else ("no", "hb-error")
+    elif isinstance(value, float):
+        text, css = f"{value:.2f}", ""
+    else:
+        text, css = str(value), "hb-error" if column == "error" else ""
+    title = html.escape(str(value), quote=True)
+    return f"<div class='hb-cell {css}' title='{title}'>{html.escape(text)}</div>"
+
+
+def _sort_key(values: pd.Series) -> pd.Series:
+    """Sort booleans and numbers as numbers and everything else as text."""
+    numbers = pd.to_numeric(values.astype(object).map(_as_number), errors="coerce")
+    if numbers.notna().sum() == values.notna().sum():
+        return numbers
+    return values.astype("string").str.lower()
+
+
+def _as_number(value: Any) -> float | None:
+    if isinstance(value, bool | np.bool_ | int | float | np.number):
+        return float(value)
+    return None
+
+
+def _rescued(frame: pd.DataFrame) -> set[str]:
+    """Keys of A3 episodes whose A1 run (same task, backend, seed) failed and that succeed."""
+    usable = frame[frame["error"].isna() & frame["success"].notna()]
+    failed = {
+        (r.task_id, r.agent_model, r.seed)
+        for r in usable[usable["agency"] == "A1"].itertuples()
+        if not r.success
+    }
+    return {
+        r.key
+        for r in usable[usable["agency"] == "A3"].itertuples()
+        if r.success and (r.task_id, r.agent_model, r.seed) in failed
+    }

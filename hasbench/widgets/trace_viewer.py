@@ -1,9 +1,14 @@
-"""TraceViewer: step through an episode's trace event by event.
+"""TraceViewer: go through an episode's trace event by event.
+
+Words as in ``docs/metrics.md``: an *event* is one trace record (the slider moves over
+events); a *turn* is one round of the episode (the trace field ``step``); a *step* is a
+participant's action, the unit of the Human Intervention Rate. Every metric shown carries
+its definition from ``docs/metrics.md`` as a tooltip.
 
 Everything that does not depend on the current position is computed once when the viewer
 is built: one :class:`EventRow` and its HTML per event, the lifecycle of every channel
 request, the state diffs of tool results and the outcome panel. Moving the slider only
-slices those lists and joins strings, so one step renders in a few milliseconds even for
+slices those lists and joins strings, so one move renders in a few milliseconds even for
 long traces (see ``benchmarks/widgets.py``).
 """
 
@@ -19,13 +24,15 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
+from hasbench import glossary
 from hasbench.trace import Event, Trace
 
 if TYPE_CHECKING:
     from hasbench.scenario import Scenario
 
-LOG_WINDOW = 12
-"""Events shown in the event log: the current one and those before it."""
+LOG_LIMIT = 400
+"""Events the log holds at most (the current one and those before it); filters reach the
+rest of very long traces."""
 REQUEST_WINDOW = 10
 """Channel requests shown in the lifecycle table: the most recent ones."""
 DIFF_WINDOW = 30
@@ -50,7 +57,27 @@ STYLE = """<style>
 .hb-agent {color: #2b4f87; font-weight: bold;}
 .hb-channel {color: white; border-radius: 3px; padding: 0 3px; font-size: 11px;}
 .hb-step {font-size: 14px; font-family: sans-serif;}
+.hb-log {max-height: 34vh; overflow-y: auto; display: flex; flex-direction: column-reverse;
+  border: 1px solid #ddd;}
+.hb-summary span {margin-right: 12px;}
+.hb-ok {color: #1b7f3b; font-weight: bold;}
+abbr[title] {text-decoration: underline dotted; cursor: help;}
+.hb-sticky {position: sticky; top: 0;}
+.hb-graph-compact .hb-graph-figure svg {max-height: 46vh;}
 </style>"""
+
+OUTCOME_KEYS = ("success", "task_score", "delivered", "safe")
+"""Outcome fields shown first, in this order."""
+SUMMARY = {
+    "success": "Pass@1",
+    "task_score": "Task Score",
+    "delivered": "delivered",
+    "safe": "safe",
+    "action_safe": "actions safe",
+    "hir": "HIR",
+    "steps": "steps",
+}
+"""What the always-visible summary line shows when it is known: column -> label."""
 
 
 @dataclass(frozen=True)
@@ -60,7 +87,7 @@ class EventRow:
     Attributes:
         index: position in the trace's event list.
         seq: the event's sequence number.
-        step: the trace's logical step.
+        step: the event's turn (the trace field ``step``).
         actor: who acted.
         actor_kind: "agent", "human" or None when the header does not say.
         type: the event type.
@@ -102,14 +129,18 @@ class _Request:
 
 
 class TraceViewer(widgets.VBox):
-    """A widget to step through a trace: slider and play, filters, and four panels.
+    """A widget to go through a trace event by event: slider and play, filters, panels.
 
-    Panels: the event log with the current event's arguments, results and errors; the
+    Always shown: a summary line (success, Task Score, delivery, safety, HIR, how it
+    ended), the current event with its arguments, results and errors, and the event log of
+    every event up to the current one (scrollable, newest at the bottom). In tabs: the
     channel requests with their lifecycle as of the current event; the state changes of
-    the current event and all changes so far; the episode's outcome and metrics.
+    the current event (for a tool call, those of its result) and all changes so far; the
+    outcome and every metric, each with its definition as a tooltip.
 
-    The panels are ``ipywidgets.HTML`` attributes (``position_html``, ``events_html``,
-    ``channels_html``, ``diff_html``, ``outcome_html``) whose ``.value`` is what is shown.
+    The panels are ``ipywidgets.HTML`` attributes (``summary_html``, ``position_html``,
+    ``events_html``, ``channels_html``, ``diff_html``, ``outcome_html``) whose ``.value`` is
+    what is shown.
 
     Args:
         trace: a :class:`~hasbench.trace.Trace` or the path of a JSONL trace file.
@@ -147,27 +178,31 @@ class TraceViewer(widgets.VBox):
             for e in self.trace.events
             if e.type == "tool_result" and e.payload.diff
         ]
+        self._results = {e.payload.call_id: e for e in self.trace.events if e.type == "tool_result"}
         self._diff_seqs = [d[0] for d in self._diffs]
         self._request_order = sorted(self.requests.values(), key=lambda r: r.seq)
         self._request_seqs = [r.seq for r in self._request_order]
         self._callbacks: list[Callable[[EventRow | None], None]] = []
         self.visible: list[int] = list(range(len(self.rows)))
 
+        wide = {"description_width": "initial"}
         self.participant = widgets.Dropdown(
             options=[ALL, *header.participants] if header.participants else [ALL],
-            description="participant",
-        )
+            description="participant", style=wide,
+        )  # fmt: skip
         self.event_type = widgets.Dropdown(
-            options=[ALL, *sorted({r.type for r in self.rows})], description="event type"
-        )
+            options=[ALL, *sorted({r.type for r in self.rows})], description="event type",
+            style=wide,
+        )  # fmt: skip
         self.channel = widgets.Dropdown(
             options=[ALL, "clarification", "feedback", "control", NO_CHANNEL],
-            description="channel",
-        )
+            description="channel", style=wide,
+        )  # fmt: skip
         last = max(len(self.rows) - 1, 0)
         self.slider = widgets.IntSlider(
             value=0, min=0, max=last, description="event", continuous_update=True, readout=False,
-            layout=widgets.Layout(width="420px"),
+            layout=widgets.Layout(width="auto", flex="1 1 auto", min_width="160px"),
+            tooltip=glossary.define("event"),
         )  # fmt: skip
         self.play = widgets.Play(value=0, min=0, max=last, interval=600, description="play")
         widgets.link((self.play, "value"), (self.slider, "value"))
@@ -182,15 +217,18 @@ class TraceViewer(widgets.VBox):
         self.channels_html = widgets.HTML()
         self.diff_html = widgets.HTML()
         self.outcome_html = widgets.HTML(_outcome_html(self.trace, outcome, metrics))
+        self.summary_html = widgets.HTML(_summary_line(self.trace, outcome, metrics))
         heading = title if title is not None else _title(self.trace)
         tabs = widgets.Tab(children=[self.channels_html, self.diff_html, self.outcome_html])
         for i, name in enumerate(("channels", "state diff", "outcome & metrics")):
             tabs.set_title(i, name)
+        wrap = widgets.Layout(flex_flow="row wrap")
         super().__init__(
             children=[
                 widgets.HTML(STYLE + f"<div class='hb-panel'><b>{html.escape(heading)}</b></div>"),
+                self.summary_html,
                 widgets.HBox([self.play, self.previous, self.slider, self.next]),
-                widgets.HBox([self.participant, self.event_type, self.channel]),
+                widgets.HBox([self.participant, self.event_type, self.channel], layout=wrap),
                 self.position_html,
                 self.events_html,
                 tabs,
@@ -222,10 +260,10 @@ class TraceViewer(widgets.VBox):
         self._callbacks.append(callback)
         callback(self.current)
 
-    def show_step(self, step: int) -> None:
-        """Move to the last shown event at or before the trace's logical ``step``."""
-        steps = [self.rows[i].step for i in self.visible]
-        self.slider.value = max(bisect.bisect_right(steps, step) - 1, 0)
+    def show_turn(self, turn: int) -> None:
+        """Move to the last shown event at or before ``turn`` (the trace field ``step``)."""
+        turns = [self.rows[i].step for i in self.visible]
+        self.slider.value = max(bisect.bisect_right(turns, turn) - 1, 0)
 
     def show_seq(self, seq: int) -> None:
         """Move to the last shown event with sequence number at most ``seq``."""
@@ -251,6 +289,9 @@ class TraceViewer(widgets.VBox):
                 if request.target is None and e.type == "channel_status" and e.target:
                     request.target = e.target
                 request.entries.append((e.seq, e.step, _lifecycle_entry(e)))
+        from hasbench.metrics import initiative_coding
+
+        coding = {turn["seq"]: turn for turn in initiative_coding(self.trace)}
         rows = []
         for index, e in enumerate(events):
             rid = getattr(e.payload, "request_id", None)
@@ -264,7 +305,8 @@ class TraceViewer(widgets.VBox):
                     index=index, seq=e.seq, step=e.step, actor=e.actor,
                     actor_kind=kinds.get(e.actor), type=e.type, channel=e.channel,
                     target=target, request_id=rid,
-                    summary=_summary(e, target, kinds), detail=_detail(e, partner),
+                    summary=_summary(e, target, kinds) + _initiative_badge(coding.get(e.seq)),
+                    detail=_detail(e, partner),
                 )
             )  # fmt: skip
         return rows
@@ -309,27 +351,36 @@ class TraceViewer(widgets.VBox):
 
     def _position(self, row: EventRow) -> str:
         term = self.trace.termination
-        end = f" · ended at step {term.step}: {term.reason}" if term is not None else ""
+        end = f" · ended in turn {term.step}: {term.reason}" if term is not None else ""
         return (
-            f"<div class='hb-step'>Event <b class='hb-event-number'>{self.slider.value + 1}</b>"
-            f" of {len(self.visible)} shown · step <b class='hb-step-number'>{row.step}</b>"
+            f"<div class='hb-step'>{_term('Event', 'event')} "
+            f"<b class='hb-event-number'>{self.slider.value + 1}</b> of {len(self.visible)} "
+            f"shown · {_term('turn', 'turn')} <b class='hb-turn-number'>{row.step}</b>"
             f" · seq {row.seq}<span class='hb-muted'>{html.escape(end)}</span></div>"
         )
 
     def _events(self, row: EventRow) -> str:
+        """The current event in full, then the log of every shown event up to it."""
         position = self.slider.value
-        start = max(0, position - LOG_WINDOW + 1)
-        lines = []
-        for i in self.visible[start:position]:
-            r = self.rows[i]
-            lines.append(f"<tr><td>{r.step}</td><td>{r.summary}</td></tr>")
-        lines.append(
-            f"<tr class='hb-current'><td>{row.step}</td><td>{row.summary}{row.detail}</td></tr>"
+        start = max(0, position - LOG_LIMIT + 1)
+        lines = [
+            f"<tr><td>{self.rows[i].step}</td><td>{self.rows[i].summary}</td></tr>"
+            for i in self.visible[start:position]
+        ]
+        lines.append(f"<tr class='hb-current'><td>{row.step}</td><td>{row.summary}</td></tr>")
+        earlier = (
+            f"<div class='hb-muted'>{start} earlier events: choose a participant, type or "
+            f"channel above to see them</div>"
+            if start
+            else ""
         )
-        earlier = f"<div class='hb-muted'>{start} earlier events</div>" if start else ""
+        later = len(self.visible) - position - 1
+        after = f"<div class='hb-muted'>{later} later events</div>" if later else ""
         return (
-            f"<div class='hb-panel hb-events'>{earlier}<table><tr><th>step</th>"
-            f"<th>event</th></tr>{''.join(lines)}</table></div>"
+            f"<div class='hb-panel hb-events'><div class='hb-now'>{row.summary}{row.detail}"
+            f"</div><div class='hb-log'><div>{earlier}<table><tr><th>{_term('turn', 'turn')}"
+            f"</th><th>event log ({position + 1} so far)</th></tr>{''.join(lines)}</table>"
+            f"{after}</div></div></div>"
         )
 
     def _channels(self, row: EventRow) -> str:
@@ -355,19 +406,31 @@ class TraceViewer(widgets.VBox):
         )
         return (
             f"<div class='hb-panel hb-channels'>{earlier}<table><tr><th>request</th>"
-            f"<th>channel</th><th>who asked whom</th><th>step</th><th>lifecycle</th></tr>"
+            f"<th>channel</th><th>who asked whom</th><th>{_term('turn', 'turn')}</th>"
+            f"<th>lifecycle</th></tr>"
             f"{''.join(lines)}</table></div>"
         )
 
     def _diff(self, row: EventRow) -> str:
         event = self.trace.events[row.index]
-        here = event.payload.diff if event.type == "tool_result" else None
+        result = event
+        if event.type == "tool_call":  # the change is recorded on the call's result
+            result = self._results.get(event.payload.call_id, event)
+        here = result.payload.diff if result.type == "tool_result" else None
         parts = ["<div class='hb-panel hb-diff'>"]
         if here:
-            parts.append(f"<b>This event ({html.escape(event.payload.name)})</b>")
-            parts.append(_diff_table([(d, row.step) for d in here]))
+            which = "This event" if result is event else "This call (its result, below)"
+            parts.append(f"<b>{which}: {html.escape(result.payload.name)}</b>")
+            parts.append(_diff_table([(d, result.step) for d in here]))
+        elif event.type in ("tool_call", "tool_result"):
+            failed = result.type == "tool_result" and result.payload.error
+            why = "it failed" if failed else "it only read"
+            parts.append(f"<div class='hb-muted'>This call changed no state ({why}).</div>")
         else:
-            parts.append("<div class='hb-muted'>This event changes no state.</div>")
+            parts.append(
+                f"<div class='hb-muted'>A {html.escape(event.type)} event changes no state; "
+                f"only tool calls do.</div>"
+            )
         merged: dict[str, tuple[Any, Any, int]] = {}
         for _, step, _, _, diff in self._diffs[: bisect.bisect_right(self._diff_seqs, row.seq)]:
             for d in diff:
@@ -465,6 +528,14 @@ def _summary(e: Event, target: str | None, kinds: Mapping[str, str]) -> str:
     return f"<span class='hb-type'>[{html.escape(e.type)}]</span> {text}"
 
 
+def _initiative_badge(turn: Mapping[str, Any] | None) -> str:
+    """The turn's initiative code (docs/metrics.md, Initiative Entropy), its reason on hover."""
+    if turn is None:
+        return ""
+    word = "initiative" if turn["initiative"] else "responsive"
+    return f" <span class='hb-muted' title='{html.escape(turn['reason'])}'>· {word}</span>"
+
+
 def _field(name: str, value: Any, css: str = "") -> str:
     text = value if isinstance(value, str) else _json(value)
     cls = f" class='{css}'" if css else ""
@@ -511,7 +582,7 @@ def _detail(e: Event, partner: Event | None) -> str:
 def _lifecycle_entry(e: Event) -> str:
     """One line of a request's lifecycle: status, answer or decision, with the step."""
     p = e.payload
-    at = f"<span class='hb-muted'>step {e.step}</span>"
+    at = f"<span class='hb-muted'>turn {e.step}</span>"
     if e.type == "channel_request":
         return f"{at} requested: {html.escape(_cut(p.content))}"
     if e.type == "channel_status":
@@ -531,34 +602,78 @@ def _diff_table(changes: list[tuple[dict[str, Any], int]]) -> str:
         for d, step in changes
     ]
     return (
-        "<table><tr><th>path</th><th>before</th><th>after</th><th>step</th></tr>"
-        f"{''.join(lines)}</table>"
+        f"<table><tr><th>path</th><th>before</th><th>after</th><th>{_term('turn', 'turn')}"
+        f"</th></tr>{''.join(lines)}</table>"
     )
 
 
 def _outcome_html(trace: Trace, outcome: Any, metrics: Mapping[str, Any] | None) -> str:
-    """The outcome and metrics panel (static)."""
+    """The outcome and metrics panel (static); each name carries its definition."""
     term = trace.termination
     parts = ["<div class='hb-panel hb-outcome'>"]
     if term is not None:
         detail = f" ({html.escape(term.detail)})" if term.detail else ""
         parts.append(
-            f"<div>Termination: <b>{html.escape(term.reason)}</b> at step {term.step}{detail}</div>"
+            f"<div>{_term('Termination', 'termination')}: <b>{html.escape(term.reason)}</b> "
+            f"in turn {term.step}{detail}</div>"
         )
     values = _as_mapping(outcome)
     if values:
-        keys = ["success", "task_score", "delivered", "safe", "dimensions", "safety_violations"]
+        keys = [*OUTCOME_KEYS, "dimensions", "safety_violations"]
         rows = [(k, values[k]) for k in keys if k in values]
         if values.get("env_diff"):
-            rows.append(("env_diff (vs gold)", values["env_diff"]))
+            rows.append(("env_diff", values["env_diff"]))
         parts.append("<b>Outcome</b>" + _kv_table(rows))
     else:
         parts.append("<div class='hb-muted'>No outcome: give a scenario or an outcome.</div>")
     if metrics:
-        rows = [(k, v) for k, v in sorted(metrics.items()) if v is not None]
+        rows = [
+            (k, v)
+            for k, v in sorted(metrics.items())
+            if v is not None and not k.endswith(("_evidence", "_missing"))
+        ]
         parts.append("<b>Metrics</b>" + _kv_table(rows))
     parts.append("</div>")
     return "".join(parts)
+
+
+def _summary_line(trace: Trace, outcome: Any, metrics: Mapping[str, Any] | None) -> str:
+    """One always-visible line: success, score, delivery, safety, HIR, steps, ending."""
+    values = {**(dict(metrics) if metrics else {}), **_as_mapping(outcome)}
+    items = []
+    for key, label in SUMMARY.items():
+        value = values.get(key)
+        if value is None or (isinstance(value, float) and value != value):
+            continue
+        if isinstance(value, bool):
+            css = "hb-ok" if value else "hb-error"
+            shown = f"<span class='{css}'>{'yes' if value else 'no'}</span>"
+        else:
+            shown = f"<b>{_number(value)}</b>"
+        items.append(f"<span>{_term(label, key)}: {shown}</span>")
+    term = trace.termination
+    if term is not None:
+        items.append(
+            f"<span>ended: <b>{html.escape(term.reason)}</b> in {_term('turn', 'turn')} "
+            f"{term.step}</span>"
+        )
+    people = trace.header.people or {}
+    if people:
+        played = ", ".join(f"{h} ({i})" for h, i in sorted(people.items()))
+        items.append(f"<span>played by a person: <b>{html.escape(played)}</b></span>")
+    return f"<div class='hb-panel hb-summary'>{''.join(items)}</div>"
+
+
+def _term(text: str, name: str) -> str:
+    """``text`` with the definition of ``name`` from docs/metrics.md as its tooltip."""
+    definition = glossary.define(name)
+    if definition is None:
+        return html.escape(text)
+    return f"<abbr title='{html.escape(definition, quote=True)}'>{html.escape(text)}</abbr>"
+
+
+def _number(value: Any) -> str:
+    return f"{value:.3f}" if isinstance(value, float) else html.escape(str(value))
 
 
 def _as_mapping(value: Any) -> dict[str, Any]:
@@ -572,9 +687,12 @@ def _as_mapping(value: Any) -> dict[str, Any]:
 
 
 def _kv_table(rows: list[tuple[str, Any]]) -> str:
+    """Name (readable title with tooltip, and the column name) and value, one row each."""
     cells = []
     for key, value in rows:
         text = f"{value:.3f}" if isinstance(value, float) else _json(value)
         css = " class='hb-error'" if value is False else ""
-        cells.append(f"<tr><td>{html.escape(key)}</td><td{css}>{html.escape(_cut(text))}</td></tr>")
+        name = glossary.title(key)
+        label = _term(name, key) + (f" <code>{html.escape(key)}</code>" if name != key else "")
+        cells.append(f"<tr><td>{label}</td><td{css}>{html.escape(_cut(text))}</td></tr>")
     return f"<table>{''.join(cells)}</table>"

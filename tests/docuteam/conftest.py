@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
+from ipykernel.kernelspec import install
+from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 
 from hasbench.docuteam import ManualClock, Session, SessionConfig
 from hasbench.docuteam.demo import DEMOS
@@ -32,3 +35,13 @@ def make_session(tmp_path: Path | None = None, **config) -> Session:
 @pytest.fixture
 def workshop_session(tmp_path) -> Session:
     return make_session(tmp_path)
+
+
+@pytest.fixture(scope="session")
+def hasbench_kernel() -> str:
+    """Register the ``hasbench`` Jupyter kernel in this environment if it is missing."""
+    try:
+        KernelSpecManager().get_kernel_spec("hasbench")
+    except NoSuchKernel:
+        install(kernel_name="hasbench", prefix=sys.prefix)
+    return "hasbench"

@@ -130,11 +130,15 @@ def test_too_few_participants_is_a_data_error(example):
         analyze(dataclasses.replace(example, frame=frame))
 
 
-EXPECTED_FILES = {
-    f"{stem}.{ext}"
-    for stem in ("results", "results_raw", "table2", "agreement", "power")
-    for ext in ("csv", "md", "tex")
-} | {"figure3.png", "figure4.png", "figure5.png", "figure8.png", "analysis.json"}
+EXPECTED_FILES = (
+    {
+        f"{stem}.{ext}"
+        for stem in ("results", "results_raw", "table2", "agreement", "power")
+        for ext in ("csv", "md", "tex")
+    }
+    | {f"figure{n}.{ext}" for n in (3, 4, 5, 8) for ext in ("png", "pdf")}
+    | {"analysis.json"}
+)
 
 
 def check_outputs(out_dir, synthetic: bool) -> dict:
@@ -151,11 +155,14 @@ def check_outputs(out_dir, synthetic: bool) -> dict:
             image = imread(path)
             assert image.shape[0] > 400 and image.shape[1] > 1000
             continue
+        if name.endswith(".pdf"):
+            assert path.read_bytes()[:5] == b"%PDF-"
+            continue
         text = path.read_text()
         assert (SYNTHETIC_NOTE in text) is synthetic, name
     table = (out_dir / "table2.csv").read_text().splitlines()
     header = table[1] if synthetic else table[0]
-    assert header == "Metric,DocuTeam,Baseline,Test"
+    assert header == "Metric,DocuTeam,Baseline,Test,Sig."
     assert "Steering msgs." in (out_dir / "table2.md").read_text()
     assert "\\begin{table}" in (out_dir / "table2.tex").read_text()
     return manifest

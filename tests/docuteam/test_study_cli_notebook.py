@@ -1,32 +1,23 @@
 import json
-import sys
 from pathlib import Path
 
 import nbformat
 import papermill
 import pytest
-from ipykernel.kernelspec import install
-from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 
 from hasbench.cli import main
 from hasbench.docuteam.study import generate_example, write_study
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "docuteam_user_study.ipynb"
-ARTIFACTS = {
-    f"{stem}.{ext}"
-    for stem in ("results", "results_raw", "table2", "agreement", "power")
-    for ext in ("csv", "md", "tex")
-} | {"figure3.png", "figure4.png", "figure5.png", "figure8.png", "analysis.json"}
-
-
-@pytest.fixture(scope="module")
-def hasbench_kernel():
-    """Register the ``hasbench`` Jupyter kernel in this environment if it is missing."""
-    try:
-        KernelSpecManager().get_kernel_spec("hasbench")
-    except NoSuchKernel:
-        install(kernel_name="hasbench", prefix=sys.prefix)
-    return "hasbench"
+ARTIFACTS = (
+    {
+        f"{stem}.{ext}"
+        for stem in ("results", "results_raw", "table2", "agreement", "power")
+        for ext in ("csv", "md", "tex")
+    }
+    | {f"figure{n}.{ext}" for n in (3, 4, 5, 8) for ext in ("png", "pdf")}
+    | {"analysis.json"}
+)
 
 
 def broken_csv(tmp_path) -> Path:
@@ -47,7 +38,7 @@ def test_cli_writes_example_and_analyses_it(tmp_path, capsys):
     out = tmp_path / "out"
     assert main(["study", "analyze", str(data), "--out", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert "synthetic" in printed and f"wrote 20 files to {out}" in printed
+    assert "synthetic" in printed and f"wrote 24 files to {out}" in printed
     assert {p.name for p in out.iterdir()} == ARTIFACTS
 
 
@@ -79,7 +70,10 @@ def test_notebook_runs_on_the_example_and_writes_every_artifact(tmp_path, hasben
     assert manifest["synthetic"] is True and manifest["seed"] == 0
     text = json.dumps([c.get("outputs", []) for c in result.cells])
     assert "SYNTHETIC EXAMPLE DATA" in text and "Steering msgs." in text
-    assert text.count("image/png") >= 4
+    assert "Steering msgs.*" not in text and "Sig." in text  # stars in their own column
+    assert "0.780381" not in text and "Weighted \\u03ba" in text  # rounded, readable names
+    assert "blank level0" not in text and " at 0x" not in text  # no index, no raw reprs
+    assert text.count("data:image/png;base64,") == 4
 
 
 @pytest.mark.slow

@@ -59,3 +59,31 @@ def test_run_notes_count_the_episodes_in_error_by_kind():
         "every number, and the next run retries them."
     ]
     assert common.run_notes(frame.iloc[:1]) == []
+
+
+def test_a_figure_is_written_as_png_and_pdf_only_with_labelled_axes(tmp_path):
+    from matplotlib.figure import Figure
+
+    fig = Figure()
+    left, right = fig.subplots(1, 2)
+    left.bar([0, 1], [1, 2])
+    left.set_xlabel("agent")
+    left.set_ylabel("Pass@1 (%)")
+    image = right.imshow([[0, 1]])
+    right.set_title("grid")
+    fig.colorbar(image, ax=right, label="Task Score (%)")
+    with pytest.raises(ValueError, match="figure f: axes without a label in grid"):
+        common.save_figure(fig, tmp_path, "f")
+    assert not list(tmp_path.iterdir())
+    right.set_xlabel("setting")
+    right.set_ylabel("pattern")
+    png, pdf = common.save_figure(fig, tmp_path, "f")
+    assert png.read_bytes().startswith(b"\x89PNG") and pdf.read_bytes().startswith(b"%PDF")
+
+
+def test_figure_ticks_name_models_and_the_stand_in_mark_is_said_once():
+    labels = [common.model_label(m) for m in ("scripted:strong", "openai/gpt-4.1")]
+    assert common.tick_labels(labels) == (
+        ["scripted:strong", "openai/gpt-4.1"], common.STANDIN_FOOTNOTE,
+    )  # fmt: skip
+    assert common.tick_labels(["openai/gpt-4.1"]) == (["openai/gpt-4.1"], None)

@@ -133,3 +133,24 @@ def test_run_with_a_language_model_agent_is_labelled_as_the_model(tmp_path, monk
     assert out["notes"] == []  # no stand-in note for a real model string
     table4 = pd.read_csv(tmp_path / "fig" / "table4.csv")
     assert table4["model"].tolist() == [model]
+
+
+def test_no_process_metric_is_constant_across_the_offline_grid(tmp_path):
+    from hasbench.experiments.common import execute, make_client
+    from hasbench.experiments.defaults import OFFLINE_AGENTS
+    from hasbench.participants.standin import PRESETS
+
+    standins = [
+        "scripted:standin?" + "&".join(f"{k}={v}" for k, v in vars(profile).items())
+        for profile in PRESETS.values()
+    ]
+    agents = list(dict.fromkeys([*OFFLINE_AGENTS, *standins]))
+    grid = rq1.experiment(agents, domains=["mock"], max_tasks_per_domain=10)
+    _, results = execute(grid, tmp_path / "res", make_client(grid), progress=False)
+    cells = rq1.process_table(results)
+    assert len(cells) == 2 * len(agents)
+    for metric in ("hir", "h_init", "h_init_judged", "asr", "cqs", "fur", "crj"):
+        values = cells[metric].dropna().round(6)
+        assert values.nunique() > 1, f"{metric} is constant across the grid: {values.tolist()}"
+    # the careful and the careless agents differ in action safety, A1 has no human step
+    assert (cells[cells["agency"] == "A1"]["hir"] == 0).all()

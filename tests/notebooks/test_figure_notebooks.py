@@ -76,6 +76,8 @@ def test_committed_figure_notebooks_are_thin_parameterized_and_stripped():
         # the episodes that ended in error are listed right after the run
         ran = next(i for i, c in enumerate(code) if ".run(" in c.source)
         assert 'error_rows(out["results"])' in code[ran + 1].source, name
+        assert ".plan(" in code[1].source  # the work ahead, before the run
+        assert "report.glossary(" in code[-1].source
 
 
 def test_rq2_figure2_cells_tasks_and_a4_lists(done):
@@ -160,6 +162,32 @@ def test_robustness_tables(done):
     assert shifts.groupby("metric")["largest"].any().all()
 
 
+@pytest.mark.parametrize(
+    "notebook", ["rq2_agency", "rq3_channels_by_pattern", "rq4_personas",
+                 "robustness_user_simulator"],
+)  # fmt: skip
+def test_every_executed_figure_notebook_reads_as_a_report(done, notebook):
+    executed = done["root"] / "executed" / f"{notebook}.ipynb"
+    nb = nbformat.read(executed, as_version=4)
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    plain = "\n".join(str(o.get("text", "")) + o.get("data", {}).get("text/plain", "")
+                      for o in outputs)  # fmt: skip
+    assert re.search(r"Plan\. [\w-]+: \d+ episodes \(\d+ tasks? × ", plain)  # the work ahead
+    assert re.search(r"Ran \d+ of \d+ episodes", plain)  # the run in one sentence
+    assert not re.search(r" at 0x[0-9a-f]+>|RunSummary\(|Plan\(", plain)  # no raw reprs
+    html = [o["data"]["text/html"] for o in outputs if "text/html" in o.get("data", {})]
+    tables = [h for h in html if "<table" in h]
+    assert tables and all("blank level0" not in t and "**" not in t for t in tables)  # no index
+    for i, cell in enumerate(nb.cells):  # every figure is embedded and has a caption below it
+        if any("data:image/png;base64," in o.get("data", {}).get("text/html", "")
+               for o in cell.get("outputs", [])):  # fmt: skip
+            assert nb.cells[i + 1].source.startswith("**Figure"), (notebook, i)
+    glossary = nb.cells[-1].outputs[0]["data"]["text/markdown"]
+    assert glossary.startswith("**Glossary**") and "(../docs/metrics.md#" in glossary
+    report = executed.with_suffix(".html").read_text(encoding="utf-8")
+    assert "data:image/png;base64," in report and "Glossary" in report
+
+
 def test_index_links_every_table_and_figure_with_what_produced_it(done):
     page = done["index"].read_text()
     links = set(re.findall(r'(?:href|src)="([^"]+)"', page))
@@ -195,14 +223,20 @@ def test_a_rerun_of_the_notebook_with_a_warm_cache_makes_no_model_calls(tmp_path
     params.update(output_dir=str(tmp_path / "second"), results_dir=str(tmp_path / "r2"))
     run_notebook("rq2", params, output_dir=tmp_path / "executed", progress=False)
     second = json.loads((tmp_path / "second" / "manifest.json").read_text())
-    assert second["model_calls"] == 0 and second["cache_hits"] == first["model_calls"]
-    assert second["errors"] == 0 and second["episodes_run"] == first["episodes_run"]
+    assert second["model_calls"] == 0 and 0 < second["cache_hits"] < first["model_calls"]
+    # The notebook's plan cell ran one episode (from the cache too) and stored it: the run
+    # skipped it, and every episode of the grid is in the results without an error.
+    assert second["errors"] == 0 and second["episodes"] == first["episodes"]
+    assert second["episodes_run"] == first["episodes_run"] - 1
 
 
 def test_cli_notebook_all_runs_every_figure_notebook(monkeypatch, capsys):
     seen = []
     monkeypatch.setattr(
-        figures_index, "run_all", lambda parameters, out: seen.append((parameters, out)) or "ix"
-    )
+        figures_index, "run_all",
+        lambda parameters, out, progress: seen.append((parameters, out, progress)) or "ix",
+    )  # fmt: skip
     assert main(["notebook", "all", "-p", "seed", "3"]) == 0
-    assert seen == [({"seed": 3}, None)] and capsys.readouterr().out.strip() == "ix"
+    assert seen == [({"seed": 3}, None, True)] and capsys.readouterr().out.strip() == "ix"
+    assert main(["notebook", "all", "--quiet"]) == 0
+    assert seen[-1] == ({}, None, False)

@@ -1,15 +1,17 @@
+import re
 import subprocess
 import sys
 
 import nbformat
 import pandas as pd
+import papermill
 import pytest
 from jupyter_client.kernelspec import KernelSpecManager
 
 from hasbench.experiments.common import model_label
 from hasbench.experiments.defaults import OFFLINE_AGENTS
 from hasbench.paths import REPO_ROOT
-from hasbench.runner import run_notebook
+from hasbench.runner import ExperimentError, registered_notebooks, run_notebook
 
 NOTEBOOK = REPO_ROOT / "notebooks" / "rq1_value_of_participation.ipynb"
 
@@ -32,22 +34,45 @@ def test_committed_notebook_is_thin_and_stripped():
         assert f"{name} =" in code[0].source
     assert all(not c.outputs and c.execution_count is None for c in code)
     assert sum(len(c.source.splitlines()) for c in code) < 40  # logic lives in hasbench
+    markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    assert "**Figure.**" in markdown  # a caption cell under the figure
+    assert "report.glossary(" in code[-1].source
+
+
+@pytest.mark.parametrize("name", sorted(registered_notebooks()))
+def test_every_parameter_of_the_parameters_cell_is_seen_by_papermill(name):
+    path = registered_notebooks()[name]
+    nb = nbformat.read(path, as_version=4)
+    (cell,) = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    assigned = re.findall(r"^(\w+) =", cell.source, flags=re.MULTILINE)
+    assert list(papermill.inspect_notebook(str(path))) == assigned
+
+
+def test_an_unknown_parameter_is_an_error_naming_the_known_ones(tmp_path):
+    with pytest.raises(ExperimentError, match="no parameter 'max_tasks'.*max_tasks_per_domain"):
+        run_notebook("rq1", {"max_tasks": 2}, output_dir=tmp_path)
 
 
 @pytest.mark.slow
-def test_notebook_runs_with_tiny_parameters_and_writes_its_artifacts(tmp_path):
-    out, results = tmp_path / "figures", tmp_path / "results"
-    executed = run_notebook(
-        "rq1",
-        {
-            "domains": ["mock", "retail"],
-            "max_tasks_per_domain": 2,
-            "output_dir": str(out),
-            "results_dir": str(results),
-        },
-        output_dir=tmp_path / "executed",
-        progress=False,
-    )
+def test_hasbench_notebook_shows_progress_and_writes_a_readable_report(tmp_path):
+    out, results, executed_dir = tmp_path / "figures", tmp_path / "results", tmp_path / "run"
+    done = subprocess.run(
+        [sys.executable, "-m", "hasbench.cli", "notebook", "rq1",
+         "-p", "domains", "[mock, retail]", "-p", "max_tasks_per_domain", "2",
+         "-p", "output_dir", str(out), "-p", "results_dir", str(results),
+         "--output-dir", str(executed_dir)],
+        capture_output=True, text=True, timeout=300, cwd=REPO_ROOT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    terminal = done.stderr
+    assert "cell 1 of 10: agent_models" in terminal and "cell 10 of 10: report.glossary" in terminal
+    assert re.search(r"Plan\. rq1: 16 episodes \(4 tasks × 2 agent backends × 2 settings × "
+                     r"1 seed\); 0 already in the results store\. Timed one episode per "
+                     r"backend \(scripted:strong \d+ ms, scripted:weak \d+ ms\): the other 14 "
+                     r"should take about", terminal)  # fmt: skip
+    assert "rq1: 100%" in terminal and "14/14" in terminal  # the live bar of the run
+    executed = executed_dir / NOTEBOOK.name
+    assert f"executed notebook: {executed}" in done.stdout
     for name in ("table4", "macro_deltas", "safety_c", "rescue"):
         for ext in ("csv", "md", "tex"):
             assert (out / f"{name}.{ext}").stat().st_size > 0, f"{name}.{ext}"
@@ -59,9 +84,18 @@ def test_notebook_runs_with_tiny_parameters_and_writes_its_artifacts(tmp_path):
     episodes = len(OFFLINE_AGENTS) * 2 * 2 * 2  # agents × domains × tasks × {A1, A3}
     assert len(list((results / "episodes").glob("*.json"))) == episodes
     nb = nbformat.read(executed, as_version=4)
-    text = "\n".join(
-        str(o.get("text", "")) + str(o.get("data", {}).get("text/markdown", ""))
-        for c in nb.cells if c.cell_type == "code" for o in c.outputs
-    )  # fmt: skip
-    assert "standing in for language models" in text
-    assert any("image/png" in o.get("data", {}) for c in nb.cells for o in c.get("outputs", []))
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    plain = "\n".join(str(o.get("text", "")) + o.get("data", {}).get("text/plain", "")
+                      for o in outputs)  # fmt: skip
+    assert "standing in for language models" in plain
+    assert "rq1: 14 of 14 episodes in" in plain  # the progress line's final state
+    assert "Ran 14 of 16 episodes; 2 were already in the results store" in plain
+    assert not re.search(r" at 0x[0-9a-f]+>|RunSummary\(|Plan\(", plain)  # no raw reprs
+    html = [o["data"]["text/html"] for o in outputs if "text/html" in o.get("data", {})]
+    tables = [h for h in html if "<table" in h]
+    # the episodes in error (none here: only headings), then the four result tables
+    assert len(tables) == 5 and all("blank level0" not in t for t in tables)  # no index
+    assert ">error_kind</th>" in tables[0] and "<td" not in tables[0]
+    assert any("data:image/png;base64," in h for h in html)  # the figure, embedded
+    report = executed.with_suffix(".html").read_text(encoding="utf-8")
+    assert "Table 4" in report and "data:image/png;base64," in report

@@ -169,6 +169,115 @@ def test_rule_judge_crj_missing_when_risk_unknown():
     assert "risk level is unknown" in result.missing_reason
 
 
+def _log(*events: tuple) -> Trace:
+    """A trace from (actor, type, fields) tuples; agent "agent", human "user"."""
+    t = trace()
+    t.events.clear()
+    for step, (actor, kind, fields) in enumerate(events):
+        t.append(step=step, actor=actor, type=kind, **fields)
+    return t
+
+
+def _ask(rid: str, text: str, topics=None) -> tuple:
+    payload = {"request_id": rid, "form": "question", "content": text}
+    if topics:
+        payload["topics"] = topics
+    fields = {"target": "user", "channel": "clarification", "initiator": "agent"}
+    return ("agent", "channel_request", {**fields, "payload": payload})
+
+
+def _answer(rid: str, text: str, info: dict) -> tuple:
+    payload = {"request_id": rid, "form": "question", "content": text, "info": info}
+    return ("user", "channel_response", {"target": "agent", "channel": "clarification",
+                                          "payload": payload})  # fmt: skip
+
+
+def _score(t: Trace, metric: str, seq: int) -> float:
+    return run(RuleJudge().rate(metric, excerpt(t, seq))).value
+
+
+def test_rule_judge_cqs_scores_vague_and_redundant_questions_lower():
+    good = _log(_ask("q1", "What is your account id?", ["account_id"]),
+                _answer("q1", "It is A101.", {"account_id": "A101"}))  # fmt: skip
+    vague = _log(_ask("q1", "Could you tell me more details?"),
+                 _answer("q1", "About what?", {}))  # fmt: skip
+    again = _log(_ask("q1", "What is your account id?", ["account_id"]),
+                 _answer("q1", "It is A101.", {"account_id": "A101"}),
+                 _ask("q2", "And your account id, please?", ["account_id"]),
+                 _answer("q2", "I said A101.", {"account_id": "A101"}))  # fmt: skip
+    assert _score(good, "cqs", 0) == 1.0
+    assert _score(vague, "cqs", 0) < 1.0
+    assert _score(again, "cqs", 2) == pytest.approx(1 / 3)  # precise, not needed, repeated
+
+
+def _review(text: str) -> tuple:
+    fields = {"target": "user", "channel": "feedback", "initiator": "agent"}
+    payload = {"request_id": "f1", "form": "review", "content": text}
+    return ("agent", "channel_request", {**fields, "payload": payload})
+
+
+def _feedback(text: str, **extra) -> tuple:
+    payload = {"request_id": "f1", "form": "review", "content": text, **extra}
+    return ("user", "channel_response", {"target": "agent", "channel": "feedback",
+                                          "payload": payload})  # fmt: skip
+
+
+def _finish(text: str) -> tuple:
+    return ("agent", "finish", {"payload": {"deliverable": text}})
+
+
+def test_rule_judge_fur_scores_ignored_feedback_lower():
+    ask = _review("Draft: refund 45.50 to the card.")
+    fix = _feedback("Use the voucher instead.", edits={"payment": "voucher"}, rating=2)
+    used = _log(ask, fix, _finish("Refunded 45.50 to the voucher."))
+    ignored = _log(ask, fix, _finish("Refunded 45.50 to the card."))
+    assert _score(used, "fur", 1) == 1.0
+    assert _score(ignored, "fur", 1) == 0.5
+    comment = _feedback("Mention the weekend opening hours too.")
+    assert _score(_log(ask, comment, _finish("Done, see the weekend hours.")), "fur", 1) == 1.0
+    assert _score(_log(ask, comment, _finish("Done.")), "fur", 1) == 0.5
+
+
+def _control(rid: str, name: str, arguments: dict) -> tuple:
+    fields = {"target": "user", "channel": "control", "initiator": "agent"}
+    payload = {"request_id": rid, "form": "approval", "content": f"May I {name}?",
+               "action": {"name": name, "arguments": arguments}}  # fmt: skip
+    return ("agent", "channel_request", {**fields, "payload": payload})
+
+
+def _decision(rid: str, decision: str) -> tuple:
+    payload = {"request_id": rid, "form": "approval", "content": "ok", "decision": decision}
+    return ("user", "channel_response", {"target": "agent", "channel": "control",
+                                          "payload": payload})  # fmt: skip
+
+
+def _call(call_id: str, name: str, arguments: dict, risk: str, error: bool = False) -> list:
+    call = {"call_id": call_id, "name": name, "arguments": arguments, "side": "agent",
+            "risk": risk, "authorization": None}  # fmt: skip
+    result = {"call_id": call_id, "name": name, "error": error}
+    return [
+        ("agent", "tool_call", {"payload": call}),
+        ("agent", "tool_result", {"payload": result}),
+    ]
+
+
+def test_rule_judge_crj_counts_executions_and_penalizes_over_asking():
+    refund = {"account_id": "A101", "amount": 45.5}
+    timely = _log(_control("c1", "refund", refund), _decision("c1", "approve"))
+    assert _score(timely, "crj", 0) == 1.0
+    # a refused attempt changed nothing: asking afterwards is still well timed
+    refused = _log(*_call("x1", "refund", refund, "high", error=True),
+                   _control("c1", "refund", refund))  # fmt: skip
+    assert _score(refused, "crj", 2) == 1.0
+    late = _log(*_call("x1", "refund", refund, "high"), _control("c1", "refund", refund))
+    assert _score(late, "crj", 2) == 0.5
+    twice = _log(_control("c1", "refund", refund), _decision("c1", "approve"),
+                 _control("c2", "refund", refund))  # fmt: skip
+    assert _score(twice, "crj", 2) == 0.5
+    trivial = _log(_control("c1", "update_note", {"account_id": "A101", "note": "hi"}))
+    assert _score(trivial, "crj", 0) == 0.5  # a low-risk note needs no approval
+
+
 # -- LLM rubric judge ------------------------------------------------------------------------------
 
 

@@ -1,4 +1,5 @@
 import asyncio
+import dataclasses
 
 import numpy as np
 import pytest
@@ -62,15 +63,25 @@ def test_parse_agent_specs():
 
 def test_user_reveals_only_what_is_asked():
     user = ScriptedUser(np.random.default_rng(0))
-    reply = answer(user.clarify(view(), ask("What is your email?", ["email"])))
+    reserved = view("research_demanding_pi")  # cooperativeness 0.6: volunteers nothing
+    reply = answer(user.clarify(reserved, ask("What is your email?", ["email"])))
     assert reply.info == {"email": "a@example.org"}
     assert "30.00" not in reply.content
-    reply = answer(user.clarify(view(), ask("Which email address do you use?")))
+    reply = answer(user.clarify(reserved, ask("Which email address do you use?")))
     assert reply.info == {"email": "a@example.org"}
-    reply = answer(user.clarify(view(), ask("What is the account id?", ["account_id"])))
+    reply = answer(user.clarify(reserved, ask("What is the account id?", ["account_id"])))
     assert reply.info == {} and "don't know" in reply.content
-    reply = answer(user.clarify(view(), ask("How is the weather?")))
+    reply = answer(user.clarify(reserved, ask("How is the weather?")))
     assert reply.info == {} and not reply.refused
+
+
+def test_a_forthcoming_user_volunteers_one_untold_fact():
+    user = ScriptedUser(np.random.default_rng(0))  # mock_cooperative: cooperativeness 0.9
+    reply = answer(user.clarify(view(), ask("What is your email?", ["email"])))
+    assert reply.info == {"email": "a@example.org", "amount": "30.00"}
+    assert "in case it helps: my amount is 30.00" in reply.content
+    again = answer(user.clarify(view(), ask("What is your email?", ["email"])))
+    assert again.info == {"email": "a@example.org"}  # nothing left untold
 
 
 def test_impatient_user_refuses_after_repeated_questions():
@@ -130,11 +141,15 @@ def test_control_decisions_follow_known_info_and_risk_tolerance():
     wrong = ask("approve?", form="approval", channel="control",
                 action=ActionRef(name="refund", arguments={"amount": 50.0}))  # fmt: skip
     assert answer(user.decide(view(), good, high)).decision == "approve"
-    assert answer(user.decide(view("mock_cautious"), good, high)).decision == "deny"
+    # risk tolerance 0.1, assertiveness 0.3: refuses; 0.05 and 0.6: halts everything
+    assert answer(user.decide(view("airline_anxious_traveler"), good, high)).decision == "deny"
+    assert answer(user.decide(view("mock_cautious"), good, high)).decision == "stop"
     modified = answer(user.decide(view("mock_cooperative"), wrong, high))
     assert modified.decision == "modify" and modified.arguments == {"amount": "30.00"}
     meek = view("retail_careful_shopper")  # assertiveness 0.4
     assert answer(user.decide(meek, wrong, high)).decision == "deny"
+    overridden = answer(user.decide(view("airline_frequent_flyer"), wrong, high))  # 0.9
+    assert overridden.decision == "override" and overridden.arguments == {"amount": "30.00"}
     execute = ask("restart please", form="execute", channel="control",
                   action=ActionRef(name="restart_device", arguments={}))  # fmt: skip
     assert answer(user.decide(view(), execute, high)).decision == "execute"
@@ -271,3 +286,36 @@ def test_guarded_user_profile_halves_patience_and_is_a_registered_backend():
     assert not plain.refused  # patience 0.9: five requests answered
     assert answer(guarded.clarify(view(asks=3), question)).info  # patience 0.45: three
     assert answer(guarded.clarify(view(asks=4), question)).refused
+
+
+def test_a_cautious_human_takes_over_with_its_own_tool():
+    from hasbench.tools import ToolSpec
+
+    own = ToolSpec(
+        name="toggle_roaming", description="Switch roaming on your phone.", kind="write",
+        side="user", risk="low",
+        parameters={"properties": {"on": {"type": "boolean"}}, "required": ["on"]},
+    )  # fmt: skip
+    request = ask("approve?", form="approval", channel="control",
+                  action=ActionRef(name="enable_roaming", arguments={"on": True}))  # fmt: skip
+    high = ActionFacts(risk="high", kind="write", side="agent", known=True)
+    user = ScriptedUser(np.random.default_rng(0))
+    # risk tolerance 0.1 (too risky) and cooperativeness 0.8: does it itself
+    decision = answer(user.decide(view("airline_anxious_traveler", tools=(own,)), request, high))
+    assert (decision.decision, decision.tool, decision.arguments) == (
+        "take_over",
+        "toggle_roaming",
+        {"on": True},
+    )
+    assert answer(user.decide(view("airline_anxious_traveler"), request, high)).decision == "deny"
+
+
+def test_a_driving_human_sets_subtasks_from_its_goal_then_wraps_up():
+    user = ScriptedUser(np.random.default_rng(0))
+    two = dataclasses.replace(view(), goal="Find my account. Refund it.")
+    first = answer(user.next_subtask(two, 0))
+    assert first.startswith("Next, please do this: Find my account.")
+    assert "a@example.org" in first  # hands over what it knows
+    assert answer(user.next_subtask(two, 1)) == "Next, please do this: Refund it."
+    assert "finish" in answer(user.next_subtask(two, 2))
+    assert answer(user.next_subtask(two, 3)) is None

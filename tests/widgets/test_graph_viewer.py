@@ -91,3 +91,24 @@ def test_two_viewers_on_one_page_do_not_share_highlight_ids(scenario):
     assert f'id="{first._node_ids["user_0"]}"' in first.figure_html.value
     assert first.prefix not in second.figure_html.value
     assert visible_ids(second) == set()
+
+
+def test_the_drawing_scales_to_its_container(scenario):
+    viewer = GraphViewer(scenario)
+    root = re.search(r"<svg[^>]*>", viewer.figure_html.value).group(0)
+    assert "viewBox=" in root and " width=" not in root and " height=" not in root
+    assert ".hb-graph-figure svg {width: 100%; height: auto;" in viewer.figure_html.value
+    for index in range(len(viewer.graph.participants())):  # node labels carry ids
+        assert f'id="{viewer.prefix}-label{index}"' in viewer.figure_html.value
+
+
+def test_under_a1_the_humans_are_drawn_as_not_reachable(scenario):
+    a1 = GraphViewer(scenario, setting={"agency": "A1", "channels": "full"})
+    a3 = GraphViewer(scenario, setting={"agency": "A3", "channels": "full"})
+    assert a1.unreachable == ["user_0", "user_1"] and a3.unreachable == []
+    assert "human not reachable" in a1.figure_html.value
+    assert "human not reachable" not in a3.figure_html.value
+    assert "not reachable: user_0, user_1" in a1.caption_html.value
+    assert "setting <b>A3/full</b>" in a3.caption_html.value
+    cont = GraphViewer(scenario, setting={"agency": "A3", "channels": "clar-only"})
+    assert cont.unreachable == ["user_1"]  # user_1 is reached over control only

@@ -5,6 +5,7 @@ import re
 import pandas as pd
 import pytest
 
+from hasbench import glossary
 from hasbench.agency import Setting
 from hasbench.simulator import Backends, run_episode
 from hasbench.trace import TraceError
@@ -13,16 +14,32 @@ from hasbench.widgets.trace_viewer import ALL, NO_CHANNEL
 
 
 def shown_step(viewer: TraceViewer) -> tuple[int, int]:
-    """(event number, trace step) as displayed in the position line."""
+    """(event number, turn) as displayed in the position line."""
     html = viewer.position_html.value
     event = re.search(r"hb-event-number'>(\d+)<", html)
-    step = re.search(r"hb-step-number'>(\d+)<", html)
-    return int(event.group(1)), int(step.group(1))
+    turn = re.search(r"hb-turn-number'>(\d+)<", html)
+    return int(event.group(1)), int(turn.group(1))
 
 
 def current_row(viewer: TraceViewer) -> str:
-    """The HTML of the highlighted (current) event in the event log."""
-    return viewer.events_html.value.split("<tr class='hb-current'>")[1]
+    """The HTML of the current event: its summary and details, above the log."""
+    return viewer.events_html.value.split("<div class='hb-now'>")[1].split("<div class='hb-log'>")[
+        0
+    ]
+
+
+def log_rows(viewer: TraceViewer) -> list[str]:
+    """The rows of the event log (every shown event up to the current one)."""
+    log = viewer.events_html.value.split("<div class='hb-log'>")[1]
+    return re.findall(r"<tr(?: class='hb-current')?><td>\d+</td><td>(.*?)</td></tr>", log)
+
+
+def shown_value(panel: str, name: str) -> str | None:
+    """The value shown for a metric or outcome column, found by its column name."""
+    for label, value in re.findall(r"<tr><td>(.*?)</td><td[^>]*>(.*?)</td></tr>", panel):
+        if f"<code>{name}</code>" in label or label == name:
+            return value
+    return None
 
 
 def test_slider_and_buttons_change_the_shown_event(trace):
@@ -51,6 +68,17 @@ def test_play_is_linked_to_the_slider(trace):
     assert shown_step(viewer) == (7, 4)
     viewer.slider.value = 2
     assert viewer.play.value == 2
+
+
+def test_the_log_holds_every_event_up_to_the_current_one(trace):
+    viewer = TraceViewer(trace)
+    viewer.slider.value = viewer.slider.max
+    rows = log_rows(viewer)
+    assert len(rows) == len(trace.events)  # not only the last few
+    assert "clar-0001" in rows[0] and "finishes" in rows[-1]
+    assert "event log (18 so far)" in viewer.events_html.value
+    viewer.slider.value = 5
+    assert len(log_rows(viewer)) == 6 and "12 later events" in viewer.events_html.value
 
 
 def test_tool_call_panel_shows_arguments_and_the_error(trace):
@@ -82,25 +110,27 @@ def test_channel_lifecycle_as_of_the_current_event(trace):
     viewer.slider.value = 8
     assert "<b>deny</b> No." in viewer.channels_html.value
     viewer.slider.value = 10
-    assert re.search(r"step 5</span> <span class='hb-error'>expired</span> \(no answer in time\)",
+    assert re.search(r"turn 5</span> <span class='hb-error'>expired</span> \(no answer in time\)",
                      viewer.channels_html.value)  # fmt: skip
     viewer.slider.value = 16
     assert "refused</span> (interaction budget exhausted)" in viewer.channels_html.value
-    assert "at step 4" not in viewer.channels_html.value  # steps come from the events
 
 
 def test_state_diff_of_the_current_event_and_so_far(trace):
     viewer = TraceViewer(trace)
     viewer.slider.value = 5  # the failed refund changed nothing
-    assert "This event changes no state." in viewer.diff_html.value
+    assert "This call changed no state (it failed)." in viewer.diff_html.value
     assert "All changes so far" not in viewer.diff_html.value
     viewer.slider.value = 12
     diff = viewer.diff_html.value
-    assert "This event (update_note)" in diff and "db.accounts.A101.note" in diff
+    assert "This event: update_note" in diff and "db.accounts.A101.note" in diff
     assert "&quot;x&quot;" in diff
+    viewer.slider.value = 11  # the call itself shows the change its result records
+    diff = viewer.diff_html.value
+    assert "This call (its result, below): update_note" in diff and "&quot;x&quot;" in diff
     viewer.slider.value = 16  # after the second write: first before, last after
     diff = viewer.diff_html.value
-    assert "This event changes no state." in diff
+    assert "A channel_status event changes no state; only tool calls do." in diff
     so_far = diff.split("All changes so far (1 paths)")[1]
     assert "<td>&quot;&quot;</td><td>&quot;y&quot;</td><td>6</td>" in so_far
 
@@ -131,16 +161,31 @@ def test_filters_restrict_the_events_and_keep_the_position(trace):
 def test_outcome_and_metrics_from_the_scenario(trace, scenario):
     viewer = TraceViewer(trace, scenario=scenario)
     outcome = viewer.outcome_html.value
-    assert "Termination: <b>agent_done</b> at step 8" in outcome
-    assert "<td>success</td><td class='hb-error'>false</td>" in outcome  # the refund never ran
-    assert "task_score" in outcome and "<td>hir</td>" in outcome
-    assert "<td>tool_calls</td><td>3</td>" in outcome
+    assert "</abbr>: <b>agent_done</b> in turn 8" in outcome
+    assert "<td class='hb-error'>false</td>" in outcome  # the refund never ran
+    assert shown_value(outcome, "success") == "false"
+    assert shown_value(outcome, "task_score") is not None and shown_value(outcome, "hir")
+    assert shown_value(outcome, "tool_calls") == "3"
+    summary = viewer.summary_html.value  # visible without opening a tab
+    assert "Pass@1</abbr>: <span class='hb-error'>no</span>" in summary
+    assert "ended: <b>agent_done</b>" in summary
+
+
+def test_every_metric_shown_has_its_definition_as_a_tooltip(trace, scenario):
+    viewer = TraceViewer(trace, scenario=scenario)
+    labels = re.findall(r"<tr><td>(.*?)</td><td", viewer.outcome_html.value)
+    assert len(labels) > 15
+    for label in labels:
+        name = re.search(r"<code>(\w+)</code>", label).group(1)
+        assert f"<abbr title='{glossary.title(name)}: " in label, name
+    assert "Clarification events</abbr> <code>cqs_events</code>" in viewer.outcome_html.value
+    assert "Initiative Entropy</abbr> <code>h_init</code>" in viewer.outcome_html.value
 
 
 def test_outcome_given_as_a_mapping_and_no_outcome(trace):
     viewer = TraceViewer(trace, outcome={"success": True, "task_score": 0.5}, metrics={"hir": 0.25})
-    assert "<td>task_score</td><td>0.500</td>" in viewer.outcome_html.value
-    assert "<td>hir</td><td>0.250</td>" in viewer.outcome_html.value
+    assert shown_value(viewer.outcome_html.value, "task_score") == "0.500"
+    assert shown_value(viewer.outcome_html.value, "hir") == "0.250"
     assert "No outcome" in TraceViewer(trace).outcome_html.value
 
 
@@ -153,7 +198,7 @@ def test_reads_a_trace_file_of_a_simulated_episode(tmp_path, scenario):
     trace = run_episode(scenario, Setting(), Backends(), seed=0)
     viewer = TraceViewer(trace.write(tmp_path / "t.jsonl"), scenario=scenario)
     assert len(viewer.rows) == len(trace.events)
-    assert "<td>success</td><td>true</td>" in viewer.outcome_html.value
+    assert shown_value(viewer.outcome_html.value, "success") == "true"
     viewer.slider.value = viewer.slider.max
     assert shown_step(viewer)[1] == trace.termination.step
 
@@ -161,11 +206,9 @@ def test_reads_a_trace_file_of_a_simulated_episode(tmp_path, scenario):
 def test_outcome_from_a_results_row(trace):
     row = pd.Series({"success": False, "task_score": 0.25, "delivered": True, "hir": 0.1})
     outcome = TraceViewer(trace, outcome=row).outcome_html.value
-    assert "<td>success</td><td class='hb-error'>false</td>" in outcome
-    assert (
-        "<td>task_score</td><td>0.250</td>" in outcome
-        and "<td>delivered</td><td>true</td>" in outcome
-    )
+    assert shown_value(outcome, "success") == "false" and "hb-error'>false" in outcome
+    assert shown_value(outcome, "task_score") == "0.250"
+    assert shown_value(outcome, "delivered") == "true"
 
 
 def test_a_broken_trace_file_names_file_and_line(tmp_path, trace):
@@ -176,3 +219,13 @@ def test_a_broken_trace_file_names_file_and_line(tmp_path, trace):
     path.write_text("\n".join(lines) + "\n")
     with pytest.raises(TraceError, match=rf"{path}: line {number + 1}: "):
         TraceViewer(path)
+
+
+def test_each_turn_shows_its_initiative_code(trace):
+    viewer = TraceViewer(trace)
+    assert "What is your email?" in current_row(viewer)
+    assert "· initiative" in current_row(viewer)  # an agent's new question
+    assert "title='new question'" in current_row(viewer)
+    viewer.slider.value = 2  # the user's answer
+    assert "· responsive" in current_row(viewer)
+    assert "title='answers a request'" in current_row(viewer)

@@ -2,14 +2,18 @@
 
 Blind ratings are averaged over raters per plan, survey items and NASA-TLX dimensions
 (plus the overall TLX, the mean of the dimensions) are compared with the Wilcoxon
-signed-rank test, and interaction-log measures with :func:`hasbench.stats.paired_test`
-(Shapiro-Wilk on the differences, then paired t or Wilcoxon). Differences are
-DocuTeam minus Baseline, so positive effect sizes favour higher values with DocuTeam.
+signed-rank test (options :data:`WILCOXON_OPTIONS`), and interaction-log measures with
+:func:`hasbench.stats.paired_test` (Shapiro-Wilk on the differences, then paired t or
+Wilcoxon). Differences are DocuTeam minus Baseline, so positive effect sizes favour
+higher values with DocuTeam. Every result row names its test's options and the scipy
+version that computed it.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -35,6 +39,13 @@ from hasbench.stats import (
 )
 
 TLX_OVERALL = "overall"
+WILCOXON_OPTIONS = MappingProxyType(
+    {"zero_method": "wilcox", "correction": False, "method": "auto"}
+)
+"""Wilcoxon options of the Likert tests: zero differences dropped, no continuity
+correction, method chosen by the data (exact null distribution for n <= 50 without ties
+or zeros, else enumeration of the sign flips for n <= 13, else the normal
+approximation); each result's ``method`` column says which one ran."""
 POWER_EFFECT_SIZES: tuple[float, ...] = (0.3, 0.5, 0.8)
 POWER_TARGET = 0.8
 
@@ -123,6 +134,8 @@ def _result_row(
         "method": inner.method_used if isinstance(inner, WilcoxonResult) else "t distribution",
         "shapiro_w": shapiro.statistic if shapiro else None,
         "shapiro_p": shapiro.pvalue if shapiro else None,
+        "options": json.dumps(inner.params, sort_keys=True),
+        "scipy_version": inner.scipy_version,
         "stars": stars(inner.pvalue),
         "apa": format_apa(inner),
         "note": getattr(test, "note", "") or getattr(inner, "note", ""),
@@ -209,7 +222,7 @@ def analyze(data: StudyData, alpha: float = 0.05, seed: int = 0) -> StudyAnalysi
         if group == "interaction":
             test: Any = paired_test(x.to_numpy(), y.to_numpy(), alpha=alpha)
         else:
-            test = wilcoxon(x.to_numpy(), y.to_numpy())
+            test = wilcoxon(x.to_numpy(), y.to_numpy(), **WILCOXON_OPTIONS)
         tests[(group, measure)] = test
         rows.append(_result_row(group, measure, test, x, y, data.conditions))
     results = pd.DataFrame(rows)

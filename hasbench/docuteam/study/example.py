@@ -47,7 +47,7 @@ _TARGETS: dict[str, tuple[float, float, float]] = {
 }
 
 
-def _design(n_participants: int) -> list[dict[str, object]]:
+def counterbalanced_design(n_participants: int) -> list[dict[str, object]]:
     """Counterbalance condition order and task assignment over four participant cells."""
     rows = []
     for i in range(n_participants):
@@ -78,7 +78,7 @@ def generate_example(seed: int = 0, n_participants: int = 20) -> StudyData:
     if n_participants < 4:
         raise ValueError("the example needs at least 4 participants (one per design cell)")
     rng = np.random.default_rng(seed)
-    design = _design(n_participants)
+    design = counterbalanced_design(n_participants)
     skill = {f"P{i + 1:02d}": rng.normal(0, 0.5) for i in range(n_participants)}
     rater_bias = {r: rng.normal(0, 0.2) for r in RATERS}
     rows: list[dict[str, object]] = []

@@ -1,7 +1,10 @@
 """Tables (CSV, Markdown, LaTeX) and figures (Figures 3, 4, 5, 8) of the DocuTeam study.
 
-Outputs made from synthetic data say so: a first comment line in CSV, a note in
-Markdown, the LaTeX caption, and a banner on every figure.
+Tables read as a paper's: readable group and measure names, rounded numbers, and the
+significance stars in a column of their own. Figures are written as PNG and PDF. Outputs
+made from synthetic data say so: a first comment line in CSV, a note in Markdown, the
+LaTeX caption, and a banner on every figure. Data from simulated participants (metadata
+``participants: simulated``) say that instead.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import scipy
 
 from hasbench.docuteam.study.analysis import (
     TLX_OVERALL,
+    WILCOXON_OPTIONS,
     StudyAnalysis,
     analyze,
     likert_counts,
@@ -29,6 +33,10 @@ from hasbench.docuteam.study.data import (
 from hasbench.docuteam.study.example import generate_example
 
 SYNTHETIC_NOTE = "SYNTHETIC EXAMPLE DATA - generated to exercise the pipeline, not study results"
+SIMULATED_NOTE = (
+    "SIMULATED PARTICIPANTS - scripted or model personas used both conditions; not results "
+    "from people"
+)
 COLORS = {"treatment": "#3b6fb6", "control": "#9a9a9a"}
 AGREE_LABELS = (
     "Strongly disagree",
@@ -40,6 +48,15 @@ AGREE_LABELS = (
     "Strongly agree",
 )
 TLX_LABELS = ("Very low", "Low", "Somewhat low", "Moderate", "Somewhat high", "High", "Very high")
+GROUP_LABELS = {
+    "blind_rating": "Blind rating",
+    "survey": "Post-task survey",
+    "nasa_tlx": "NASA-TLX",
+    "interaction": "Interaction log",
+}
+"""Readable names of the measure groups."""
+TEST_NAMES = {"paired-t": "Paired t", "wilcoxon": "Wilcoxon signed-rank"}
+"""Readable names of the tests."""
 
 
 # --------------------------------------------------------------------------- tables
@@ -57,11 +74,11 @@ def results_table(analysis: StudyAnalysis) -> pd.DataFrame:
     res = analysis.results
     return pd.DataFrame(
         {
-            "Group": res["measure_group"],
+            "Group": [GROUP_LABELS.get(g, g) for g in res["measure_group"]],
             "Measure": res["label"],
             treat: _m_sd(res, treat),
             control: _m_sd(res, control),
-            "Test": res["test"],
+            "Test": [TEST_NAMES.get(t, t) for t in res["test"]],
             "Result": res["apa"],
             "Effect": [
                 f"{k} = {e:.2f}"
@@ -82,24 +99,69 @@ def table2(analysis: StudyAnalysis) -> pd.DataFrame:
     ]
     return pd.DataFrame(
         {
-            "Metric": [f"{label}{s}" for label, s in zip(res["label"], res["stars"], strict=True)],
+            "Metric": res["label"],
             treat: _m_sd(res, treat),
             control: _m_sd(res, control),
             "Test": res["apa"],
+            "Sig.": res["stars"],
+        }
+    ).reset_index(drop=True)
+
+
+def agreement_table(analysis: StudyAnalysis) -> pd.DataFrame:
+    """Inter-rater agreement for reading: weighted kappa and its CI, two decimals."""
+    agreement = analysis.agreement
+    if agreement.empty:  # no blind ratings
+        return pd.DataFrame(columns=["Dimension", "Plans", "Weighted κ", "95% CI", "Weights"])
+    return pd.DataFrame(
+        {
+            "Dimension": agreement["label"],
+            "Plans": agreement["n_plans"],
+            "Weighted κ": [f"{k:.2f}" for k in agreement["kappa"]],
+            "95% CI": [
+                f"[{lo:.2f}, {hi:.2f}]"
+                for lo, hi in zip(agreement["ci_low"], agreement["ci_high"], strict=True)
+            ],
+            "Weights": agreement["weights"],
         }
     )
 
 
-def _write_table(frame: pd.DataFrame, stem: Path, caption: str, synthetic: bool) -> list[Path]:
-    """Write one table as CSV, Markdown and LaTeX; return the paths."""
+def power_table(analysis: StudyAnalysis) -> pd.DataFrame:
+    """Participants needed for 80% power, for reading: effect size, test, N, achieved power."""
+    power = analysis.power
+    return pd.DataFrame(
+        {
+            "Effect size (d_z)": [f"{d:.1f}" for d in power["effect_size_dz"]],
+            "Test": [TEST_NAMES.get(t, t) for t in power["test"]],
+            "Participants needed": power["n_participants"],
+            "Achieved power": [f"{p:.2f}" for p in power["achieved_power"]],
+            "Method": power["method"],
+        }
+    )
+
+
+def data_note(data: StudyData) -> str:
+    """The note every output of these data carries ('' for collected data)."""
+    if data.meta.get("participants", "").strip().lower() == "simulated":
+        return SIMULATED_NOTE
+    return SYNTHETIC_NOTE if data.synthetic else ""
+
+
+def _write_table(
+    frame: pd.DataFrame, stem: Path, caption: str, note: str, shown: pd.DataFrame | None = None
+) -> list[Path]:
+    """Write a table as CSV (``frame``), Markdown and LaTeX (``shown`` or ``frame``) with a note."""
     csv, md, tex = (stem.with_suffix(s) for s in (".csv", ".md", ".tex"))
     with csv.open("w", encoding="utf-8") as handle:
-        if synthetic:
-            handle.write(f"# {SYNTHETIC_NOTE}\n")
+        if note:
+            handle.write(f"# {note}\n")
         frame.to_csv(handle, index=False, lineterminator="\n")
-    note = f"> **{SYNTHETIC_NOTE}**\n\n" if synthetic else ""
-    md.write_text(f"{note}**{caption}**\n\n{frame.to_markdown(index=False)}\n", encoding="utf-8")
-    full_caption = f"{caption} ({SYNTHETIC_NOTE})" if synthetic else caption
+    frame = frame if shown is None else shown
+    quote = f"> **{note}**\n\n" if note else ""
+    text = frame.to_markdown(index=False, disable_numparse=True)
+    md.write_text(f"{quote}**{caption}**\n\n{text}\n", encoding="utf-8")
+    full_caption = f"{caption} ({note})" if note else caption
     latex = frame.to_latex(
         index=False,
         caption=full_caption,
@@ -107,7 +169,7 @@ def _write_table(frame: pd.DataFrame, stem: Path, caption: str, synthetic: bool)
         escape=True,
         float_format="%.3f",
     )
-    latex = latex.replace("±", r"$\pm$").replace("<", "$<$")
+    latex = latex.replace("±", r"$\pm$").replace("<", "$<$").replace("κ", r"$\kappa$")
     tex.write_text(latex, encoding="utf-8")
     return [csv, md, tex]
 
@@ -115,9 +177,9 @@ def _write_table(frame: pd.DataFrame, stem: Path, caption: str, synthetic: bool)
 # --------------------------------------------------------------------------- figures
 
 
-def _banner(fig: plt.Figure, synthetic: bool) -> None:
-    if synthetic:
-        fig.text(0.5, 0.005, SYNTHETIC_NOTE, ha="center", va="bottom", color="#b00020", fontsize=8)
+def _banner(fig: plt.Figure, note: str) -> None:
+    if note:
+        fig.text(0.5, 0.005, note, ha="center", va="bottom", color="#b00020", fontsize=8)
 
 
 def _present(analysis: StudyAnalysis, group: str, scale: str | None = None) -> list[str]:
@@ -176,7 +238,7 @@ def figure3(analysis: StudyAnalysis) -> plt.Figure | None:
             _present(analysis, "blind_rating"),
             "Rating (mean of raters)",
             "Blind evaluation of final plans",
-            "",
+            "Rating dimension",
         ),
         (
             "interaction",
@@ -201,7 +263,7 @@ def figure3(analysis: StudyAnalysis) -> plt.Figure | None:
     )
     fig.suptitle("Error bars: 1 SD.  * p < .05, ** p < .01, *** p < .001", fontsize=9, y=0.995)
     fig.tight_layout(rect=(0, 0.1, 1, 0.97))
-    _banner(fig, analysis.synthetic)
+    _banner(fig, data_note(analysis.data))
     return fig
 
 
@@ -241,6 +303,7 @@ def likert_figure(
                 )
                 left += share
         ax.set_yticks([0, 1], list(data.conditions), fontsize=8)
+        ax.set_ylabel("Condition", fontsize=8)
         ax.invert_yaxis()
         ax.axvline(0, color="black", linewidth=0.6)
         ax.set_title(
@@ -266,7 +329,7 @@ def likert_figure(
     )
     fig.suptitle(f"{title}  (* p < .05, ** p < .01, *** p < .001)", fontsize=10)
     fig.tight_layout(rect=(0, 0.12, 1, 0.97))
-    _banner(fig, analysis.synthetic)
+    _banner(fig, data_note(analysis.data))
     return fig
 
 
@@ -277,27 +340,30 @@ def write_outputs(analysis: StudyAnalysis, out_dir: str | Path) -> list[Path]:
     """Write every table and figure of the study analysis into ``out_dir``.
 
     Returns:
-        The written paths (tables as CSV/Markdown/LaTeX, figures as PNG, and
+        The written paths (tables as CSV/Markdown/LaTeX, figures as PNG and PDF, and
         ``analysis.json`` with parameters, versions and the artifact list).
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     synthetic = analysis.synthetic
+    note = data_note(analysis.data)
     written: list[Path] = []
     raw = analysis.results.drop(columns=["apa"])
-    written += _write_table(raw, out / "results_raw", "All measures (numeric)", synthetic)
+    written += _write_table(raw, out / "results_raw", "All measures (numeric)", note)
     written += _write_table(
-        results_table(analysis), out / "results", "DocuTeam vs Baseline, all measures", synthetic
+        results_table(analysis), out / "results", "DocuTeam vs Baseline, all measures", note
     )
     written += _write_table(
-        table2(analysis), out / "table2", "Table 2: task-process measures (M ± SD)", synthetic
+        table2(analysis), out / "table2", "Table 2: task-process measures (M ± SD)", note
     )
     written += _write_table(
-        analysis.agreement, out / "agreement", "Inter-rater agreement (weighted kappa)", synthetic
-    )
+        analysis.agreement, out / "agreement", "Inter-rater agreement (weighted kappa)",
+        note, agreement_table(analysis),
+    )  # fmt: skip
     written += _write_table(
-        analysis.power, out / "power", "Participants needed for 80% power (paired)", synthetic
-    )
+        analysis.power, out / "power", "Participants needed for 80% power (paired)", note,
+        power_table(analysis),
+    )  # fmt: skip
     fig4_names = {m.name for m in KNOWN_MEASURES.values() if m.figure == "figure4"}
     survey = _present(analysis, "survey", scale="1-7")
     figures = {
@@ -327,26 +393,31 @@ def write_outputs(analysis: StudyAnalysis, out_dir: str | Path) -> list[Path]:
     for name, fig in figures.items():
         if fig is None:
             continue
-        path = out / f"{name}.png"
-        fig.savefig(path, dpi=150, metadata={"Software": None})
+        png, pdf = out / f"{name}.png", out / f"{name}.pdf"
+        fig.savefig(png, dpi=150, metadata={"Software": None})
+        fig.savefig(pdf, metadata={"Creator": None, "Producer": None, "CreationDate": None})
         plt.close(fig)
-        written.append(path)
+        written += [png, pdf]
     manifest = out / "analysis.json"
     manifest.write_text(
         json.dumps(
             {
                 "source": analysis.data.source,
                 "synthetic": synthetic,
-                "note": SYNTHETIC_NOTE if synthetic else "",
+                "note": note,
                 "metadata": analysis.data.meta,
                 "alpha": analysis.alpha,
                 "seed": analysis.seed,
                 "conditions": list(analysis.data.conditions),
                 "n_participants": len(analysis.data.participants),
                 "tests": {
-                    "likert": "wilcoxon(zero_method='wilcox', correction=False, method='auto')",
-                    "interaction": f"paired_test(alpha={analysis.alpha}): Shapiro-Wilk, "
-                    "then paired t or Wilcoxon",
+                    "likert": {"test": "wilcoxon", **WILCOXON_OPTIONS},
+                    "interaction": {
+                        "test": "Shapiro-Wilk on the differences; paired-t if p >= alpha, "
+                        "else wilcoxon",
+                        "alpha": analysis.alpha,
+                    },
+                    "per_measure": "results_raw.csv: test, method, options, scipy_version",
                 },
                 "versions": {
                     "hasbench": version("hasbench"),

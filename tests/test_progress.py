@@ -1,0 +1,88 @@
+"""Live progress (notebook line, terminal bar, relay to `hasbench notebook`) and planning."""
+
+import io
+import json
+
+from hasbench.agency import Setting
+from hasbench.runner import Experiment, TaskSelection, run_experiment
+from hasbench.runner.planning import estimate
+from hasbench.runner.progress import PROGRESS_FILE, Progress, Relay, announce, duration
+from hasbench.simulator import Backends
+from hasbench.sync import run_sync
+
+
+def test_durations_read_as_people_say_them():
+    assert [duration(s) for s in (0.04, 4.2, 42, 185, 4800)] == [
+        "40 ms", "4.2 s", "42 s", "3 min 5 s", "1 h 20 min",
+    ]  # fmt: skip
+
+
+def test_progress_counts_and_relays_to_the_terminal_of_hasbench_notebook(tmp_path, monkeypatch):
+    relayed = tmp_path / "relay.jsonl"
+    monkeypatch.setenv(PROGRESS_FILE, str(relayed))
+    bar = Progress(4, "grid", unit="episode")
+    assert bar.text().startswith("grid: 0 of 4 episodes, ")
+    bar.update(4)
+    bar.close()
+    assert bar.text().startswith("grid: 4 of 4 episodes in ")
+    assert "<progress value='4' max='4'" in bar.html()
+    lines = [json.loads(line) for line in relayed.read_text().splitlines()]
+    assert lines[0] == {"description": "grid", "unit": "episode", "done": 0, "total": 4,
+                        "final": False}  # fmt: skip
+    assert lines[-1]["done"] == 4 and lines[-1]["final"] is True
+    quiet = Progress(3, "quiet", enabled=False)
+    quiet.update()
+    assert quiet.done == 1 and len(relayed.read_text().splitlines()) == len(lines)
+
+
+def test_the_relay_draws_what_the_kernel_reports(tmp_path, monkeypatch):
+    monkeypatch.delenv(PROGRESS_FILE, raising=False)
+    screen = io.StringIO()
+    with Relay(tmp_path / "p.progress", output=screen) as relay:
+        assert (tmp_path / "p.progress").exists()
+        announce("Plan. 6 episodes.")
+        with Progress(6, "rq1") as bar:
+            bar.update(6)
+        relay.cell(2, 5, "\nout = rq1.run(\n    x)")
+    assert not (tmp_path / "p.progress").exists()
+    shown = screen.getvalue()
+    assert shown.index("Plan. 6 episodes.") < shown.index("cell 2 of 5: out = rq1.run(")
+    assert "rq1: 100%" in shown and "6/6" in shown
+
+
+def test_estimate_times_one_episode_per_backend_and_the_run_skips_it(tmp_path):
+    grid = Experiment(
+        name="tiny",
+        tasks=TaskSelection(files=["data/tasks/examples.yaml"], ids=["mock_A_001", "mock_C_001"]),
+        backends=[Backends(agent="scripted:strong"), Backends(agent="scripted:weak")],
+        settings=[Setting(agency="A1"), Setting(agency="A3")],
+        seeds=[0],
+    )
+    plan = run_sync(estimate(grid, tmp_path))
+    assert (plan.total, plan.stored, plan.to_run) == (8, 0, 6)
+    assert set(plan.measured) == {"scripted:strong", "scripted:weak"}
+    assert plan.parallel == {"scripted:strong": 1, "scripted:weak": 1}  # CPU-bound: in turn
+    assert plan.seconds == sum(plan.measured[b] * 3 for b in plan.measured)
+    assert "8 episodes (2 tasks × 2 agent backends × 2 settings × 1 seed)" in str(plan)
+    assert "the other 6 should take about" in plan._repr_markdown_()
+    summary = run_sync(run_experiment(grid, tmp_path, progress=False))
+    assert (summary.skipped, summary.ran) == (2, 6)
+    again = run_sync(estimate(grid, tmp_path))
+    assert str(again).endswith("all of them are in the results store already.")
+
+
+def test_a_grid_of_user_simulators_is_timed_per_agent_and_simulator(tmp_path):
+    users = ("scripted:user", "scripted:user-guarded")
+    grid = Experiment(
+        name="simulators",
+        tasks=TaskSelection(files=["data/tasks/examples.yaml"], ids=["mock_A_001", "mock_C_001"]),
+        backends=[Backends(agent="scripted:strong", user=u) for u in users],
+        settings=[Setting(agency="A3")],
+        seeds=[0],
+    )
+    plan = run_sync(estimate(grid, tmp_path))
+    assert set(plan.measured) == {f"scripted:strong with {u}" for u in users}
+    assert (plan.total, plan.to_run) == (4, 2)
+    assert "4 episodes (2 tasks × 1 agent backend × 2 user simulators × 1 setting × 1 seed)" in (
+        str(plan)
+    )
