@@ -15,8 +15,8 @@ turns a call of one into a request here.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -438,7 +438,14 @@ CHANNEL_TOOLS: dict[str, ToolSpec] = {
             "properties": {
                 "tool_name": {"type": "string", "description": "The action's tool name."},
                 "arguments": {"type": "object", "description": "The action's arguments."},
-                "mode": {"type": "string", "enum": ["approval", "execute"]},
+                "mode": {
+                    "type": "string",
+                    "enum": ["approval", "execute"],
+                    "description": (
+                        "approval: the person approves and the action runs; execute: the "
+                        "person carries it out."
+                    ),
+                },
                 "reason": {"type": "string", "description": "Why (optional)."},
                 "target": _TARGET,
             },
@@ -450,4 +457,33 @@ CHANNEL_TOOLS: dict[str, ToolSpec] = {
     ),
 }
 """Channel -> the virtual tool an agent calls to use it."""
+
+
+def control_tool(actions: Sequence[ToolSpec]) -> ToolSpec:
+    """``request_control`` typed for the actions an agent may ask about.
+
+    ``tool_name`` is one of the actions' names and ``arguments`` follows the schema of one
+    of them; with no actions it is the untyped tool of ``CHANNEL_TOOLS``.
+
+    Args:
+        actions: The tools the agent may ask approval for (its own writes) or ask a person
+            to carry out (their tools), without repeats.
+    """
+    spec = CHANNEL_TOOLS["control"]
+    if not actions:
+        return spec
+    parameters = dict(spec.parameters)
+    properties = dict(parameters["properties"])
+    properties["tool_name"] = {**properties["tool_name"], "enum": [a.name for a in actions]}
+    properties["arguments"] = {
+        "description": "The action's arguments, as its tool takes them.",
+        "anyOf": [
+            {**action.parameters, "description": f"Arguments of {action.name}."}
+            for action in actions
+        ],
+    }
+    parameters["properties"] = properties
+    return replace(spec, parameters=parameters)
+
+
 TOOL_CHANNEL: dict[str, str] = {spec.name: channel for channel, spec in CHANNEL_TOOLS.items()}

@@ -14,6 +14,10 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hasbench.simulator import Backends
 
 
 class DomainChoices:
@@ -236,17 +240,128 @@ def cmd_import_marble(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_episode(args: argparse.Namespace) -> int:
-    """Run one episode, write its trace, print one JSON summary (see episode_cli.summarize)."""
-    from hasbench.episode_cli import episode_command
+ROLES = ("agent", "user", "judge")
+"""The roles of :class:`hasbench.simulator.Backends` (named here so --help imports nothing)."""
 
+
+def add_endpoint_options(parser: argparse.ArgumentParser) -> None:
+    """Options that say where each role's model is served and how it is called."""
+    group = parser.add_argument_group(
+        "endpoints", "where each role's model is served (see README, 'Real models')"
+    )
+    for role in ROLES:
+        group.add_argument(f"--{role}-api-base", metavar="URL", help=f"server of the {role} model")
+        group.add_argument(
+            f"--{role}-api-key-env", metavar="NAME",
+            help=f"environment variable holding the {role} model's key",
+        )  # fmt: skip
+        group.add_argument(
+            f"--{role}-param", nargs=2, action="append", metavar=("KEY", "VALUE"),
+            help=f"extra litellm parameter of the {role} model (VALUE read as YAML); repeatable",
+        )  # fmt: skip
+    group.add_argument(
+        "--timeout", type=number(float, above=0), metavar="S", help="seconds per model call"
+    )
+    group.add_argument(
+        "--retries", type=number(int, least=0), metavar="N", help="retries of a failing call"
+    )
+    group.add_argument(
+        "--backoff", type=number(float, least=0), metavar="S", help="seconds before a first retry"
+    )
+
+
+def number(
+    kind: type, least: float | None = None, above: float | None = None
+) -> Callable[[str], float]:
+    """An argparse type: ``kind`` (int or float) at least ``least`` or above ``above``."""
+
+    def parse(text: str) -> float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if least is not None and value < least:
+            raise argparse.ArgumentTypeError(f"must be at least {least}, got {text}")
+        if above is not None and value <= above:
+            raise argparse.ArgumentTypeError(f"must be more than {above}, got {text}")
+        return value
+
+    return parse
+
+
+def endpoint_overrides(args: argparse.Namespace) -> dict[str, dict[str, object]]:
+    """Role -> the endpoint fields the command line sets (retry options for every role)."""
+    import yaml
+
+    policy = {
+        name: getattr(args, name)
+        for name in ("timeout", "retries", "backoff")
+        if getattr(args, name) is not None
+    }
+    overrides: dict[str, dict[str, object]] = {}
+    for role in ROLES:
+        fields: dict[str, object] = dict(policy)
+        for name in ("api_base", "api_key_env"):
+            if (value := getattr(args, f"{role}_{name}")) is not None:
+                fields[name] = value
+        if params := getattr(args, f"{role}_param"):
+            fields["params"] = {key: yaml.safe_load(value) for key, value in params}
+        if fields:
+            overrides[role] = fields
+    return overrides
+
+
+def apply_endpoints(backends: Backends, overrides: dict[str, dict[str, object]]) -> Backends:
+    """``backends`` with the command line's endpoint fields set over its own."""
+    from pydantic import ValidationError
+
+    from hasbench.simulator import Backends
+
+    data = backends.model_dump()
+    for role, fields in overrides.items():
+        endpoint = data["endpoints"].get(role) or {}
+        params = {**endpoint.get("params", {}), **fields.get("params", {})}
+        data["endpoints"][role] = {**endpoint, **fields, "params": params}
+    try:
+        return Backends.model_validate(data)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            role, field = (list(err["loc"]) + ["", ""])[1:3]  # ("endpoints", role, field, ..)
+            if field in ("timeout", "retries", "backoff"):
+                option = f"--{field}"
+            else:
+                option = f"--{role}-" + ("param" if field == "params" else field.replace("_", "-"))
+            problems.append(f"{option}: {err['msg'].removeprefix('Value error, ')}")
+        raise ValueError("; ".join(problems)) from None
+
+
+def cmd_episode(args: argparse.Namespace) -> int:
+    """Run one episode, write its trace, print one JSON summary (see episode_cli.summarize).
+
+    Exits 1 when a model call failed (the summary's ``error``; the reason on stderr).
+    """
+    from hasbench.episode_cli import episode_command
+    from hasbench.llm import FIXES
+    from hasbench.simulator import Backends
+
+    endpoints = apply_endpoints(Backends(), endpoint_overrides(args)).endpoints
     summary = episode_command(
         args.file, args.task_id, agent=args.agent, user=args.user, judge=args.judge,
         agency=args.agency, channels=args.channels, persona=args.persona, seed=args.seed,
-        out=args.out,
+        out=args.out, endpoints=endpoints,
     )  # fmt: skip
     print(json.dumps(summary, sort_keys=True))
-    return 0
+    error = summary.get("error")
+    if error is None:
+        return 0
+    fix = f" To fix: {FIXES[error['kind']]}." if error["kind"] in FIXES else ""
+    print(
+        f"hasbench: the {error['role']} model {error['model']} failed: {error['kind']}: "
+        f"{error['message']}.{fix} The episode is an error, not a result.",
+        file=sys.stderr,
+    )
+    return 1
 
 
 def cmd_study_analyze(args: argparse.Namespace) -> int:
@@ -351,11 +466,26 @@ def cmd_docuteam_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    """Run (or resume) an experiment grid into its results store."""
-    from hasbench.runner import load_experiment, run_experiment
+    """Run (or resume) an experiment grid into its results store.
+
+    Exits 0 when every episode has a result, 1 when any ended in error or a backend was
+    stopped, 3 when the budget stopped the run early (run again to go on).
+    """
+    from hasbench.runner import RunBudget, load_experiment, run_experiment
     from hasbench.sync import run_sync
 
     experiment = load_experiment(args.experiment)
+    overrides = endpoint_overrides(args)
+    changes: dict[str, object] = {}
+    if overrides:
+        changes["backends"] = [apply_endpoints(b, overrides) for b in experiment.backends]
+    if args.max_calls is not None or args.max_cost is not None:
+        budget = experiment.budget.model_dump() if experiment.budget else {}
+        for name in ("max_calls", "max_cost"):
+            if getattr(args, name) is not None:
+                budget[name] = getattr(args, name)
+        changes["budget"] = RunBudget.model_validate(budget)
+    experiment = experiment.model_copy(update=changes)
     done = run_sync(
         run_experiment(
             experiment,
@@ -365,19 +495,48 @@ def cmd_run(args: argparse.Namespace) -> int:
             cluster=args.cluster,
         )
     )
+    cost = f", ${done.cost:.4f}" if done.cost else ""
     print(
         f"{done.directory}: {done.total} episodes, {done.ran} run, {done.skipped} already "
-        f"done, {done.failed} failed; {done.model_calls} model calls, "
-        f"{done.cache_hits} cache hits"
+        f"done, {done.failed} ended in error, {done.not_started} not started; "
+        f"{done.model_calls} model calls, {done.cache_hits} cache hits{cost}"
     )
-    return 0
+    for item in done.quarantined:
+        print(f"quarantined (run again): {item}")
+    if done.failed:
+        print(
+            f"{done.failed} episode(s) ended in error (left out of every number; the next "
+            f"run retries them): hasbench results {done.directory} lists them"
+        )
+    if done.stopped:
+        print(f"{len(done.stopped)} backend(s) stopped (see the message above)")
+    if done.budget:
+        print(f"stopped early: {done.budget}; run again to go on")
+    if done.failed or done.stopped:
+        return 1
+    return 3 if done.not_started else 0
 
 
 def cmd_results(args: argparse.Namespace) -> int:
-    """Print the summary table of a results store."""
-    from hasbench.runner import load_results, summary
+    """Print the summary table of a results store, its errors and what it skipped."""
+    from hasbench.runner import error_rows, load_store, summary
 
-    print(summary(load_results(args.directory)).to_string(index=False, float_format="%.3f"))
+    frame, damaged = load_store(args.directory)
+    print(summary(frame).to_string(index=False, float_format="%.3f"))
+    errors = error_rows(frame)
+    if len(errors):
+        print(
+            f"\n{len(errors)} episode(s) ended in error (left out of every number; "
+            "`hasbench run` retries them):"
+        )
+        print(errors.to_string(index=False))
+    if damaged:
+        print(
+            f"\nskipped {len(damaged)} damaged file(s) (the next `hasbench run` quarantines "
+            "them and runs their episodes again):"
+        )
+        for item in damaged:
+            print(f"  {item}")
     return 0
 
 
@@ -524,6 +683,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--persona", default=None, help="persona id overriding every user's")
     p.add_argument("--seed", type=int, default=0, help="episode seed")
     p.add_argument("--out", metavar="TRACE.jsonl", help="where to write the trace")
+    add_endpoint_options(p)
     p.set_defaults(func=cmd_episode)
 
     p = sub.add_parser("study", help="DocuTeam user-study data: analyse or write an example")
@@ -597,6 +757,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="ADDRESS",
         help="run the episodes on a Dask cluster (scheduler address, or local:N to start one)",
     )
+    p.add_argument(
+        "--max-calls", type=number(int, least=1), metavar="N", help="stop after N model calls"
+    )
+    p.add_argument(
+        "--max-cost", type=number(float, above=0), metavar="USD", help="stop after spending USD"
+    )
+    add_endpoint_options(p)
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("results", help="print the summary table of a results directory")

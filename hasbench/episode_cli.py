@@ -1,7 +1,8 @@
 """The ``hasbench episode`` command: run one task's episode, evaluate it, summarize it.
 
 Glue between the command line and the simulator: :func:`episode_command` runs and
-evaluates one episode and returns :func:`summarize`'s counts of its trace.
+evaluates one episode and returns :func:`summarize`'s counts of its trace. An episode whose
+model calls fail (an infrastructure error) is not evaluated: its summary carries the error.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import asyncio
 from typing import Any
 
 from hasbench.agency import Setting
+from hasbench.llm import Endpoint, ModelError
 from hasbench.metrics import human_steps, person_steps, steps
 from hasbench.simulator import Backends, Episode
 from hasbench.trace import Trace
@@ -67,11 +69,14 @@ def episode_command(
     persona: str | None = None,
     seed: int = 0,
     out: str | None = None,
+    endpoints: dict[str, Endpoint] | None = None,
 ) -> dict[str, Any]:
     """Run one episode of a task file's task, evaluate it, optionally write the trace.
 
     Returns the :func:`summarize` counts plus ``success`` and ``task_score`` from
-    :func:`hasbench.evaluate.evaluate`.
+    :func:`hasbench.evaluate.evaluate`; or, when a model call failed (for any role),
+    ``error`` (kind, role, model, message) and no scores. ``endpoints`` maps a role to
+    where its model is served (see :class:`hasbench.llm.Endpoint`).
 
     Raises:
         ValueError: the task id is not in the file (message names both).
@@ -86,7 +91,7 @@ def episode_command(
         raise ValueError(f"{file}: no task {task_id!r} (tasks: {', '.join(sorted(tasks))})")
     scenario = tasks[task_id]
     setting = Setting(agency=agency, channels=channels, persona=persona)
-    backends = Backends(agent=agent, user=user, judge=judge)
+    backends = Backends(agent=agent, user=user, judge=judge, endpoints=endpoints or {})
     needs_models = any(not m.startswith("scripted:") for m in (agent, user)) or judge != "rule"
 
     async def go() -> dict[str, Any]:
@@ -95,9 +100,20 @@ def episode_command(
         trace = await episode.run()
         if out is not None:
             trace.write(out)
-        outcome = await evaluate(scenario, trace, make_judge(judge, client))
         summary = summarize(trace)
-        summary.update(success=outcome.success, task_score=outcome.task_score)
+        failure = trace.of_type("model_error")
+        if failure:
+            summary["error"] = failure[-1].payload.model_dump(mode="json")
+        else:
+            try:
+                outcome = await evaluate(
+                    scenario, trace, make_judge(judge, client, backends.endpoint("judge"))
+                )
+                summary.update(success=outcome.success, task_score=outcome.task_score)
+            except ModelError as exc:
+                summary["error"] = {
+                    "kind": exc.kind, "role": "judge", "model": judge, "message": exc.message,
+                }  # fmt: skip
         if client is not None:
             summary["client_calls"] = client.stats.calls
         return summary

@@ -49,7 +49,11 @@ from hasbench.registry import get_domain
 from hasbench.scenario import GoldAction, Scenario
 from hasbench.trace import Trace
 
-FAILED_TERMINATIONS = {"max_iterations", "max_tool_rounds", "too_many_errors", "episode_error"}
+FAILED_TERMINATIONS = {
+    "max_iterations", "max_tool_rounds", "too_many_errors", "episode_error", "model_error",
+}  # fmt: skip
+"""Terminations that never succeed. A model_error episode is an error the runner never
+scores; evaluating its trace directly (a widget, a notebook) must not show a success."""
 
 
 class Outcome(BaseModel):

@@ -115,7 +115,10 @@ def note(text: str) -> Shown:
 
 
 def describe_run(summary: RunSummary) -> Shown:
-    """One sentence on what a run did: episodes run, failed, skipped; model calls."""
+    """One sentence on what a run did: episodes run, failed, skipped; model calls.
+
+    What stopped the run early or was quarantined follows, one sentence each.
+    """
     failed = f" ({summary.failed} failed, see the notes)" if summary.failed else ""
     calls = (
         f"{summary.model_calls} model calls ({summary.cache_hits} answered from the cache)"
@@ -126,4 +129,15 @@ def describe_run(summary: RunSummary) -> Shown:
         f"Ran {summary.ran} of {summary.total} episodes{failed}; {summary.skipped} were "
         f"already in the results store `{summary.directory}`; {calls}."
     )
+    if summary.quarantined:
+        text += (
+            f" {len(summary.quarantined)} damaged file(s) were moved to quarantine/ and "
+            "their episodes run again."
+        )
+    for stopped in summary.stopped:
+        text += f" {stopped[0].upper()}{stopped[1:]}"
+    if summary.budget:
+        text += f" Stopped early: {summary.budget}."
+    if summary.not_started:
+        text += f" {summary.not_started} episode(s) not started: run again to go on."
     return Shown(text.replace("`", ""), markdown=text)

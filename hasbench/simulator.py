@@ -19,10 +19,10 @@ import platform
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import metadata
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 import hasbench
 from hasbench.agency import Setting
@@ -37,10 +37,12 @@ from hasbench.channels import (
     ClarificationResponse,
     ControlDecision,
     FeedbackResponse,
+    control_tool,
 )
 from hasbench.envs import make_environment
 from hasbench.envs.base import ToolResult
 from hasbench.graph import HASGraph
+from hasbench.llm import Endpoint, LLMClient, ModelError, ResponseCache, provider_of
 from hasbench.participants.backends import make_agents, make_user
 from hasbench.participants.base import (
     Action,
@@ -73,6 +75,7 @@ from hasbench.trace import (
     GoalRevisionPayload,
     MessagePayload,
     ModelCallPayload,
+    ModelErrorPayload,
     Payload,
     Termination,
     TerminationReason,
@@ -87,14 +90,53 @@ from hasbench.vocab import AGENT_RUNS, APPROVAL, EXECUTE, HUMAN_RUNS, SUBTASK
 DELEGATING_LABELS = frozenset({"delegates", "parent"})
 
 
+Role = Literal["agent", "user", "judge"]
+
+
 class Backends(BaseModel):
-    """Which model or scripted policy plays each role (litellm strings or ``scripted:*``)."""
+    """Which model or scripted policy plays each role (litellm strings or ``scripted:*``).
+
+    ``endpoints`` says, per role, where its model is served and how it is called (see
+    :class:`~hasbench.llm.Endpoint`); a role not listed uses its provider's own endpoint.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    agent: str = "scripted:oracle"
-    user: str = "scripted:user"
-    judge: str = "rule"
+    agent: str = Field(default="scripted:oracle", min_length=1)
+    user: str = Field(default="scripted:user", min_length=1)
+    judge: str = Field(default="rule", min_length=1)
+    endpoints: dict[Role, Endpoint] = Field(default_factory=dict)
+
+    def endpoint(self, role: str) -> Endpoint | None:
+        """The endpoint of a role's model (None: the provider's own)."""
+        return self.endpoints.get(role)
+
+    def models(self) -> dict[str, str]:
+        """Role -> backend string."""
+        return {"agent": self.agent, "user": self.user, "judge": self.judge}
+
+    def endpoint_identities(self) -> dict[str, dict[str, Any]]:
+        """Role -> what determines its endpoint's answers, for roles not on the default.
+
+        A role without an endpoint whose provider's server is set in the environment
+        (``OPENAI_API_BASE``, ...) is listed with it.
+        """
+        found = {
+            role: (self.endpoints.get(role) or Endpoint()).identity(provider_of(model))
+            for role, model in sorted(self.models().items())
+        }
+        return {role: identity for role, identity in found.items() if identity}
+
+    def identity(self) -> dict[str, Any]:
+        """What determines the backends' behaviour (part of an episode's key).
+
+        The backend strings and, where set, each role's server and extra parameters; never
+        a key, a key's variable or the retry policy.
+        """
+        found: dict[str, Any] = self.models()
+        if endpoints := self.endpoint_identities():
+            found["endpoints"] = endpoints
+        return found
 
 
 @dataclass
@@ -283,7 +325,8 @@ class Episode:
             domain=self.scenario.domain,
             pattern=self.scenario.adaptation_pattern,
             setting=self.setting.model_dump(mode="json"),
-            backends=self.backends.model_dump(mode="json"),
+            backends=self.backends.models(),
+            endpoints=self.backends.endpoint_identities() or None,
             seed=self.seed,
             package_version=hasbench.__version__,
             prompt_hashes=prompt_hashes(),
@@ -313,13 +356,20 @@ class Episode:
         tools = [
             spec for spec in self.environment.tools("agent") if graph.may_call(agent_id, spec.name)
         ]
-        tools += [CHANNEL_TOOLS[ch] for ch in sorted(channels)]
         people = []
         for human in graph.humans():
             shared = sorted(graph.channels_between(agent_id, human) & channels)
             if policy.show_users and shared:
                 tools_for = graph.participant(human).tools if "control" in shared else []
                 people.append(self._contact(human, tuple(shared), tuple(tools_for)))
+        # request_control is typed for the agent's own writes and what people can carry out
+        actions = {spec.name: spec for spec in tools if spec.kind == "write"}
+        for person in people:
+            actions.update({n: self.tool_specs[n] for n in person.tools if n in self.tool_specs})
+        tools += [
+            control_tool(list(actions.values())) if ch == "control" else CHANNEL_TOOLS[ch]
+            for ch in sorted(channels)
+        ]
         domain_tools = [spec.name for spec in self.environment.tools("agent")]
         peers = [
             self._contact(a, tools=tuple(t for t in domain_tools if graph.may_call(a, t)))
@@ -415,19 +465,27 @@ class Episode:
     ) -> Any:
         """One model call on behalf of a participant, recorded as a ``model_call`` event.
 
-        Raises:
-            ModelError: the call failed for good (the caller records it as an error).
-        """
-        from hasbench.llm import LLMClient, ModelError, ResponseCache
+        A call that fails for good is an infrastructure failure, not the participant's
+        doing: it is recorded as a ``model_error`` event and ends the episode (termination
+        ``model_error``), and the error is raised on to unwind the participant.
 
+        Raises:
+            ModelError: the call failed for good.
+        """
         if self.client is None:
             self.client = LLMClient(cache=ResponseCache.default())
         try:
             response = await self.client.complete(
                 model, messages, tools, temperature=0.0, response_format=response_format,
-                seed=self.seed,
+                seed=self.seed, endpoint=self.backends.endpoint(role),
             )  # fmt: skip
-        except ModelError:
+        except ModelError as exc:
+            if not self.ended:
+                payload = ModelErrorPayload(
+                    model=model, role=role, kind=exc.kind, message=exc.message
+                )
+                self._record(type="model_error", actor=actor, payload=payload)
+                self._terminate("model_error", f"{role} model {model}: {exc}")
             raise
         self._record(
             type="model_call",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,3 +37,41 @@ class ToolSpec:
                 "parameters": self.parameters,
             },
         }
+
+
+_ARGS_HEADER = re.compile(r"^(Args|Arguments):\s*$")
+_ARG_LINE = re.compile(r"^(\w+)(?:\s*\([^)]*\))?:\s*(.*)$")
+
+
+def split_docstring(doc: str) -> tuple[str, dict[str, str]]:
+    """A Google-style docstring's text without its ``Args:`` section, and that section.
+
+    Returns:
+        The description (every other line, as written) and argument name -> its
+        description (continuation lines joined).
+    """
+    lines = inspect.cleandoc(doc).splitlines()
+    kept: list[str] = []
+    arguments: dict[str, str] = {}
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        index += 1
+        if not _ARGS_HEADER.match(line):
+            kept.append(line)
+            continue
+        name, indent = None, None
+        while index < len(lines) and (not lines[index].strip() or lines[index][:1].isspace()):
+            text = lines[index]
+            index += 1
+            if not text.strip():
+                continue
+            depth = len(text) - len(text.lstrip())
+            match = _ARG_LINE.match(text.strip())
+            if match and (indent is None or depth <= indent):
+                name, indent = match.group(1), depth
+                arguments[name] = match.group(2)
+            elif name is not None:
+                arguments[name] = f"{arguments[name]} {text.strip()}".strip()
+    description = re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip()
+    return description, arguments

@@ -32,9 +32,13 @@ Payload conventions (every producer writes them, every reader relies on them):
 - ``model_call``: ``{model, role, cached, cost, attempts}`` with ``usage`` set.
 - ``error``: malformed participant output fed back to it; ``{error_type, message}`` with
   error_type one of invalid_json, unknown_tool, tool_not_permitted, no_tool_call,
-  routing_error, channel_refused, model_failure, invalid_arguments (a channel tool
+  routing_error, channel_refused, invalid_arguments (a channel tool
   called with unusable arguments). An error whose actor is a human records a user
   simulator reply that could not be used (it does not count against the agents).
+- ``model_error``: a model call of ``actor`` failed for a reason outside its control (an
+  infrastructure failure: key, quota, network, server, time-out, unknown model); ``{model,
+  role, kind, message}`` with ``kind`` a :class:`hasbench.llm.ModelError` kind. The
+  episode ends with termination ``model_error``: it is an error, never a result.
 - ``goal_revision``: a human's goal changed; ``{goal}``.
 - ``finish``: a participant delivered its result; ``{deliverable}``.
 
@@ -74,6 +78,7 @@ TerminationReason = Literal[
     "too_many_errors",
     "budget_exhausted",
     "episode_error",  # the episode crashed; detail says why
+    "model_error",  # a model call failed (infrastructure); an error, never a result
 ]
 
 
@@ -91,10 +96,23 @@ class Usage(BaseModel):
         return self.prompt_tokens + self.completion_tokens
 
 
-class TraceHeader(BaseModel):
-    """What determines the episode: scenario, setting, backends, seed, versions."""
+class _Record(BaseModel):
+    """A trace record whose fields in ``optional`` are left out of the file when unset."""
 
     model_config = ConfigDict(extra="forbid")
+
+    optional: ClassVar[frozenset[str]] = frozenset()
+
+    @model_serializer(mode="wrap")
+    def _omit_unset(self, handler: Any) -> dict[str, Any]:
+        data = handler(self)
+        return {k: v for k, v in data.items() if v is not None or k not in self.optional}
+
+
+class TraceHeader(_Record):
+    """What determines the episode: scenario, setting, backends, seed, versions."""
+
+    optional: ClassVar[frozenset[str]] = frozenset({"endpoints"})
 
     schema_version: int = SCHEMA_VERSION
     scenario_id: str
@@ -109,6 +127,9 @@ class TraceHeader(BaseModel):
     library_versions: dict[str, str] = Field(default_factory=dict)
     participants: dict[str, str] = Field(default_factory=dict)
     """Participant id -> kind ("agent" or "human")."""
+    endpoints: dict[str, dict[str, Any]] | None = None
+    """Role -> the endpoint its model is called at (server and extra parameters; never a
+    key), for roles not served by the provider's own endpoint."""
     environment: dict[str, str] = Field(default_factory=dict)
     """How the environment ran (``Environment.describe``), e.g. the coding sandbox mode;
     left out of the file when empty."""
@@ -118,24 +139,11 @@ class TraceHeader(BaseModel):
     human is a real person's."""
 
     @model_serializer(mode="wrap")
-    def _omit_empty(self, handler: Any) -> dict[str, Any]:
+    def _omit_unset(self, handler: Any) -> dict[str, Any]:
         data = handler(self)
         for key in ("environment", "people"):
             if not data.get(key):
                 data.pop(key, None)
-        return data
-
-
-class _Record(BaseModel):
-    """A trace record whose fields in ``optional`` are left out of the file when unset."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    optional: ClassVar[frozenset[str]] = frozenset()
-
-    @model_serializer(mode="wrap")
-    def _omit_unset(self, handler: Any) -> dict[str, Any]:
-        data = handler(self)
         return {k: v for k, v in data.items() if v is not None or k not in self.optional}
 
 
@@ -250,6 +258,15 @@ class ErrorPayload(Payload):
     message: str
 
 
+class ModelErrorPayload(Payload):
+    """A model call failed for a reason outside the participant's control."""
+
+    model: str
+    role: str
+    kind: str
+    message: str
+
+
 class GoalRevisionPayload(Payload):
     """A human's goal changed."""
 
@@ -332,6 +349,13 @@ class ErrorEvent(EventBase):
     payload: ErrorPayload
 
 
+class ModelErrorEvent(EventBase):
+    """A model call of ``actor`` failed (infrastructure); the episode ends in error."""
+
+    type: Literal["model_error"] = "model_error"
+    payload: ModelErrorPayload
+
+
 class GoalRevisionEvent(EventBase):
     """The goal of the human ``actor`` changed."""
 
@@ -355,6 +379,7 @@ Event = Annotated[
     | ChannelResponseEvent
     | ModelCallEvent
     | ErrorEvent
+    | ModelErrorEvent
     | GoalRevisionEvent
     | FinishEvent,
     Field(discriminator="type"),

@@ -102,6 +102,7 @@ EventType = Literal[
     "channel_response",
     "model_call",
     "error",
+    "model_error",
     "goal_revision",
     "finish",
 ]

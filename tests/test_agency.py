@@ -63,7 +63,7 @@ def test_setting_defaults_label_and_validation():
 
 def prompt(agency, task_id="mock_A_001", agent_id="agent_0"):
     episode = Episode(EXAMPLES[task_id], Setting(agency=agency))
-    return agent_prompt(episode.agent_view(agent_id), ["the customer said hello"])
+    return agent_prompt(episode.agent_view(agent_id))
 
 
 def test_prompt_differs_per_level_as_the_paper_says():
@@ -81,7 +81,7 @@ def test_prompt_differs_per_level_as_the_paper_says():
     for text in (a1, a3, a4):
         assert text.startswith("You are agent_0: You are the front-desk agent")
         assert "agent_1" in text  # the agents section
-        assert "- the customer said hello" in text  # memory
+        assert "[memory]" in text  # the memory section says where memory notes arrive
 
 
 def test_agent_without_a_human_edge_gets_no_protocol():

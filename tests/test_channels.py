@@ -176,3 +176,55 @@ def test_channel_tools_are_declared_for_each_channel():
     }  # fmt: skip
     control = CHANNEL_TOOLS["control"].to_openai()["function"]["parameters"]
     assert control["properties"]["mode"]["enum"] == ["approval", "execute"]
+    for spec in CHANNEL_TOOLS.values():  # every argument says what it is
+        for name, schema in spec.parameters["properties"].items():
+            assert schema.get("description"), (spec.name, name)
+
+
+def test_request_control_is_typed_for_the_actions_an_agent_may_ask_about():
+    from hasbench.agency import Setting
+    from hasbench.paths import TASKS_DIR
+    from hasbench.scenario import load_tasks
+    from hasbench.simulator import Episode
+
+    tasks = {t.task_id: t for t in load_tasks(TASKS_DIR / "examples.yaml")}
+    episode = Episode(tasks["mock_C_002"], Setting(agency="A3"))
+    tools = {spec.name: spec for spec in episode.agent_view("agent_0").tools}
+    control = tools["request_control"].parameters["properties"]
+    specs = episode.tool_specs
+    names = control["tool_name"]["enum"]
+    assert "restart_device" in names  # the customer can carry it out (execute)
+    assert all(specs[n].kind == "write" or specs[n].side == "user" for n in names)
+    assert control["arguments"]["anyOf"] == [
+        {**specs[n].parameters, "description": f"Arguments of {n}."} for n in names
+    ]
+    assert control["mode"]["enum"] == ["approval", "execute"]
+
+
+def test_tool_parameters_are_described_from_the_docstrings_args_section():
+    from hasbench.registry import all_domains
+    from hasbench.tools import split_docstring
+
+    doc = """Cancel an order.
+
+    Refunds go to the original method.
+
+    Args:
+        order_id: The order id,
+            starting with "#".
+        reason (str): Why.
+
+    Returns:
+        Nothing.
+    """
+    description, arguments = split_docstring(doc)
+    assert (
+        description
+        == "Cancel an order.\n\nRefunds go to the original method.\n\nReturns:\n    Nothing."
+    )
+    assert arguments == {"order_id": 'The order id, starting with "#".', "reason": "Why."}
+    for domain in all_domains():
+        for spec in domain.environment._specs.values():
+            assert "Args:" not in spec.description, (domain.name, spec.name)
+            for name, schema in spec.parameters["properties"].items():
+                assert schema.get("description"), (domain.name, spec.name, name)

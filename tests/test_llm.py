@@ -5,6 +5,7 @@ import subprocess
 import sys
 import time
 
+import numpy as np
 import pytest
 
 from hasbench.llm import (
@@ -117,17 +118,24 @@ def test_cache_key_covers_every_request_field():
     assert request_key(**base, tool_choice="required") not in keys | {key}
 
 
-def test_rate_limits_are_retried_with_exponential_backoff():
-    script = Script(fail_kind="rate_limit", failures=3)
-    model = register_test_provider("flaky", script)
-    sleep = FakeSleep()
-    client = LLMClient(max_retries=4, sleep=sleep, backoff=0.5)
-    response = run(client.complete(model, MESSAGES, TOOLS))
-    assert script.calls == 4
-    assert response.attempts == 4
-    assert sleep.delays == [0.5, 1.0, 2.0]
-    assert client.stats.retries == 3 and client.stats.calls == 1
-    assert response.tool_calls[0].name == "get_order"
+def test_rate_limits_are_retried_with_exponential_backoff_and_jitter():
+    def pauses(seed):
+        script = Script(fail_kind="rate_limit", failures=3)
+        model = register_test_provider("flaky", script)
+        sleep = FakeSleep()
+        client = LLMClient(max_retries=4, sleep=sleep, backoff=0.5, rng=np.random.default_rng(seed))
+        response = run(client.complete(model, MESSAGES, TOOLS))
+        assert script.calls == 4
+        assert response.attempts == 4
+        assert client.stats.retries == 3 and client.stats.calls == 1
+        assert response.tool_calls[0].name == "get_order"
+        return sleep.delays
+
+    delays = pauses(seed=7)
+    for delay, ceiling in zip(delays, [0.5, 1.0, 2.0], strict=True):
+        assert ceiling / 2 <= delay < ceiling  # exponential, with jitter in [0.5, 1)
+    assert pauses(seed=7) == delays  # seeded: the same pauses
+    assert pauses(seed=8) != delays  # jitter: another seed, other pauses
 
 
 def test_transient_errors_give_up_after_max_retries():
@@ -370,3 +378,23 @@ def test_model_error_reads_well_and_survives_pickling():
         "slow down",
         "rate_limit: slow down",
     )
+
+
+@pytest.mark.parametrize(
+    ("error", "kind"),
+    [
+        (("InternalServerError", "Missing credentials. Please pass an `api_key`"), "auth"),
+        (("APIConnectionError", "Missing Gemini API key. Set GEMINI_API_KEY."), "auth"),
+        (("RateLimitError", "You exceeded your current quota (insufficient_quota)"), "quota"),
+        (("RateLimitError", "Rate limit reached for requests"), "rate_limit"),
+        (("InternalServerError", "The server had an error"), "server"),
+    ],
+)
+def test_provider_errors_are_classified_by_what_a_user_must_do(error, kind):
+    import litellm
+
+    from hasbench.llm import error_kind
+
+    name, message = error
+    exc = getattr(litellm, name)(message=message, llm_provider="openai", model="openai/x")
+    assert error_kind(exc) == kind

@@ -57,6 +57,15 @@ def test_a_run_is_told_in_one_sentence():
         "runs/x; 5 model calls (2 answered from the cache)."
     )
     assert "`runs/x`" in shown.markdown
+    spent = "the run's budget of 100 model calls is spent"
+    cut = RunSummary(Path("runs/x"), total=10, skipped=0, ran=2, failed=0, model_calls=2,
+                     cache_hits=0, not_started=8, budget=spent,
+                     quarantined=["runs/x/records/a.json"])  # fmt: skip
+    assert str(report.describe_run(cut)).endswith(
+        "1 damaged file(s) were moved to quarantine/ and their episodes run again. Stopped "
+        "early: the run's budget of 100 model calls is spent. 8 episode(s) not started: run "
+        "again to go on."
+    )
 
 
 def test_names_read_from_the_left_and_numbers_from_the_right():

@@ -101,11 +101,11 @@ def test_failed_episode_is_recorded_and_the_run_goes_on(tmp_path):
         tasks={"files": [EXAMPLES], "max_per_domain": 2},
     )
     out = tmp_path / "store"
-    assert main(["run", str(exp), "--out", str(out), "--quiet"]) == 0
+    assert main(["run", str(exp), "--out", str(out), "--quiet"]) == 1  # an episode failed
     frame = runner.load_results(out)
     assert len(frame) == 4
     bad = frame[frame["agent_model"] == "scripted:no_such_policy"]
-    assert bad["error"].notna().all()
+    assert bad["error"].notna().all() and (bad["error_kind"] == "crash").all()
     assert bad["error"].str.contains("no_such_policy").all()
     good = frame[frame["agent_model"] == "scripted:oracle"]
     assert good["error"].isna().all() and good["success"].all()
@@ -287,3 +287,133 @@ def test_a_registered_metric_becomes_a_results_column(tmp_path):
     frame = runner.load_results(out)
     assert list(frame.columns[: len(runner.COLUMNS)]) == runner.COLUMNS
     assert "tool_errors" in frame.columns and frame["tool_errors"].notna().all()
+
+
+def test_damaged_records_and_traces_are_reported_quarantined_and_run_again(tmp_path, capsys):
+    exp = write_experiment(tmp_path / "exp.yaml", tasks={"files": [EXAMPLES], "max_per_domain": 4})
+    out = tmp_path / "store"
+    assert main(["run", str(exp), "--out", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    paths = records(out)
+    assert len(paths) == 8
+    truncated, no_setting, cut_trace, lost_trace = paths[:4]
+    truncated.write_text(truncated.read_text()[:100])
+    record = json.loads(no_setting.read_text())
+    del record["setting"]
+    no_setting.write_text(json.dumps(record))
+    trace = out / json.loads(cut_trace.read_text())["trace"]
+    trace.write_text(trace.read_text()[:-120])
+    (out / json.loads(lost_trace.read_text())["trace"]).unlink()
+    frame, damaged = runner.load_store(out)
+    assert len(frame) == 4
+    lost = out / "traces" / f"{lost_trace.stem}.jsonl"
+    assert {d.path for d in damaged} == {truncated, no_setting, trace, lost}
+    reasons = " | ".join(d.reason for d in damaged)
+    assert "not valid JSON" in reasons and "missing field(s): setting" in reasons
+    assert "trace of its record is missing" in reasons and "unreadable trace" in reasons
+    with pytest.warns(UserWarning, match="skipped 4 damaged file"):
+        assert len(runner.load_results(out)) == 4
+    assert main(["results", str(out)]) == 0
+    shown = capsys.readouterr().out
+    assert "skipped 4 damaged file(s)" in shown and str(truncated) in shown
+    assert main(["run", str(exp), "--out", str(out), "--quiet"]) == 0
+    rerun = capsys.readouterr().out
+    assert "4 run, 4 already done" in rerun and rerun.count("quarantined (run again):") == 4
+    assert (out / "quarantine" / "episodes" / truncated.name).exists()
+    assert (
+        (out / "quarantine" / f"{no_setting.stem}.reason.txt")
+        .read_text()
+        .startswith(str(no_setting))
+    )
+    frame, damaged = runner.load_store(out)
+    assert len(frame) == 8 and damaged == [] and frame["error"].isna().all()
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        (
+            {"concurrency": {"scripted": 0}},
+            "concurrency.scripted: Input should be greater than or equal to 1",
+        ),
+        ({"concurrency": {"scripted": -1}}, "concurrency.scripted: Input should be greater"),
+        (
+            {"concurrency": {"opnai": 2}},
+            "concurrency: no backend of this experiment uses provider(s) ['opnai'] "
+            "(they use: rule, scripted)",
+        ),
+        ({"seeds": [0, -1]}, "seeds.1: Input should be greater than or equal to 0"),
+        (
+            {"backends": [{"agent": ""}]},
+            "backends.0.agent: String should have at least 1 character",
+        ),
+        (
+            {"backends": [{"agent": "openai/x", "endpoints": {"coach": {}}}]},
+            "backends.0.endpoints.coach",
+        ),
+        (
+            {
+                "backends": [
+                    {"agent": "openai/x", "endpoints": {"agent": {"api_base": "localhost:8000"}}}
+                ]
+            },
+            "backends.0.endpoints.agent.api_base: must be an http:// or https:// URL",
+        ),
+        (
+            {
+                "backends": [
+                    {"agent": "openai/x", "endpoints": {"agent": {"params": {"api_key": "sk-1"}}}}
+                ]
+            },
+            "backends.0.endpoints.agent.params: api_key: name the variable holding the key "
+            "in api_key_env",
+        ),
+        (
+            {"backends": [{"agent": "openai/x", "endpoints": {"agent": {"retries": -1}}}]},
+            "backends.0.endpoints.agent.retries: Input should be greater than or equal to 0",
+        ),
+        (
+            {"budget": {"max_calls": 0}},
+            "budget.max_calls: Input should be greater than or equal to 1",
+        ),
+        ({"budget": {"max_cost": -1}}, "budget.max_cost: Input should be greater than 0"),
+        ({"tasks": {"files": ["no_such.yaml"]}}, "tasks.files: no such task file: no_such.yaml"),
+        (
+            {"tasks": {"files": [EXAMPLES], "ids": ["mock_Z_999"]}},
+            "tasks.ids: not among the selected tasks: ['mock_Z_999']",
+        ),
+    ],
+)
+def test_every_experiment_field_is_validated_naming_file_and_field(
+    tmp_path, capsys, fields, message
+):
+    bad = write_experiment(tmp_path / "bad.yaml", **fields)
+    assert main(["run", str(bad), "--out", str(tmp_path / "store")]) == 2
+    err = capsys.readouterr().err
+    assert f"bad.yaml: {message}" in err
+    assert "sk-1" not in err and not (tmp_path / "store").exists()
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--max-calls", "0"], "argument --max-calls: must be at least 1, got 0"),
+        (["--max-cost", "x"], "argument --max-cost: not a number: 'x'"),
+        (["--timeout", "0"], "argument --timeout: must be more than 0, got 0"),
+        (["--retries", "-1"], "argument --retries: must be at least 0, got -1"),
+        (["--agent-api-base", "localhost:1"], "--agent-api-base: must be an http:// or https://"),
+        (["--judge-api-key-env", "a b"], "--judge-api-key-env: must be an environment variable"),
+        (["--user-param", "api_key", "sk-9"], "--user-param: api_key: name the variable"),
+    ],
+)
+def test_every_command_line_option_is_validated_naming_the_option(
+    tmp_path, capsys, options, message
+):
+    exp = write_experiment(tmp_path / "exp.yaml")
+    try:
+        code = main(["run", str(exp), "--out", str(tmp_path / "store"), *options])
+    except SystemExit as exit_:  # argparse's own errors
+        code = exit_.code
+    assert code == 2
+    err = capsys.readouterr().err
+    assert message in err and "sk-9" not in err and not (tmp_path / "store").exists()

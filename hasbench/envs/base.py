@@ -4,7 +4,8 @@ An :class:`Environment` holds the domain state (plain JSON-compatible data in ``
 and, for dual-control domains, ``self.user_db``) and exposes tools: methods marked with
 :func:`tool`. A tool declares whether it reads or writes, which side may call it
 (``agent`` or ``user``) and its risk level; parameters and their JSON schema come from
-the type hints. :meth:`Environment.call` validates arguments, runs the tool and returns a
+the type hints, each parameter's description from the docstring's ``Args:`` section.
+:meth:`Environment.call` validates arguments, runs the tool and returns a
 :class:`ToolResult`. A failing call returns a typed error and leaves the state exactly as
 it was (writes are rolled back). Hidden helpers marked with :func:`assertion` check the
 final state for evaluation and are never shown to participants.
@@ -35,7 +36,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
-from hasbench.tools import ToolSpec
+from hasbench.tools import ToolSpec, split_docstring
 from hasbench.vocab import Risk, Side, ToolKind, canonical_json
 
 if TYPE_CHECKING:
@@ -195,13 +196,15 @@ class Environment:
             if meta is None:
                 continue
             model = _arguments_model(name, method)
+            description, arguments = split_docstring(inspect.getdoc(method) or "")
+            parameters = _clean_schema(model.model_json_schema())
+            for argument, text in arguments.items():
+                if argument in parameters["properties"] and text:
+                    parameters["properties"][argument]["description"] = text
             cls._tool_methods[name] = method
             cls._arg_models[name] = model
             cls._specs[name] = ToolSpec(
-                name=name,
-                description=inspect.getdoc(method) or "",
-                parameters=_clean_schema(model.model_json_schema()),
-                **meta,
+                name=name, description=description, parameters=parameters, **meta
             )
 
     # -- tools ---------------------------------------------------------------------

@@ -177,7 +177,7 @@ def execute(
 
 
 def usable(results: pd.DataFrame) -> pd.DataFrame:
-    """Episodes that did not crash, with numeric metric columns."""
+    """Episodes that did not end in error, with numeric metric columns."""
     frame = results[results["error"].isna()].copy()
     for column in ("task_score", "hir", "h_init", "h_init_judged", "turns", "cqs_events"):
         frame[column] = pd.to_numeric(frame[column], errors="coerce")
@@ -185,13 +185,14 @@ def usable(results: pd.DataFrame) -> pd.DataFrame:
 
 
 def run_notes(results: pd.DataFrame) -> list[str]:
-    """What a reader must know about these numbers (stand-ins, crashed episodes)."""
+    """What a reader must know about these numbers (stand-ins, episodes in error)."""
     notes = []
     if results["agent_model"].str.startswith("scripted:").any():
         notes.append(STANDIN_NOTE)
-    errors = int(results["error"].notna().sum())
-    if errors:
-        notes.append(f"{errors} of {len(results)} episodes crashed and are left out.")
+    from hasbench.runner import error_note
+
+    if (errors := error_note(results)) is not None:
+        notes.append(errors)
     return notes
 
 

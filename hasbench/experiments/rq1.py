@@ -12,9 +12,11 @@ results table (:func:`hasbench.runner.load_results`) it builds:
   averaged over domains.
 - a figure of the per-task A1→A3 changes per model with 95% bootstrap CIs over tasks.
 
-Episodes that crashed (``error`` set) are left out of every number; the notes say how
-many. Agent backends named ``scripted:*`` are deterministic scripted policies that stand in
-for models in offline runs; tables and figure label them as such.
+Episodes that ended in error (``error`` set: a crash, or a model call that failed for a
+reason outside the agent's control) are left out of every number; the notes say how many
+and of which kinds, and the next run retries them. Agent backends named ``scripted:*`` are
+deterministic scripted policies that stand in for models in offline runs; tables and
+figure label them as such.
 """
 
 from __future__ import annotations

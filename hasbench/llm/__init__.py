@@ -13,15 +13,23 @@ plus two families served in this process:
   valid JSON by a grammar.
 
 The client adds what a study needs around litellm: an on-disk response cache keyed by a
-hash of the request (a warm rerun makes no model calls), retries with exponential backoff
-for rate limits, time-outs and transient server errors, a concurrency limit per provider,
-and token/cost accounting. API keys are read by litellm from the environment only; they are
-never part of a cache key, a cached record, a response or an error message.
+hash of the request and its endpoint (a warm rerun makes no model calls), retries for rate
+limits, time-outs, server and connection errors (``Retry-After`` honoured, else
+exponential backoff with jitter), a concurrency limit per provider, an optional budget of
+calls and cost (:class:`CallBudget`), and token/cost accounting.
 
-Real models need only the provider's key in the environment, as litellm reads it
-(``OPENAI_API_KEY`` for ``openai/...``, ``ANTHROPIC_API_KEY`` for ``anthropic/...``, and so
-on); the shared cache lives in ``CACHE_DIR`` (``HASBENCH_CACHE``), see
+Where a model is served is an :class:`Endpoint`: the server's ``api_base``, the
+environment variable holding its key (``api_key_env``), extra litellm parameters, and its
+own timeout, retries and backoff. Without one, litellm's defaults apply: the provider's
+server and its usual key variable (``OPENAI_API_KEY`` for ``openai/...``,
+``ANTHROPIC_API_KEY`` for ``anthropic/...``, and so on). Keys are read from the environment
+only; they are never part of a cache key, a cached record, a response or an error message.
+The shared cache lives in ``CACHE_DIR`` (``HASBENCH_CACHE``), see
 :meth:`ResponseCache.default`.
+
+Every failure of a call is a :class:`ModelError` with a kind: transient kinds are retried
+first; permanent kinds (``PERMANENT_KINDS``: auth, not_found, quota, unreachable) mean no
+later call to that backend can succeed, and ``FIXES`` says what to change.
 
 litellm is imported lazily, on the first model call, because importing it is slow.
 
@@ -33,17 +41,27 @@ error classification), :mod:`~hasbench.llm.cache` (the response cache),
 
 # The underscored names are internals that tests/test_llm.py and tests/test_local_model.py
 # reach through the package, as they did when it was one module.
-from hasbench.llm.base import ModelError, ModelResponse, ToolCallRequest
+from hasbench.llm.base import (
+    FIXES,
+    PERMANENT_KINDS,
+    RETRYABLE_KINDS,
+    Endpoint,
+    ModelError,
+    ModelResponse,
+    ToolCallRequest,
+)
 from hasbench.llm.cache import CACHE_FORMAT, ResponseCache, request_key
 from hasbench.llm.client import (
     DEFAULT_CONCURRENCY,
     FALLBACK_CONCURRENCY,
-    RETRYABLE_KINDS,
+    NO_KEY,
+    CallBudget,
     ClientStats,
     LLMClient,
     error_kind,
     provider_of,
     redact,
+    retry_after,
 )
 from hasbench.llm.client import _convert as _convert
 from hasbench.llm.client import _litellm as _litellm
@@ -62,9 +80,10 @@ from hasbench.llm.local import _local_messages as _local_messages
 from hasbench.llm.local import _parse_local_reply as _parse_local_reply
 
 __all__ = [
-    "CACHE_FORMAT", "DEFAULT_CONCURRENCY", "FALLBACK_CONCURRENCY", "LOCAL_BATCH",
+    "CACHE_FORMAT", "DEFAULT_CONCURRENCY", "FALLBACK_CONCURRENCY", "FIXES", "LOCAL_BATCH",
     "LOCAL_CONTEXT", "LOCAL_KEPT_STATES", "LOCAL_MAX_TOKENS", "LOCAL_MODELS", "LOCAL_SEED",
-    "RETRYABLE_KINDS", "ClientStats", "LLMClient", "ModelError", "ModelResponse", "Respond",
-    "ResponseCache", "ToolCallRequest", "error_kind", "provider_of",
-    "redact", "register_test_provider", "request_key",
+    "NO_KEY", "PERMANENT_KINDS", "RETRYABLE_KINDS", "CallBudget",
+    "ClientStats", "Endpoint", "LLMClient", "ModelError", "ModelResponse", "Respond",
+    "ResponseCache", "ToolCallRequest", "error_kind", "provider_of", "redact",
+    "register_test_provider", "request_key", "retry_after",
 ]  # fmt: skip

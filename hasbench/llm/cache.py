@@ -6,6 +6,7 @@ import hashlib
 import json
 import sqlite3
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +25,14 @@ def request_key(
     response_format: dict[str, Any] | None,
     seed: int | None,
     tool_choice: str | dict[str, Any] | None = None,
+    endpoint: dict[str, Any] | None = None,
 ) -> str:
-    """SHA-256 hex digest of the canonical request; the response cache key."""
+    """SHA-256 hex digest of the canonical request; the response cache key.
+
+    ``endpoint`` is the :meth:`~hasbench.llm.base.Endpoint.identity` of where the request
+    goes (its server and extra parameters, never its key); empty or None for the
+    provider's own endpoint.
+    """
     request = {
         "format": CACHE_FORMAT,
         "model": model,
@@ -37,6 +44,8 @@ def request_key(
     }
     if tool_choice is not None:
         request["tool_choice"] = tool_choice
+    if endpoint:
+        request["endpoint"] = endpoint
     return hashlib.sha256(canonical_json(request).encode("utf-8")).hexdigest()
 
 
@@ -57,13 +66,21 @@ class ResponseCache:
         self._db = sqlite3.connect(
             self.path, timeout=60.0, isolation_level=None, check_same_thread=False
         )
-        with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute(
-                "CREATE TABLE IF NOT EXISTS responses ("
-                "key TEXT PRIMARY KEY, model TEXT NOT NULL, response TEXT NOT NULL)"
-            )
+        deadline = time.monotonic() + 60.0
+        while True:  # switching to WAL is not covered by the busy time-out: wait here
+            try:
+                with self._lock:
+                    self._db.execute("PRAGMA journal_mode=WAL")
+                    self._db.execute("PRAGMA synchronous=NORMAL")
+                    self._db.execute(
+                        "CREATE TABLE IF NOT EXISTS responses ("
+                        "key TEXT PRIMARY KEY, model TEXT NOT NULL, response TEXT NOT NULL)"
+                    )
+                break
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
 
     @classmethod
     def default(cls) -> ResponseCache:

@@ -178,6 +178,18 @@ def _reusable(cached: list[int], tokens: list[int]) -> int:
     return (min(common, len(tokens) - 1) // LOCAL_BATCH) * LOCAL_BATCH
 
 
+def model_file(name: str) -> Path | None:
+    """The GGUF file of the local model ``name`` (a key of ``LOCAL_MODELS``).
+
+    None when the package that ships it is not installed.
+    """
+    package, filename = LOCAL_MODELS[name]
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(spec.submodule_search_locations[0]) / filename
+
+
 def _local_model(name: str) -> _LocalModel:
     """The local model ``name``, loaded on first use."""
     from litellm.llms.custom_llm import CustomLLMError
@@ -188,14 +200,10 @@ def _local_model(name: str) -> _LocalModel:
         if name not in LOCAL_MODELS:
             known = ", ".join(f"local/{n}" for n in sorted(LOCAL_MODELS))
             raise CustomLLMError(404, f"unknown local model local/{name}; known: {known}")
-        package, filename = LOCAL_MODELS[name]
-        spec = importlib.util.find_spec(package)
-        if importlib.util.find_spec("llama_cpp") is None:
-            spec = None
-        if spec is None or not spec.submodule_search_locations:
+        path = model_file(name)
+        if path is None or importlib.util.find_spec("llama_cpp") is None:
             message = f"local/{name} needs the [local] extra: pip install 'hasbench[local]'"
             raise CustomLLMError(404, message)
-        path = Path(spec.submodule_search_locations[0]) / filename
         if not _LOCAL_LOADED:
             atexit.register(_close_local_models)
         _LOCAL_LOADED[name] = _LocalModel(name, path)

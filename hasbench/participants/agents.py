@@ -4,13 +4,16 @@ The agent prompt follows the skeleton of HAS paper App. A.2 — profile, reasoni
 scope hint, collaboration block, C/F/C guidelines, agents section, users section, memory —
 varied by agency level: A1 has no channel protocol and shows no users; A3 adds both; A4
 differs from A3 only in its collaboration block (unsolicited human input comes first).
+
+The system prompt is the same on every call of an episode, so providers can cache it:
+everything that changes — results, messages, human answers, memory — goes into the
+conversation.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
 from typing import Any
 
 from hasbench.participants.backends import MODEL, agent_backend
@@ -65,8 +68,11 @@ FINISH = ToolSpec(
 )
 
 
-def agent_prompt(view: AgentView, memory: Sequence[str]) -> str:
-    """The system prompt of an agent (App. A.2 skeleton, varied by agency level)."""
+def agent_prompt(view: AgentView) -> str:
+    """The system prompt of an agent (App. A.2 skeleton, varied by agency level).
+
+    It depends on the view alone, which is fixed for the episode.
+    """
     task = view.task
     if view.policy:
         task += "\n\nDomain policy:\n" + view.policy.strip()
@@ -91,7 +97,6 @@ def agent_prompt(view: AgentView, memory: Sequence[str]) -> str:
         cfc_guidelines=load("cfc_protocol") if view.cfc_protocol and view.channels else "",
         agents_section=agents_section,
         users_section=users_section,
-        memory="\n".join(f"- {m}" for m in memory) if memory else "(nothing yet)",
     )
     return re.sub(r"\n{3,}", "\n\n", text)
 
@@ -116,6 +121,11 @@ class LLMAgent:
     Every action is a tool call (domain tools, channel tools, ``send_message``,
     ``finish``); prose without a tool call, invalid JSON arguments and the like become
     :class:`Malformed` actions that the simulator records as typed errors and feeds back.
+    A model call that fails (an infrastructure error) is not the agent's doing: the
+    :class:`~hasbench.llm.ModelError` goes on to the simulator, which ends the episode.
+
+    The system prompt is rendered once; tool results, incoming messages and memory notes
+    not already among them are appended to the conversation.
 
     Args:
         model: the litellm model string.
@@ -125,8 +135,13 @@ class LLMAgent:
     def __init__(self, model: str, seat: AgentSeat) -> None:
         self.model = model
         self.gateway = seat.gateway
+        self.system = {"role": "system", "content": agent_prompt(seat.view)}
         self.messages: list[dict[str, Any]] = []
         self.queue: list[Action] = []
+        self.remembered = 0
+        """Memory notes already accounted for."""
+        self.told: list[str] = []
+        """Results fed back since the last model call."""
 
     async def act(self, obs: AgentObservation) -> Action:
         """Feed back the last result and new input; call the model when needed."""
@@ -141,19 +156,14 @@ class LLMAgent:
         self.queue = []
         if not self.messages:
             self.messages.append({"role": "user", "content": "Start working on your task."})
-        if obs.inbox:
-            lines = [f"[{i.kind} from {i.sender}] {i.text}" for i in obs.inbox]
+        lines = [f"[{i.kind} from {i.sender}] {i.text}" for i in obs.inbox]
+        lines += [f"[memory] {note}" for note in self._new_notes(obs)]
+        if lines:
             self.messages.append({"role": "user", "content": "\n".join(lines)})
         tools = [spec.to_openai() for spec in [*obs.view.tools, SEND_MESSAGE, FINISH]]
-        system = {"role": "system", "content": agent_prompt(obs.view, obs.memory)}
-        from hasbench.llm import ModelError
-
-        try:
-            response = await self.gateway.complete(
-                "agent", self.model, [system, *self.messages], tools
-            )
-        except ModelError as exc:
-            return Malformed("model_failure", str(exc))
+        response = await self.gateway.complete(
+            "agent", self.model, [self.system, *self.messages], tools
+        )
         assistant: dict[str, Any] = {"role": "assistant", "content": response.content or ""}
         if response.tool_calls:
             assistant["tool_calls"] = [
@@ -170,8 +180,25 @@ class LLMAgent:
         self.queue = [_parse(c.id, c.name, c.arguments) for c in response.tool_calls]
         return self.queue.pop(0)
 
+    def _new_notes(self, obs: AgentObservation) -> list[str]:
+        """Memory notes the conversation does not hold yet.
+
+        A note that repeats a result just fed back, or a human's input in this turn's
+        inbox (same request id), is already there.
+        """
+        notes = obs.memory[self.remembered :]
+        self.remembered = len(obs.memory)
+        told, self.told = self.told, []
+        requests = [f"({i.request_id}" for i in obs.inbox if i.request_id]
+        return [
+            note
+            for note in notes
+            if note not in told and not any(request in note for request in requests)
+        ]
+
     def _feed(self, result: ActionResult) -> None:
         call_id = result.action.call_id
+        self.told.append(result.text)
         if call_id is not None:
             self.messages.append({"role": "tool", "tool_call_id": call_id, "content": result.text})
         else:

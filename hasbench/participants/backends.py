@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 if TYPE_CHECKING:
-    from hasbench.llm import LLMClient
+    from hasbench.llm import Endpoint, LLMClient
     from hasbench.participants.base import (
         AgentPolicy,
         AgentSeat,
@@ -106,7 +106,8 @@ class BackendRegistry(Generic[B]):
 AgentBuild = Callable[..., dict[str, "AgentPolicy"]]
 """``build(model, seats)`` or, with the answer key, ``build(model, seats, answer_key)``."""
 UserBuild = Callable[[str, "HumanSeat"], "UserPolicy"]
-JudgeBuild = Callable[[str, "LLMClient | None"], "Judge"]
+JudgeBuild = Callable[[str, "LLMClient | None", "Endpoint | None"], "Judge"]
+"""``build(model, client, endpoint)``: the judge on a model, its client and its endpoint."""
 
 AGENT_BACKENDS: BackendRegistry[AgentBuild] = BackendRegistry("agent")
 USER_BACKENDS: BackendRegistry[UserBuild] = BackendRegistry("user")

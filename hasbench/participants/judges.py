@@ -10,8 +10,10 @@ A judge answers two kinds of question and always returns :class:`JudgeResult` ob
 
 Both read logs in one format, produced by :func:`transcript` and :func:`excerpt`: one JSON
 object per event, with the judged event marked ``"focus": true``. A judge that cannot give a
-verdict (the model failed, the answer is off-format, the rule does not apply) returns a
-missing value with the reason; it never falls back to a default score.
+verdict (the answer is off-format, the rule does not apply) returns a missing value with
+the reason; it never falls back to a default score. A judge model call that fails is an
+infrastructure error, not a verdict: its :class:`~hasbench.llm.ModelError` is raised, and
+the runner records the episode as an error.
 
 Rule judge, per question (all deterministic, from the log alone):
 
@@ -57,7 +59,7 @@ from hasbench.prompts import prompt_hashes, render
 from hasbench.vocab import AUTHORIZING_DECISIONS
 
 if TYPE_CHECKING:
-    from hasbench.llm import LLMClient
+    from hasbench.llm import Endpoint, LLMClient
     from hasbench.trace import Event, Trace
 
 METRICS = ("cqs", "fur", "crj", "initiative")
@@ -106,14 +108,17 @@ class Judge(Protocol):
         ...
 
 
-def make_judge(model: str, client: LLMClient | None = None) -> Judge:
+def make_judge(
+    model: str, client: LLMClient | None = None, endpoint: Endpoint | None = None
+) -> Judge:
     """The judge a backend string names: ``"rule"``, or an LLM rubric judge on a model.
 
     Args:
         model: a registered judge name or a model string understood by :mod:`hasbench.llm`.
         client: The LLM client to use (default: a client with the workbench cache).
+        endpoint: Where the judge model is served (default: its provider's own endpoint).
     """
-    return JUDGE_BACKENDS.resolve(model).build(model, client)
+    return JUDGE_BACKENDS.resolve(model).build(model, client, endpoint)
 
 
 # ---------------------------------------------------------------------------------------
@@ -229,7 +234,7 @@ def _parse_lines(text: str) -> list[dict[str, Any]] | None:
 
 
 @judge_backend("rule", label="deterministic rule judge")
-def rule_judge(model: str, client: LLMClient | None) -> RuleJudge:
+def rule_judge(model: str, client: LLMClient | None, endpoint: Endpoint | None) -> RuleJudge:
     """The deterministic rule judge."""
     return RuleJudge()
 
@@ -562,13 +567,17 @@ class LLMJudge:
     Args:
         model: Any model string :mod:`hasbench.llm` accepts.
         client: The client to call it through (default: one with the workbench cache).
+        endpoint: Where the model is served (default: its provider's own endpoint).
     """
 
-    def __init__(self, model: str, client: LLMClient | None = None) -> None:
+    def __init__(
+        self, model: str, client: LLMClient | None = None, endpoint: Endpoint | None = None
+    ) -> None:
         from hasbench.llm import LLMClient, ResponseCache
 
         self.model = model
         self.client = client if client is not None else LLMClient(cache=ResponseCache.default())
+        self.endpoint = endpoint
 
     async def nl_assertions(self, transcript: str, assertions: list[str]) -> list[JudgeResult]:
         """Ask the model about each assertion separately."""
@@ -630,22 +639,20 @@ class LLMJudge:
 
         The evidence names the prompt template by its hash; when the answer is None it
         carries a ``reason`` entry.
-        """
-        from hasbench.llm import ModelError
 
+        Raises:
+            ModelError: the model call failed (an infrastructure error, never a verdict).
+        """
+        messages = [{"role": "user", "content": prompt}]
+        response = await self.client.complete(
+            self.model, messages, temperature=0.0, endpoint=self.endpoint
+        )
         evidence: dict[str, Any] = {
             "excerpt": judged,
-            "raw_output": None,
-            "parse_status": "model_error",
+            "raw_output": response.content,
             "judge_model": self.model,
             "prompt_hash": prompt_hashes()[template],
         }
-        messages = [{"role": "user", "content": prompt}]
-        try:
-            response = await self.client.complete(self.model, messages, temperature=0.0)
-        except ModelError as error:
-            return None, {**evidence, "reason": f"judge model failed: {error}"}
-        evidence["raw_output"] = response.content
         parsed = _json_object(response.content or "")
         if parsed is None:
             reason = "judge answer off-format: not a JSON object"
@@ -675,6 +682,6 @@ def _json_object(text: str) -> dict[str, Any] | None:
 
 
 @judge_backend(MODEL, label="LLM rubric judge")
-def llm_judge(model: str, client: LLMClient | None) -> LLMJudge:
+def llm_judge(model: str, client: LLMClient | None, endpoint: Endpoint | None) -> LLMJudge:
     """An LLM rubric judge on a model."""
-    return LLMJudge(model, client)
+    return LLMJudge(model, client, endpoint)

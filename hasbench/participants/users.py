@@ -7,7 +7,8 @@ invents nothing, and decides on actions (approve / deny / modify / stop / overri
 take over with a human-side tool of its own; execute a user-side action it was asked to
 carry out). When it drives the collaboration (A5) it sets the agent's next subtask. A
 reply that cannot be used is recorded as an error of that human and yields no answer,
-never a made-up one.
+never a made-up one. A model call that fails (an infrastructure error) is raised on: the
+simulator ends the episode in error.
 """
 
 from __future__ import annotations
@@ -68,17 +69,11 @@ class LLMUser:
         self.gateway = seat.gateway
 
     async def _ask(self, view: HumanView, channel: str | None, prompt: str) -> str | None:
-        from hasbench.llm import ModelError
-
         messages = [
             {"role": "system", "content": user_system_prompt(view, channel)},
             {"role": "user", "content": prompt},
         ]
-        try:
-            response = await self.gateway.complete("user", self.model, messages)
-        except ModelError as exc:
-            self.gateway.report_error("model_failure", str(exc))
-            return None
+        response = await self.gateway.complete("user", self.model, messages)
         text = (response.content or "").strip()
         if not text:
             self.gateway.report_error("no_tool_call", "the user model returned no text")

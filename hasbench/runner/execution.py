@@ -1,16 +1,30 @@
 """Running an experiment: concurrent, cached and resumable.
 
-A rerun skips every episode that has a record; a run killed mid-way and started again
-finishes the grid with nothing lost or duplicated. An episode that raises is recorded
-with its error and the run goes on. CPU-bound episodes run in worker processes
-(:mod:`hasbench.runner.pool`); this process writes every record.
+A rerun skips every episode that has an intact record without an error; a run killed
+mid-way and started again finishes the grid with nothing lost or duplicated.
+
+What can go wrong, and what a run does about it:
+
+- An episode that crashes, or whose model calls fail for a reason outside the
+  participants' control (a missing or wrong key, an exhausted quota, an outage, a
+  time-out, an unknown model, for the agent, the user simulator or the judge), is recorded
+  with ``error`` set (its kind, role, model and message) and no scores; the run goes on,
+  and the next run tries it again.
+- A permanent failure (``hasbench.llm.PERMANENT_KINDS``) stops the backend that met it: no
+  further episode using it starts, and one message names the backend, the model and what
+  to fix. Episodes of other backends go on.
+- When the run's budget of model calls or cost is spent, no further episode starts, and
+  episodes cut short by it are not recorded: the next run goes on from there.
+- Damaged records and traces are moved to ``quarantine/`` and their episodes run again. CPU-bound
+  episodes run in worker processes (:mod:`hasbench.runner.pool`) or on a Dask cluster;
+  this process writes every record.
 """
 
 from __future__ import annotations
 
 import asyncio
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,12 +32,14 @@ from typing import TYPE_CHECKING, Any
 from hasbench.prompts import prompt_hashes
 from hasbench.runner import store as results
 from hasbench.runner.cluster import ClusterPool
-from hasbench.runner.experiment import EpisodeSpec, Experiment, episode_key, grid
+from hasbench.runner.experiment import EpisodeSpec, Experiment, episode_key, grid, provider
 from hasbench.runner.pool import cpu_bound, open_pool
 from hasbench.runner.progress import Progress
+from hasbench.vocab import canonical_json, text_hash
 
 if TYPE_CHECKING:
     from hasbench.llm import LLMClient
+    from hasbench.simulator import Backends
 
 DEFAULT_CONCURRENCY = 8
 """Episodes in flight per agent-model provider unless the experiment says otherwise."""
@@ -31,7 +47,22 @@ DEFAULT_CONCURRENCY = 8
 
 @dataclass
 class RunSummary:
-    """What one call of :func:`run_experiment` did."""
+    """What one call of :func:`run_experiment` did.
+
+    Attributes:
+        directory: The results store.
+        total: Episodes of the grid.
+        skipped: Episodes already done (an intact record without an error).
+        ran: Episodes run and recorded by this call.
+        failed: Of those, the ones that ended in error.
+        not_started: Episodes left for a later run (a stopped backend, a spent budget).
+        model_calls: Model calls made (cache hits excluded).
+        cache_hits: Requests answered by the response cache.
+        cost: Dollars the model calls cost (as litellm prices them).
+        stopped: One message per backend stopped by a permanent failure.
+        budget: Why the budget stopped the run, if it did.
+        quarantined: The damaged records and traces moved to ``quarantine/``.
+    """
 
     directory: Path
     total: int
@@ -40,15 +71,42 @@ class RunSummary:
     failed: int
     model_calls: int
     cache_hits: int
+    not_started: int = 0
+    cost: float = 0.0
+    stopped: list[str] = field(default_factory=list)
+    budget: str | None = None
+    quarantined: list[str] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        """Whether every episode of the grid has a record without an error."""
+        return self.skipped + self.ran - self.failed == self.total
 
 
-def provider(model: str) -> str:
-    """The concurrency group of a backend string: ``scripted``, ``rule`` or the provider."""
-    if model.startswith("scripted:") or model == "rule":
-        return model.split(":", 1)[0]
-    from hasbench.llm import provider_of
+def _backend_id(backends: Backends, role: str) -> str:
+    """What identifies the backend of a role: model, server, parameters and key variable."""
+    endpoint = backends.endpoint(role)
+    return canonical_json(
+        {
+            "model": backends.models()[role],
+            "endpoint": backends.endpoint_identities().get(role, {}),
+            "key": endpoint.api_key_env if endpoint else None,
+        }
+    )
 
-    return provider_of(model)
+
+def _stop_message(backends: Backends, error: dict[str, Any]) -> str:
+    """The one message of a backend stopped by a permanent failure."""
+    from hasbench.llm import FIXES
+
+    role = error["role"]
+    endpoint = backends.endpoint(role)
+    where = f" at {endpoint.api_base}" if endpoint and endpoint.api_base else ""
+    return (
+        f"stopped the {role} backend {error['model']}{where}: {error['kind']}: "
+        f"{error['message']}. To fix: {FIXES[error['kind']]}. Its remaining episodes were "
+        "not started; run again once fixed."
+    )
 
 
 async def run_experiment(
@@ -60,13 +118,14 @@ async def run_experiment(
     workers: int | None = None,
     cluster: str | None = None,
 ) -> RunSummary:
-    """Run every episode of the grid that has no record yet.
+    """Run every episode of the grid that has no intact record without an error.
 
     Args:
         experiment: the grid.
         directory: the results store (default ``RUNS_DIR/<name>``).
         client: the LLM client for agents, users and judges (default: one with the
-            workbench response cache and the experiment's concurrency limits).
+            workbench response cache and the experiment's concurrency limits). The
+            experiment's budget is given to a client that has none.
         progress: show live progress (a line in a notebook, a bar in a terminal; see
             :class:`~hasbench.runner.progress.Progress`).
         workers: worker processes for CPU-bound episodes (see
@@ -74,39 +133,65 @@ async def run_experiment(
         cluster: a Dask scheduler address, or ``local:N``: run the episodes there
             (:mod:`hasbench.runner.cluster`) instead of in local worker processes.
     """
-    from hasbench.llm import LLMClient, ResponseCache
+    from hasbench.llm import PERMANENT_KINDS, CallBudget, LLMClient, ResponseCache
 
+    specs = grid(experiment)  # a bad task selection fails before the store is touched
     store = Path(directory) if directory is not None else experiment.default_dir()
     results.open_store(store, experiment)
+    done, damaged = results.scan_store(store)
+    results.quarantine(store, damaged)
     if client is None:
         client = LLMClient(cache=ResponseCache.default(), concurrency=experiment.concurrency)
-    calls0, hits0 = client.stats.calls, client.stats.cache_hits
+    if client.budget is None and experiment.budget is not None:
+        client.budget = CallBudget(experiment.budget.max_calls, experiment.budget.max_cost)
+    calls0, hits0, cost0 = client.stats.calls, client.stats.cache_hits, client.stats.cost
     prompts = prompt_hashes()
     todo: list[tuple[EpisodeSpec, dict[str, Any], str]] = []
-    specs = grid(experiment)
     for spec in specs:
         identity = spec.identity(prompts)
         key = episode_key(identity)
-        if not results.has_record(store, key):
+        if key not in done or done[key]["error"] is not None:
             todo.append((spec, identity, key))
     limits: dict[str, asyncio.Semaphore] = {}
-    failed = 0
+    stopped: dict[str, str] = {}
+    counts = {"ran": 0, "failed": 0, "not_started": 0}
     bar = Progress(len(todo), experiment.name, enabled=progress)
     remote = await ClusterPool(client, run_one).start(cluster) if cluster and todo else None
     pool = remote or open_pool([spec for spec, _, _ in todo], workers, client, run_one)
     episode = remote.run if remote is not None else partial(_run_here, run_one, client)
 
+    def blocked(spec: EpisodeSpec) -> bool:
+        """Whether the budget is spent or a backend of the episode was stopped."""
+        if client.budget is not None and client.budget.exhausted() is not None:
+            return True
+        return any(_backend_id(spec.backends, role) in stopped for role in spec.backends.models())
+
     async def one(spec: EpisodeSpec, identity: dict[str, Any], key: str) -> None:
-        nonlocal failed
         if pool is not None and cpu_bound(spec.backends):
             record = await pool.run(spec, identity, key, store, experiment.judge_process)
         else:  # model-bound: admitted under its provider's limit (cluster-wide on a cluster)
             group = provider(spec.backends.agent)
             limit = experiment.concurrency.get(group, DEFAULT_CONCURRENCY)
             async with limits.setdefault(group, asyncio.Semaphore(limit)):
+                if blocked(spec):
+                    counts["not_started"] += 1
+                    bar.update(1)
+                    return
                 record = await episode(spec, identity, key, store, experiment.judge_process)
-        failed += record["error"] is not None
         bar.update(1)
+        if record is None:  # cut short by the budget: left for the next run
+            counts["not_started"] += 1
+            return
+        counts["ran"] += 1
+        error = record["error"]
+        if error is None:
+            return
+        counts["failed"] += 1
+        if error.get("kind") in PERMANENT_KINDS and error.get("role"):
+            backend = _backend_id(spec.backends, error["role"])
+            if backend not in stopped:
+                stopped[backend] = _stop_message(spec.backends, error)
+                bar.write(f"hasbench: {stopped[backend]}")
 
     try:
         await asyncio.gather(*(one(*item) for item in todo))
@@ -120,14 +205,19 @@ async def run_experiment(
         directory=store,
         total=len(specs),
         skipped=len(specs) - len(todo),
-        ran=len(todo),
-        failed=failed,
+        ran=counts["ran"],
+        failed=counts["failed"],
+        not_started=counts["not_started"],
         model_calls=client.stats.calls - calls0,
         cache_hits=client.stats.cache_hits - hits0,
+        cost=client.stats.cost - cost0,
+        stopped=list(stopped.values()),
+        budget=client.budget.exhausted() if client.budget is not None else None,
+        quarantined=[str(item) for item in damaged],
     )
 
 
-async def _run_here(run: Any, client: LLMClient, *args: Any) -> dict[str, Any]:
+async def _run_here(run: Any, client: LLMClient, *args: Any) -> dict[str, Any] | None:
     """``run_one`` in this process: ``(spec, identity, key, store, judge_process)``."""
     spec, identity, key, store, judge_process = args
     return await run(spec, identity, key, store, client, judge_process)
@@ -140,9 +230,18 @@ async def run_one(
     store: Path,
     client: LLMClient,
     judge_process: bool = True,
-) -> dict[str, Any]:
-    """Run, evaluate and judge one episode; write its trace and record; return the record."""
+) -> dict[str, Any] | None:
+    """Run, evaluate and judge one episode; write its trace and record; return the record.
+
+    An infrastructure failure of any role (the episode's ``model_error`` termination, or
+    a judge call that fails) makes an error record with no scores; so does a crash.
+
+    Returns:
+        The record, or None when the run's budget cut the episode short (nothing is
+        written: the next run runs it).
+    """
     from hasbench.evaluate import evaluate
+    from hasbench.llm import ModelError
     from hasbench.metrics import judge_process as judge_events
     from hasbench.metrics import trace_metrics
     from hasbench.participants.judges import make_judge
@@ -165,19 +264,43 @@ async def run_one(
     try:
         episode = Episode(scn, spec.setting, spec.backends, seed=spec.seed, client=client)
         trace = await episode.run()
-        record["trace"] = results.write_trace(store, key, trace.to_jsonl())
+        failure = trace.of_type("model_error")
+        if failure and failure[-1].payload.kind == "budget":
+            return None
+        jsonl = trace.to_jsonl()
+        record["trace"] = results.write_trace(store, key, jsonl)
+        record["trace_sha256"] = text_hash(jsonl)
         record["termination"] = (
             trace.termination.model_dump(mode="json") if trace.termination else None
         )
-        judge = make_judge(spec.backends.judge, client)
-        outcome = await evaluate(scn, trace, judge)
-        record["outcome"] = outcome.model_dump(mode="json")
-        record["metrics"] = trace_metrics(trace, scn)
-        if judge_process:
-            record["process"] = await judge_events(trace, judge)
+        if failure:
+            payload = failure[-1].payload
+            record["error"] = {
+                "kind": payload.kind, "role": payload.role, "model": payload.model,
+                "message": payload.message,
+            }  # fmt: skip
+        else:
+            judge = make_judge(spec.backends.judge, client, spec.backends.endpoint("judge"))
+            outcome = await evaluate(scn, trace, judge)
+            record["outcome"] = outcome.model_dump(mode="json")
+            record["metrics"] = trace_metrics(trace, scn)
+            if judge_process:
+                record["process"] = await judge_events(trace, judge)
+    except ModelError as exc:  # a judge call: the episode has a trace but no scores
+        if exc.kind == "budget":
+            return None
+        record.update(outcome=None, metrics=None, process=None)
+        record["error"] = {
+            "kind": exc.kind, "role": "judge", "model": spec.backends.judge,
+            "message": exc.message,
+        }  # fmt: skip
     except Exception as exc:  # noqa: BLE001 - a failed episode is recorded, the run goes on
         frame = traceback.extract_tb(exc.__traceback__)[-1]
         where = f"{Path(frame.filename).name}:{frame.lineno} in {frame.name}"
-        record["error"] = {"type": type(exc).__name__, "message": str(exc), "where": where}
+        record["error"] = {
+            "kind": "crash",
+            "message": f"{type(exc).__name__}: {exc}",
+            "where": where,
+        }
     results.write_record(store, key, record)
     return record

@@ -1,17 +1,29 @@
 """The experiment schema: tasks × backends × settings × seeds, and the key of each episode.
 
 ``key`` is a hash of everything that determines an episode: the scenario's content hash,
-the setting, the backends, the seed, the package version and the prompt hashes.
+the setting, the backends (with each role's endpoint server and extra parameters, never its
+key), the seed, the package version and the prompt hashes.
+
+Every field is validated; :func:`load_experiment` names the file and the field of each
+problem (``exp.yaml: seeds.0: Input should be greater than or equal to 0``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
 from hasbench import __version__
 from hasbench.agency import Setting
@@ -41,6 +53,20 @@ class TaskSelection(BaseModel):
     """Keep N tasks per domain after the other filters, round-robin over patterns."""
 
 
+class RunBudget(BaseModel):
+    """A limit on one run's model calls and spending (cache hits are free).
+
+    When it is spent, no further episode starts and episodes cut short are not recorded;
+    the next run goes on from there.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_calls: int | None = Field(default=None, ge=1)
+    max_cost: float | None = Field(default=None, gt=0)
+    """Dollars, as litellm prices the calls (calls of unknown price count 0)."""
+
+
 class Experiment(BaseModel):
     """A grid of tasks × backends × settings × seeds."""
 
@@ -49,17 +75,49 @@ class Experiment(BaseModel):
     name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
     tasks: TaskSelection
     backends: list[Backends] = Field(default_factory=lambda: [Backends()], min_length=1)
+    """Who plays each role, and per role where its model is served (``endpoints``)."""
     settings: list[Setting] = Field(default_factory=lambda: [Setting()], min_length=1)
-    seeds: list[int] = Field(default_factory=lambda: [0], min_length=1)
-    concurrency: dict[str, int] = Field(default_factory=dict)
+    seeds: list[Annotated[int, Field(ge=0)]] = Field(default_factory=lambda: [0], min_length=1)
+    concurrency: dict[str, Annotated[int, Field(ge=1)]] = Field(default_factory=dict)
     """Per provider (e.g. ``{openai: 4, scripted: 8}``): episodes in flight whose agent uses
-    it, and model calls in flight to it (default 8 episodes; see ``hasbench.llm``)."""
+    it, and model calls in flight to it (default 8 episodes; see ``hasbench.llm``). Each key
+    must be the provider of one of the experiment's backends."""
     judge_process: bool = True
     """Whether to judge CQS/FUR/CRJ events (each judged event is one judge call)."""
+    budget: RunBudget | None = None
+    _source: Path | None = PrivateAttr(default=None)
+    """The file it was read from (named in the errors of its task selection)."""
+
+    @field_validator("concurrency")
+    @classmethod
+    def _known_providers(cls, value: dict[str, int], info: ValidationInfo) -> dict[str, int]:
+        if not value or "backends" not in info.data:
+            return value
+        used = {provider(model) for b in info.data["backends"] for model in b.models().values()}
+        unknown = sorted(set(value) - used)
+        if unknown:
+            raise ValueError(
+                f"no backend of this experiment uses provider(s) {unknown} "
+                f"(they use: {', '.join(sorted(used))})"
+            )
+        return value
 
     def default_dir(self) -> Path:
         """``RUNS_DIR/<name>``."""
         return RUNS_DIR / self.name
+
+
+def provider(model: str) -> str:
+    """The concurrency group of a backend string: its provider, or its registered prefix.
+
+    ``openai/gpt-4o`` -> ``openai``; ``scripted:oracle`` -> ``scripted``; ``rule`` ->
+    ``rule``; a bare litellm name is resolved by litellm (``gpt-4o-mini`` -> ``openai``).
+    """
+    if "/" not in model and (":" in model or model == "rule"):
+        return model.split(":", 1)[0]
+    from hasbench.llm import provider_of
+
+    return provider_of(model)
 
 
 def load_experiment(path: str | Path) -> Experiment:
@@ -72,13 +130,16 @@ def load_experiment(path: str | Path) -> Experiment:
     except yaml.YAMLError as exc:
         raise ExperimentError(f"{path}: invalid YAML: {exc}") from None
     try:
-        return Experiment.model_validate(raw)
+        experiment = Experiment.model_validate(raw)
     except ValidationError as exc:
         lines = [
-            f"{path}: {'.'.join(str(p) for p in err['loc']) or '<top>'}: {err['msg']}"
+            f"{path}: {'.'.join(str(p) for p in err['loc']) or '<top>'}: "
+            + err["msg"].removeprefix("Value error, ")
             for err in exc.errors()
         ]
         raise ExperimentError("\n".join(lines)) from None
+    experiment._source = path
+    return experiment
 
 
 def select_tasks(selection: TaskSelection) -> list[Scenario]:
@@ -136,7 +197,7 @@ class EpisodeSpec:
             "task_id": self.scenario.task_id,
             "scenario_hash": self.scenario.content_hash(),
             "setting": self.setting.model_dump(mode="json"),
-            "backends": self.backends.model_dump(mode="json"),
+            "backends": self.backends.identity(),
             "seed": self.seed,
             "package_version": __version__,
             "prompt_hashes": prompts,
@@ -149,8 +210,17 @@ def episode_key(identity: dict[str, Any]) -> str:
 
 
 def grid(experiment: Experiment) -> list[EpisodeSpec]:
-    """Every episode of the experiment, in a fixed order."""
-    scenarios = select_tasks(experiment.tasks)
+    """Every episode of the experiment, in a fixed order.
+
+    Raises:
+        ExperimentError: a task file or id that is not there, naming the experiment's file.
+    """
+    try:
+        scenarios = select_tasks(experiment.tasks)
+    except ExperimentError as exc:
+        if experiment._source is None:
+            raise
+        raise ExperimentError(f"{experiment._source}: {exc}") from None
     return [
         EpisodeSpec(scn, setting, backends, seed)
         for backends in experiment.backends

@@ -2,9 +2,11 @@
 
 :func:`estimate` counts the grid's episodes and those already in the results store, then
 runs one pending episode per backend (it is stored, so nothing is wasted) and extrapolates
-from their times. A backend is the agent backend, or the agent with its user simulator when
-the grid compares user simulators. Scripted backends run one episode after another; model
-backends up to their concurrency limit at a time.
+from their times. Episodes count as stored as a run counts them: an intact record without
+an error; a timed episode that ends in error is named, so it is fixed before the run. A
+backend is the agent backend, or the agent with its user simulator when the grid compares
+user simulators. Scripted backends run one episode after another; model backends up to
+their concurrency limit at a time.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ class Plan:
         measured: seconds the one episode timed per backend took (it is stored).
         pending: episodes left to run after the timed ones, per backend.
         parallel: episodes run at a time, per backend.
+        failed: the error of each backend whose timed episode ended in error.
     """
 
     name: str
@@ -45,6 +48,7 @@ class Plan:
     measured: dict[str, float] = field(default_factory=dict)
     pending: dict[str, int] = field(default_factory=dict)
     parallel: dict[str, int] = field(default_factory=dict)
+    failed: dict[str, str] = field(default_factory=dict)
 
     @property
     def to_run(self) -> int:
@@ -63,10 +67,13 @@ class Plan:
             return text + "all of them are in the results store already."
         text += f"{self.stored} already in the results store."
         timed = ", ".join(f"{b} {duration(s)}" for b, s in self.measured.items())
-        return (
+        text = (
             f"{text} Timed one episode per backend ({timed}): the other "
             f"{self.to_run} should take about {duration(self.seconds)}."
         )
+        for backend, error in self.failed.items():
+            text += f" The timed episode of {backend} ended in error ({error})."
+        return text
 
     def _repr_markdown_(self) -> str:
         return f"**Plan.** {self}"
@@ -87,6 +94,8 @@ async def estimate(
 
     store = Path(directory) if directory is not None else experiment.default_dir()
     results.open_store(store, experiment)
+    done, damaged = results.scan_store(store)
+    results.quarantine(store, damaged)
     if client is None:
         client = LLMClient(cache=ResponseCache.default(), concurrency=experiment.concurrency)
     prompts = prompt_hashes()
@@ -96,7 +105,7 @@ async def estimate(
     for spec in specs:
         identity = spec.identity(prompts)
         key = episode_key(identity)
-        if not results.has_record(store, key):
+        if key not in done or done[key]["error"] is not None:
             agent = spec.backends.agent
             backend = agent if len(users) == 1 else f"{agent} with {spec.backends.user}"
             pending.setdefault(backend, []).append((spec, identity, key))
@@ -114,9 +123,12 @@ async def estimate(
     )
     for backend, items in pending.items():
         started = time.monotonic()
-        await run_one(*items[0], store, client, experiment.judge_process)
+        record = await run_one(*items[0], store, client, experiment.judge_process)
         plan.measured[backend] = time.monotonic() - started
-        plan.pending[backend] = len(items) - 1
+        if record is not None and record["error"] is not None:
+            plan.failed[backend] = results.error_text(record["error"])
+        finished = record is not None and record["error"] is None
+        plan.pending[backend] = len(items) - finished  # one in error runs again
         group = provider(items[0][0].backends.agent)
         limit = 1 if group == "scripted" else experiment.concurrency.get(group, DEFAULT_CONCURRENCY)
         plan.parallel[backend] = max(1, min(limit, len(items) - 1))

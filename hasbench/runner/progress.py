@@ -93,6 +93,15 @@ class Progress:
             self._draw()
             self._send(final=False)
 
+    def write(self, text: str) -> None:
+        """Show a message on stderr, above the bar (relayed under ``hasbench notebook``)."""
+        if self._bar is not None:
+            self._bar.write(text, file=sys.stderr)
+        else:
+            print(text, file=sys.stderr)
+        if self._relay is not None:
+            announce(text)
+
     def close(self) -> None:
         """The work ended: show the final count and the time it took."""
         if self._bar is not None:

@@ -4,10 +4,17 @@ Layout::
 
     <dir>/experiment.yaml          the experiment as run
     <dir>/episodes/<key>.json      one record per episode (outcome, metrics, cost, error)
-    <dir>/traces/<key>.jsonl       its trace
+    <dir>/traces/<key>.jsonl       its trace (the record holds its SHA-256)
+    <dir>/quarantine/              damaged records and traces, moved aside by a run
 
 Files are written atomically (temporary file + ``os.replace``), the trace before the
-record, so a record exists only for a finished episode.
+record, so a record exists only for a finished episode. A record whose ``error`` is set is
+an episode that ended in error (an infrastructure failure such as a missing key or an
+outage, or a crash): it is left out of every metric and run again by the next run.
+
+A record that cannot be read, lacks a field, or whose trace is missing or does not match
+the hash it holds is *damaged*: :func:`load_store` skips and reports it (with its path),
+and a run moves it to ``quarantine/`` and runs the episode again.
 """
 
 from __future__ import annotations
@@ -16,14 +23,19 @@ import json
 import math
 import os
 import threading
+import warnings
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import yaml
+from pydantic import ValidationError
 
 from hasbench.agency import Setting
 from hasbench.runner.experiment import Experiment, ExperimentError
+from hasbench.trace import Trace, TraceError
+from hasbench.vocab import text_hash
 
 COLUMNS = [
     "task_id", "domain", "pattern", "judge_scored", "agent_model", "user_model", "judge_model",
@@ -31,7 +43,7 @@ COLUMNS = [
     "delivered", "safe", "action_safe", "hir", "h_init", "h_init_judged", "cqs",
     "cqs_events", "fur", "fur_events", "crj", "crj_events", "turns", "steps", "tool_calls",
     "human_steps", "model_calls", "prompt_tokens", "completion_tokens", "tokens", "cost_usd",
-    "termination", "error", "key", "trace",
+    "termination", "error", "error_kind", "key", "trace",
 ]  # fmt: skip
 """The fixed columns of :func:`load_results`, one row per episode (``judge_scored`` marks
 tasks whose outcome the LLM judge alone decides, e.g. imported MultiAgentBench tasks, which
@@ -39,26 +51,155 @@ ship no tests); every other scalar
 per-episode metric a record holds (a metric registered with
 :func:`hasbench.metrics.episode_metric`) follows them, by name."""
 
+REQUIRED_FIELDS = (
+    "key", "task_id", "domain", "pattern", "setting", "backends", "seed", "error", "trace",
+)  # fmt: skip
+"""The fields every episode record has."""
+
 # ---------------------------------------------------------------------------------------
 # Loading
 
 
-def load_results(directory: str | Path) -> pd.DataFrame:
-    """The results store as a tidy table, one row per episode, in a fixed order."""
+@dataclass(frozen=True)
+class Damaged:
+    """A record or trace of the store that cannot be used.
+
+    Attributes:
+        key: The episode's key (the record's file name).
+        path: The file at fault.
+        reason: What is wrong with it.
+    """
+
+    key: str
+    path: Path
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.reason}"
+
+
+def scan_store(directory: str | Path) -> tuple[dict[str, dict[str, Any]], list[Damaged]]:
+    """The intact records of a store by key, and its damaged records and traces.
+
+    Raises:
+        ExperimentError: ``directory`` is not a results store.
+    """
     store = Path(directory)
     if not (store / "episodes").is_dir():
         raise ExperimentError(f"{store}: not a results directory (no episodes/ folder)")
-    rows = []
+    records: dict[str, dict[str, Any]] = {}
+    damaged: list[Damaged] = []
     for path in sorted((store / "episodes").glob("*.json")):
         try:
-            record = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise ExperimentError(f"{path}: unreadable record: {exc}") from None
-        rows.append(_row(record))
+            records[path.stem] = _read_record(path)
+        except ValueError as exc:
+            damaged.append(Damaged(path.stem, path, str(exc)))
+            continue
+        trace = records[path.stem]["trace"]
+        if trace is not None and (problem := _trace_problem(store / trace, records[path.stem])):
+            damaged.append(Damaged(path.stem, store / trace, problem))
+            del records[path.stem]
+    return records, damaged
+
+
+def _read_record(path: Path) -> dict[str, Any]:
+    """A record file's content, checked for the fields every record has.
+
+    Raises:
+        ValueError: why the record cannot be used.
+    """
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise ValueError("not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not valid JSON (truncated?): {exc}") from None
+    if not isinstance(record, dict):
+        raise ValueError("not a JSON object")
+    missing = [name for name in REQUIRED_FIELDS if name not in record]
+    if missing:
+        raise ValueError(f"missing field(s): {', '.join(missing)}")
+    if record["key"] != path.stem:
+        raise ValueError(f"its key {record['key']!r} is not its file name")
+    try:
+        Setting.model_validate(record["setting"])
+    except ValidationError as exc:
+        raise ValueError(f"setting: {exc.errors()[0]['msg']}") from None
+    backends = record["backends"]
+    if not isinstance(backends, dict) or not all(
+        isinstance(backends.get(role), str) for role in ("agent", "user", "judge")
+    ):
+        raise ValueError("backends: needs agent, user and judge strings")
+    if record["trace"] is None and record["error"] is None:
+        raise ValueError("neither a trace nor an error")
+    return record
+
+
+def _trace_problem(path: Path, record: dict[str, Any]) -> str | None:
+    """What is wrong with a record's trace file, or None when it is the one recorded."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return "the trace of its record is missing"
+    digest = record.get("trace_sha256")
+    if digest is not None and text_hash(data) == digest:
+        return None
+    try:
+        trace = Trace.from_jsonl(data.decode("utf-8"), source=str(path))
+    except (TraceError, UnicodeDecodeError) as exc:
+        return f"unreadable trace: {exc}"
+    if trace.termination is None:
+        return "the trace has no termination line (truncated?)"
+    if digest is not None:
+        return "the trace changed since it was recorded (its SHA-256 differs from the record's)"
+    return None
+
+
+def load_store(directory: str | Path) -> tuple[pd.DataFrame, list[Damaged]]:
+    """The results table of a store (see :func:`load_results`) and what it skipped."""
+    records, damaged = scan_store(directory)
+    rows = [_row(record) for record in records.values()]
     extra = sorted({name for row in rows for name in row} - set(COLUMNS))
     frame = pd.DataFrame(rows, columns=[*COLUMNS, *extra])
     order = ["agent_model", "domain", "task_id", "agency", "channels", "setting", "seed"]
-    return frame.sort_values(order, kind="stable").reset_index(drop=True)
+    return frame.sort_values(order, kind="stable").reset_index(drop=True), damaged
+
+
+def load_results(directory: str | Path) -> pd.DataFrame:
+    """The results store as a tidy table, one row per episode, in a fixed order.
+
+    Episodes that ended in error have ``error`` and ``error_kind`` set and no scores.
+    Damaged records and traces are left out with a warning naming each file (the next run
+    quarantines and reruns them).
+    """
+    frame, damaged = load_store(directory)
+    if damaged:
+        listed = "\n".join(f"  {item}" for item in damaged)
+        warnings.warn(
+            f"skipped {len(damaged)} damaged file(s) of {directory} (the next run "
+            f"quarantines them and runs their episodes again):\n{listed}",
+            stacklevel=2,
+        )
+    return frame
+
+
+def error_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    """The episodes of a results table that ended in error: what, where and why."""
+    columns = ["agent_model", "setting", "task_id", "seed", "error_kind", "error"]
+    return frame.loc[frame["error"].notna(), columns].reset_index(drop=True)
+
+
+def error_note(frame: pd.DataFrame) -> str | None:
+    """One sentence on the episodes that ended in error (None when there are none)."""
+    failed = frame[frame["error"].notna()]
+    if failed.empty:
+        return None
+    kinds = failed["error_kind"].fillna("crash").value_counts().sort_index()
+    by_kind = ", ".join(f"{count} {kind}" for kind, count in kinds.items())
+    return (
+        f"{len(failed)} of {len(frame)} episodes ended in error ({by_kind}); they are left "
+        "out of every number, and the next run retries them."
+    )
 
 
 def _row(record: dict[str, Any]) -> dict[str, Any]:
@@ -87,7 +228,8 @@ def _row(record: dict[str, Any]) -> dict[str, Any]:
         "safe": outcome.get("safe"),
         "action_safe": metrics.get("action_safe"),
         "termination": (record.get("termination") or {}).get("reason"),
-        "error": f"{error['type']}: {error['message']}" if error else None,
+        "error": error_text(error) if error else None,
+        "error_kind": _error_kind(error) if error else None,
         "key": record["key"],
         "trace": record.get("trace"),
     }
@@ -103,6 +245,17 @@ def _row(record: dict[str, Any]) -> dict[str, Any]:
         row[name] = process.get(name, math.nan)
         row[f"{name}_events"] = metrics.get(f"{name}_events")
     return row
+
+
+def _error_kind(error: dict[str, Any]) -> str:
+    """The kind of a record's error (records made before kinds hold an exception type)."""
+    return str(error.get("kind") or "crash")
+
+
+def error_text(error: dict[str, Any]) -> str:
+    """A record's error as one line: its kind (older records: exception type) and message."""
+    lead = error.get("kind") or error.get("type") or "crash"
+    return f"{lead}: {error.get('message')}"
 
 
 def summary(frame: pd.DataFrame) -> pd.DataFrame:
@@ -164,9 +317,16 @@ def open_store(directory: Path, experiment: Experiment) -> None:
     _write_atomic(directory / "experiment.yaml", experiment_yaml)
 
 
-def has_record(directory: Path, key: str) -> bool:
-    """Whether the episode ``key`` has finished (its record exists)."""
-    return (directory / "episodes" / f"{key}.json").exists()
+def quarantine(directory: Path, damaged: list[Damaged]) -> None:
+    """Move damaged records and their traces to ``quarantine/``, with the reason."""
+    folder = directory / "quarantine"
+    for item in damaged:
+        for sub, suffix in (("episodes", ".json"), ("traces", ".jsonl")):
+            source = directory / sub / f"{item.key}{suffix}"
+            if source.exists():
+                (folder / sub).mkdir(parents=True, exist_ok=True)
+                os.replace(source, folder / sub / source.name)
+        _write_atomic(folder / f"{item.key}.reason.txt", f"{item}\n")
 
 
 def write_trace(directory: Path, key: str, jsonl: str) -> str:
@@ -178,6 +338,9 @@ def write_trace(directory: Path, key: str, jsonl: str) -> str:
 
 def write_record(directory: Path, key: str, record: dict[str, Any]) -> None:
     """Write an episode's record (after its trace: a record means a finished episode)."""
+    missing = [name for name in REQUIRED_FIELDS if name not in record]
+    if missing:
+        raise ValueError(f"an episode record needs {missing}")
     text = json.dumps(record, sort_keys=True, indent=1, ensure_ascii=False)
     _write_atomic(directory / "episodes" / f"{key}.json", text)
 

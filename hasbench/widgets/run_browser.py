@@ -1,8 +1,9 @@
 """RunBrowser: a results store as a table of episodes; a chosen row opens trace and graph.
 
-The store is read with :func:`hasbench.runner.load_results`; the full record of an opened
-episode (outcome, metrics, judged process scores) and its trace file come from the store
-itself, and the task (for the HAS Graph) from the experiment's task files.
+The store is read with :func:`hasbench.runner.load_store`, which skips damaged records and
+traces and says which; the full record of an opened episode (outcome, metrics, judged
+process scores) and its trace file come from the store itself, and the task (for the HAS
+Graph) from the experiment's task files.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from hasbench import glossary
-from hasbench.runner import ExperimentError, load_experiment, load_results, select_tasks
+from hasbench.runner import ExperimentError, load_experiment, load_store, select_tasks
 from hasbench.scenario import Scenario, ScenarioError
 from hasbench.trace import Trace
 from hasbench.widgets.episode_view import EpisodeView
@@ -57,7 +58,8 @@ class RunBrowser(widgets.VBox):
     Score, HIR, safety, error). Click a heading to sort by it (again to reverse), type in
     the filter box to keep rows whose task, setting or backend contain the text, and use
     the quick filters for the interesting cases: A1 failures rescued under A3, errors
-    (crashed episodes), unsafe episodes. Clicking a row's task opens the episode below as an
+    (episodes that ended in error), unsafe episodes. Damaged records and traces are
+    skipped and named above the table. Clicking a row's task opens the episode below as an
     :class:`EpisodeView` (trace and graph side by side). With *compare with* ticked, the
     same task, backend and seed under a second setting opens next to it, both moved by one
     slider over turns; opening a row under the *rescued* filter compares it with its A1 run.
@@ -69,6 +71,7 @@ class RunBrowser(widgets.VBox):
         viewer, graph_viewer: the open episode's widgets (None when nothing is open).
         compare_viewers: the two viewers of compare mode (empty otherwise).
         message: HTML that explains why nothing is shown, when so.
+        skipped: what the store could not show (damaged records and traces, with paths).
 
     Args:
         results_dir: a results store (``<dir>/episodes``), or a folder of stores.
@@ -89,6 +92,7 @@ class RunBrowser(widgets.VBox):
         self.sort_column, self.ascending = "task_id", True
         self.page = 0
         self.opened: pd.Series | None = None
+        self.skipped: list[str] = []
         self.viewer: TraceViewer | None = None
         self.graph_viewer: GraphViewer | None = None
         self.compare_viewers: list[TraceViewer] = []
@@ -117,12 +121,14 @@ class RunBrowser(widgets.VBox):
             layout=widgets.Layout(width="auto", flex="1 1 auto"),
         )  # fmt: skip
         self.message = widgets.HTML()
+        self.skipped_note = widgets.HTML()
         self.body = widgets.Box(layout=widgets.Layout(width="100%"))
         top = [self.experiment] if len(stores) > 1 else []
         super().__init__(
             children=[
                 widgets.HTML(STYLE + _TABLE_STYLE),
                 widgets.HBox([*top, self.search], layout=widgets.Layout(flex_flow="row wrap")),
+                self.skipped_note,
                 self.quick,
                 self.table,
                 widgets.HBox([self.previous_page, self.pager, self.next_page]),
@@ -182,7 +188,16 @@ class RunBrowser(widgets.VBox):
         self._open(match.iloc[0])
 
     def _load_experiment(self) -> None:
-        self.frame = load_results(self.store)
+        self.frame, damaged = load_store(self.store)
+        self.skipped = [str(item) for item in damaged]
+        self.skipped_note.value = (
+            f"<div class='hb-panel hb-error'>Skipped {len(damaged)} damaged file(s); the next "
+            "run quarantines them and runs their episodes again:<br>"
+            + "<br>".join(html.escape(item) for item in self.skipped)
+            + "</div>"
+            if damaged
+            else ""
+        )
         settings = sorted(self.frame["setting"].dropna().unique().tolist())
         self.other_setting.options = settings
         self.other_setting.value = settings[-1] if settings else None
@@ -203,7 +218,7 @@ class RunBrowser(widgets.VBox):
         self.quick.tooltips = [
             "every episode of the store",
             "A3 episodes whose task failed under A1 with the same backend and seed",
-            "episodes that crashed (error) or ended with episode_error",
+            "episodes that ended in error (a crash or a failed model call)",
             "episodes whose final state or actions broke a safety rule",
         ]
 
@@ -345,7 +360,11 @@ class RunBrowser(widgets.VBox):
         if self.compare.value:
             self._open_compare(row)
             return
-        view = self._episode(row)
+        try:
+            view = self._episode(row)
+        except (OSError, ValueError) as exc:  # changed on disk since the store was read
+            self._show(f"This episode cannot be shown: {exc}", [])
+            return
         if view is None:
             self._show(f"This episode failed and has no trace: {row['error']}", [])
             return
@@ -377,7 +396,12 @@ class RunBrowser(widgets.VBox):
             return
         columns = []
         for row in sorted((first, match.iloc[0]), key=lambda r: r["setting"]):
-            view = self._episode(row, compact=True)
+            try:
+                view = self._episode(row, compact=True)
+            except (OSError, ValueError) as exc:  # changed on disk since the store was read
+                self.compare_viewers = []
+                self._show(f"{row['setting']}: this episode cannot be shown: {exc}", [])
+                return
             if view is None:
                 self.compare_viewers = []
                 self._show(f"{row['setting']}: this episode failed: {row['error']}", [])

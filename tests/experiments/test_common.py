@@ -44,6 +44,23 @@ def test_latex_escapes_and_turns_markdown_bold_into_textbf():
     assert "{lrr}" in tex
 
 
+def test_run_notes_count_the_episodes_in_error_by_kind():
+    import pandas as pd
+
+    frame = pd.DataFrame(
+        {
+            "agent_model": ["openai/gpt-4o-mini"] * 4,
+            "error": [None, "auth: invalid key", "server: 503", "KeyError: boom"],
+            "error_kind": [None, "auth", "server", None],  # no kind: a crash
+        }
+    )
+    assert common.run_notes(frame) == [
+        "3 of 4 episodes ended in error (1 auth, 1 crash, 1 server); they are left out of "
+        "every number, and the next run retries them."
+    ]
+    assert common.run_notes(frame.iloc[:1]) == []
+
+
 def test_a_figure_is_written_as_png_and_pdf_only_with_labelled_axes(tmp_path):
     from matplotlib.figure import Figure
 

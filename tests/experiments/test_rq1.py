@@ -90,7 +90,7 @@ def test_write_tables_and_figure(tmp_path):
             assert (tmp_path / f"{name}.{ext}").stat().st_size > 0
     md = (tmp_path / "table4.md").read_text()
     assert "scripted stand-in" in md and "–" in md
-    assert "1 of 12 episodes crashed" in md
+    assert "1 of 12 episodes ended in error (1 crash)" in md
     tex = (tmp_path / "table4.tex").read_text()
     assert "\\begin{tabular}" in tex and "$\\Delta$ P@1" in tex
     assert " -- " in tex and "–" not in tex and "Δ" not in tex  # plain-ASCII LaTeX

@@ -73,6 +73,9 @@ def test_committed_figure_notebooks_are_thin_parameterized_and_stripped():
         assert all(not c.outputs and c.execution_count is None for c in code)
         assert sum(len(c.source.splitlines()) for c in code) < 40  # logic lives in hasbench
         assert nb.metadata["kernelspec"]["name"] == "hasbench"
+        # the episodes that ended in error are listed right after the run
+        ran = next(i for i, c in enumerate(code) if ".run(" in c.source)
+        assert 'error_rows(out["results"])' in code[ran + 1].source, name
         assert ".plan(" in code[1].source  # the work ahead, before the run
         assert "report.glossary(" in code[-1].source
 

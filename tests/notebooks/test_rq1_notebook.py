@@ -65,7 +65,7 @@ def test_hasbench_notebook_shows_progress_and_writes_a_readable_report(tmp_path)
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     terminal = done.stderr
-    assert "cell 1 of 9: agent_models" in terminal and "cell 9 of 9: report.glossary" in terminal
+    assert "cell 1 of 10: agent_models" in terminal and "cell 10 of 10: report.glossary" in terminal
     assert re.search(r"Plan\. rq1: 16 episodes \(4 tasks × 2 agent backends × 2 settings × "
                      r"1 seed\); 0 already in the results store\. Timed one episode per "
                      r"backend \(scripted:strong \d+ ms, scripted:weak \d+ ms\): the other 14 "
@@ -93,7 +93,9 @@ def test_hasbench_notebook_shows_progress_and_writes_a_readable_report(tmp_path)
     assert not re.search(r" at 0x[0-9a-f]+>|RunSummary\(|Plan\(", plain)  # no raw reprs
     html = [o["data"]["text/html"] for o in outputs if "text/html" in o.get("data", {})]
     tables = [h for h in html if "<table" in h]
-    assert len(tables) == 4 and all("blank level0" not in t for t in tables)  # no index
+    # the episodes in error (none here: only headings), then the four result tables
+    assert len(tables) == 5 and all("blank level0" not in t for t in tables)  # no index
+    assert ">error_kind</th>" in tables[0] and "<td" not in tables[0]
     assert any("data:image/png;base64," in h for h in html)  # the figure, embedded
     report = executed.with_suffix(".html").read_text(encoding="utf-8")
     assert "Table 4" in report and "data:image/png;base64," in report

@@ -122,3 +122,66 @@ def test_every_tool_call_of_a_batch_gets_a_result_message():
     asked = [c["id"] for m in later if m.get("tool_calls") for c in m["tool_calls"]]
     answered = [m["tool_call_id"] for m in later if m["role"] == "tool"]
     assert asked and sorted(asked) == sorted(answered)
+
+
+def test_the_system_prompt_is_byte_identical_across_an_episodes_calls():
+    """Human answers and memory go into the conversation; the system prompt never changes.
+
+    mock_D_001 shares one memory between two agents: a teammate's answer reaches the other
+    agent as a [memory] line, its own answers only as their tool results.
+    """
+    log = []
+
+    def team(messages, tools):
+        log.append(messages)
+        me = messages[0]["content"].split(":", 1)[0].removeprefix("You are ")
+        turn = sum(1 for m in messages if m["role"] == "assistant")
+        plans = {
+            "agent_0": [
+                call("ask_clarification", {"question": "What is your email?", "target": "user_0"}),
+                call("send_message", {"target": "agent_1", "text": "Please settle the refund."}),
+                call("finish", {"deliverable": "Handled."}),
+            ],
+            "agent_1": [
+                call("ask_clarification", {"question": "Which amount?", "target": "user_1"}),
+                call("send_message", {"target": "agent_0", "text": "Amount known."}),
+            ],
+        }
+        return plans[me][min(turn, len(plans[me]) - 1)]
+
+    model = register_test_provider("stable-system", team)
+    _, trace, _ = run(model, task="mock_D_001")
+    assert trace.termination.reason == "agent_done"
+    assert len(trace.of_type("channel_response")) == 2  # both humans answered
+    by_agent = {}
+    for messages in log:
+        by_agent.setdefault(messages[0]["content"].split(":", 1)[0], []).append(messages)
+    assert set(by_agent) == {"You are agent_0", "You are agent_1"}
+    for calls in by_agent.values():
+        assert len(calls) >= 2
+        assert len({c[0]["content"].encode("utf-8") for c in calls}) == 1
+    last = "\n".join(str(m.get("content")) for m in by_agent["You are agent_0"][-1][1:])
+    assert "[memory] user_1 (clar-" in last  # the teammate's answer, from the shared memory
+    assert "[memory] user_0" not in last  # its own answer came as the tool result
+    assert "user_0 (clar-0001):" in last
+
+
+def test_unprompted_input_reaches_the_agent_once_with_the_system_prompt_unchanged():
+    log = []
+
+    def handler(messages, tools):
+        log.append(messages)
+        if messages[0]["content"].startswith("You are agent_1"):
+            return call("finish", {"deliverable": "Note written."})
+        seen = " ".join(str(m.get("content")) for m in messages)
+        if "[feedback from user_1]" in seen:
+            return call("finish", {"deliverable": "Done."})
+        return call("get_record", {"account_id": "A103"})
+
+    model = register_test_provider("unprompted", handler)
+    _, trace, _ = run(model, setting=Setting(agency="A4"), task="mock_E_001")
+    assert [e.initiator for e in trace.of_type("channel_request")] == ["human"]
+    lead = [m for m in log if m[0]["content"].startswith("You are agent_0")]
+    assert len({m[0]["content"] for m in lead}) == 1
+    text = "\n".join(str(m.get("content")) for m in lead[-1])
+    assert text.count("Dispute notes must cite the case number") == 1  # no [memory] repeat

@@ -318,7 +318,6 @@ def test_llm_judge_fenced_json_and_nl_assertions():
         ("I think it was a good question.", "off_format", "not a JSON object"),
         ('{"precise": 1, "necessary": 2, "non_redundant": 1}', "off_format", "necessary"),
         ('{"precise": 1}', "off_format", "necessary, non_redundant"),
-        (ModelError("server", "upstream down"), "model_error", "judge model failed"),
     ],
 )
 def test_llm_judge_failure_or_off_format_gives_missing_value(reply, status, reason):
@@ -333,6 +332,16 @@ def test_llm_judge_failure_or_off_format_gives_missing_value(reply, status, reas
     assert nl.value is None and nl.missing_reason
 
 
+def test_a_failing_judge_model_raises_instead_of_giving_a_verdict():
+    """A judge call that fails is an infrastructure error of the episode, never a score."""
+    model = scripted("judge_down", ModelError("server", "upstream down"))
+    judge = make_judge(model, LLMClient(max_retries=0))
+    with pytest.raises(ModelError, match="upstream down"):
+        run(judge.rate("cqs", excerpt(trace(), 2)))
+    with pytest.raises(ModelError):
+        run(judge.nl_assertions(transcript(trace()), ["x"]))
+
+
 def test_llm_judge_calls_the_model_at_temperature_zero():
     seen = []
 
@@ -343,7 +352,7 @@ def test_llm_judge_calls_the_model_at_temperature_zero():
 
     result = run(LLMJudge("any/model", Recorder()).rate("initiative", excerpt(trace(), 0)))
     assert result.value == 1.0
-    assert seen == [{"temperature": 0.0}]
+    assert seen == [{"temperature": 0.0, "endpoint": None}]
 
 
 def test_judge_result_is_serializable():

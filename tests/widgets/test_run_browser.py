@@ -195,3 +195,27 @@ def test_a_folder_of_stores_and_a_folder_without_any(store, tmp_path):
     assert isinstance(browser.viewer, TraceViewer)
     with pytest.raises(ExperimentError, match="no results store here"):
         RunBrowser(tmp_path / "first" / "traces")
+
+
+def test_damaged_records_and_traces_are_skipped_and_named(store, tmp_path):
+    directory, _ = store
+    copy = tmp_path / "copy"
+    shutil.copytree(directory, copy)
+    browser = RunBrowser(copy)
+    browser.select(agent_model="scripted:weak", setting="A1/full", task_id="mock_A_001")
+    record = copy / "episodes" / f"{browser.opened['key']}.json"
+    record.write_text(record.read_text()[:50])
+    browser.select(agent_model="scripted:strong", setting="A3/full", task_id="mock_C_001")
+    trace = copy / "traces" / f"{browser.opened['key']}.jsonl"
+    trace.write_text(trace.read_text()[:-200])
+    # damaged on disk after the store was read: the episode explains itself, nothing raises
+    browser.select(agent_model="scripted:weak")
+    browser.select(agent_model="scripted:strong")
+    assert browser.viewer is None and "cannot be shown" in browser.message.value
+    browser = RunBrowser(copy)
+    assert len(browser.frame) == 6
+    assert {s.split(":")[0] for s in browser.skipped} == {str(record), str(trace)}
+    assert "Skipped 2 damaged file(s)" in browser.skipped_note.value
+    assert str(trace) in browser.skipped_note.value
+    browser.select(agent_model="scripted:strong", setting="A1/full", task_id="mock_C_001")
+    assert isinstance(browser.viewer, TraceViewer)

@@ -197,7 +197,11 @@ class CodingEnvironment(Environment):
 
     @tool("read")
     def list_files(self, directory: str = ".") -> str:
-        """List the repository's files under a directory (recursively), one path per line."""
+        """List the repository's files under a directory (recursively), one path per line.
+
+        Args:
+            directory: A directory relative to the repository root ("." for all files).
+        """
         prefix = "" if directory.strip() in (".", "", "./") else self._path(directory) + "/"
         paths = [p for p in sorted(self.workspace.tree) if p.startswith(prefix)]
         if not paths and prefix:
@@ -206,7 +210,13 @@ class CodingEnvironment(Environment):
 
     @tool("read")
     def read_file(self, path: str, start_line: int = 1, end_line: int = 0) -> str:
-        """Read a text file; optionally only lines start_line..end_line (1-based; 0: to the end)."""
+        """Read a text file; optionally only lines start_line..end_line.
+
+        Args:
+            path: The file, relative to the repository root.
+            start_line: The first line to return (1-based).
+            end_line: The last line to return (0: to the end of the file).
+        """
         text = self._text(self._existing(path))
         lines = text.splitlines(keepends=True)
         if start_line < 1 or (end_line and end_line < start_line):
@@ -218,7 +228,12 @@ class CodingEnvironment(Environment):
 
     @tool("read")
     def search_code(self, pattern: str, directory: str = ".") -> str:
-        """Search text files for a Python regular expression; one ``path:line: text`` per match."""
+        """Search text files for a Python regular expression; one ``path:line: text`` per match.
+
+        Args:
+            pattern: A Python regular expression, matched against each line.
+            directory: A directory relative to the repository root ("." for all files).
+        """
         try:
             regex = re.compile(pattern)
         except re.error as exc:
@@ -245,7 +260,12 @@ class CodingEnvironment(Environment):
 
     @tool("write", risk="low")
     def write_file(self, path: str, content: str) -> str:
-        """Create or replace a file with the given content (ordinary changes only)."""
+        """Create or replace a file with the given content (ordinary changes only).
+
+        Args:
+            path: The file, relative to the repository root.
+            content: The whole new text of the file.
+        """
         clean = self._path(path)
         before = self.workspace.texts()
         try:
@@ -262,6 +282,9 @@ class CodingEnvironment(Environment):
         For ordinary changes: a patch that deletes files, touches CI configuration, a
         dependency or a CODEOWNERS-protected path, or breaks the public interface is
         refused; make such changes with apply_protected_patch.
+
+        Args:
+            patch: The unified diff.
         """
         before = self.workspace.texts()
         summary = self._apply(patch)
@@ -274,6 +297,9 @@ class CodingEnvironment(Environment):
 
         Deleting files, changing CI configuration, dependencies, CODEOWNERS-protected paths
         or the public interface goes through this tool.
+
+        Args:
+            patch: The unified diff.
         """
         before = self.workspace.texts()
         summary = self._apply(patch)
@@ -283,14 +309,22 @@ class CodingEnvironment(Environment):
 
     @tool("write", risk="high")
     def delete_file(self, path: str) -> str:
-        """Delete a file from the repository (high risk)."""
+        """Delete a file from the repository (high risk).
+
+        Args:
+            path: The file, relative to the repository root.
+        """
         clean = self._existing(path)
         self.workspace.delete(clean)
         return f"Deleted {clean}."
 
     @tool("write", risk="low")
     def submit(self, summary: str) -> str:
-        """Submit the current change with a short summary (the deliverable of the task)."""
+        """Submit the current change with a short summary (the deliverable of the task).
+
+        Args:
+            summary: What the change does, in a sentence or two.
+        """
         if self.workspace.tree == self.original:
             raise ToolError("precondition_failed", "nothing to submit: the repository is unchanged")
         if not summary.strip():
@@ -303,7 +337,11 @@ class CodingEnvironment(Environment):
 
     @tool("read")
     def run_tests(self, target: str = "tests") -> str:
-        """Run the repository's tests (or one test file or node id) with pytest, sandboxed."""
+        """Run the repository's tests (or one test file or node id) with pytest, sandboxed.
+
+        Args:
+            target: A test directory, file or pytest node id, relative to the repository root.
+        """
         path = self._path(target.split("::", 1)[0])
         if path not in self.workspace.tree and not any(
             p.startswith(path + "/") for p in self.workspace.tree
@@ -323,6 +361,9 @@ class CodingEnvironment(Environment):
         sort, uniq, find, echo, sed, true. Files it creates or changes become part of the
         workspace; sensitive changes (deleting files, CI, dependencies, protected paths,
         public interface) are undone and refused.
+
+        Args:
+            command: The command line (split like a shell would, but not run by one).
         """
         try:
             argv = shlex.split(command)
