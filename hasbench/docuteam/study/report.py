@@ -10,6 +10,7 @@ LaTeX caption, and a banner on every figure. Data from simulated participants (m
 from __future__ import annotations
 
 import json
+import math
 from importlib.metadata import version
 from pathlib import Path
 
@@ -108,18 +109,29 @@ def table2(analysis: StudyAnalysis) -> pd.DataFrame:
     ).reset_index(drop=True)
 
 
+def _missing(value: object) -> bool:
+    """Whether a table value is absent (None or NaN)."""
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _two_places(value: object) -> str:
+    """A number with two decimals, or an en dash when it is absent (e.g. kappa undefined)."""
+    return "–" if _missing(value) else f"{value:.2f}"
+
+
 def agreement_table(analysis: StudyAnalysis) -> pd.DataFrame:
     """Inter-rater agreement for reading: weighted kappa and its CI, two decimals."""
-    agreement = analysis.agreement
+    columns = ["label", "n_plans", "kappa", "ci_low", "ci_high", "weights"]
+    agreement = analysis.agreement.reindex(columns=columns)  # undefined rows lack a CI
     if agreement.empty:  # no blind ratings
         return pd.DataFrame(columns=["Dimension", "Plans", "Weighted κ", "95% CI", "Weights"])
     return pd.DataFrame(
         {
             "Dimension": agreement["label"],
             "Plans": agreement["n_plans"],
-            "Weighted κ": [f"{k:.2f}" for k in agreement["kappa"]],
+            "Weighted κ": [_two_places(k) for k in agreement["kappa"]],
             "95% CI": [
-                f"[{lo:.2f}, {hi:.2f}]"
+                "–" if _missing(lo) or _missing(hi) else f"[{lo:.2f}, {hi:.2f}]"
                 for lo, hi in zip(agreement["ci_low"], agreement["ci_high"], strict=True)
             ],
             "Weights": agreement["weights"],
