@@ -7,8 +7,10 @@ real models are passed as litellm model strings instead.
 
 from __future__ import annotations
 
-OFFLINE_AGENTS: tuple[str, ...] = ("scripted:strong", "scripted:weak")
-"""Agent backends standing in for models in offline runs (RQ1, simulator robustness)."""
+OFFLINE_AGENTS: tuple[str, ...] = ("scripted:standin?strong", "scripted:standin?weak")
+"""Agent backends standing in for models in offline runs (RQ1, simulator robustness): the
+honest stand-ins, which see only the agent's view (never the planner presets or the oracle,
+which read the answer key)."""
 OFFLINE_SWEEP_AGENTS: tuple[str, ...] = OFFLINE_AGENTS[:1]
 """The agent of the single-model sweeps (RQ2–RQ4); the HAS paper runs them with one model."""
 OFFLINE_USER = "scripted:user"

@@ -16,7 +16,7 @@ EXAMPLES = "data/tasks/examples.yaml"
 
 def small_run(
     task_ids: Sequence[str],
-    agents: Sequence[str] = ("scripted:strong", "scripted:weak"),
+    agents: Sequence[str] = ("scripted:standin?strong", "scripted:standin?weak"),
     agency_levels: Sequence[str] = ("A1", "A3"),
     seed: int = 0,
     results_dir: str | Path | None = None,
@@ -26,7 +26,7 @@ def small_run(
 
     Args:
         task_ids: tasks of ``tasks_file`` to run.
-        agents: agent backends (scripted policies run offline).
+        agents: agent backends (default: the honest offline stand-ins).
         agency_levels: settings to run, each with all channels.
         seed: the episode seed.
         results_dir: the results store (default ``RUNS_DIR/explore_traces``).

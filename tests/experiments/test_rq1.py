@@ -136,21 +136,21 @@ def test_run_with_a_language_model_agent_is_labelled_as_the_model(tmp_path, monk
 
 
 def test_no_process_metric_is_constant_across_the_offline_grid(tmp_path):
+    """The notebooks' stand-ins on the RQ1 grid: each process metric moves across cells.
+
+    Feedback events occur only where people review work (mock, research, bargaining), so
+    those domains join the service ones; FUR is undefined on the service domains' cells.
+    """
     from hasbench.experiments.common import execute, make_client
     from hasbench.experiments.defaults import OFFLINE_AGENTS
-    from hasbench.participants.standin import PRESETS
 
-    standins = [
-        "scripted:standin?" + "&".join(f"{k}={v}" for k, v in vars(profile).items())
-        for profile in PRESETS.values()
-    ]
-    agents = list(dict.fromkeys([*OFFLINE_AGENTS, *standins]))
-    grid = rq1.experiment(agents, domains=["mock"], max_tasks_per_domain=10)
+    domains = [*rq1.DEFAULT_DOMAINS, "mock", "research", "bargaining"]
+    grid = rq1.experiment(list(OFFLINE_AGENTS), domains=domains, max_tasks_per_domain=6)
     _, results = execute(grid, tmp_path / "res", make_client(grid), progress=False)
     cells = rq1.process_table(results)
-    assert len(cells) == 2 * len(agents)
+    assert len(cells) == 2 * len(OFFLINE_AGENTS) * len(domains)
     for metric in ("hir", "h_init", "h_init_judged", "asr", "cqs", "fur", "crj"):
         values = cells[metric].dropna().round(6)
         assert values.nunique() > 1, f"{metric} is constant across the grid: {values.tolist()}"
-    # the careful and the careless agents differ in action safety, A1 has no human step
+    # A1 has no human step
     assert (cells[cells["agency"] == "A1"]["hir"] == 0).all()

@@ -68,8 +68,8 @@ def test_hasbench_notebook_shows_progress_and_writes_a_readable_report(tmp_path)
     assert "cell 1 of 10: agent_models" in terminal and "cell 10 of 10: report.glossary" in terminal
     assert re.search(r"Plan\. rq1: 16 episodes \(4 tasks × 2 agent backends × 2 settings × "
                      r"1 seed\); 0 already in the results store\. Timed one episode per "
-                     r"backend \(scripted:strong \d+ ms, scripted:weak \d+ ms\): the other 14 "
-                     r"should take about", terminal)  # fmt: skip
+                     r"backend \(scripted:standin\?strong \d+ ms, scripted:standin\?weak "
+                     r"\d+ ms\): the other 14 should take about", terminal)  # fmt: skip
     assert "rq1: 100%" in terminal and "14/14" in terminal  # the live bar of the run
     executed = executed_dir / NOTEBOOK.name
     assert f"executed notebook: {executed}" in done.stdout
