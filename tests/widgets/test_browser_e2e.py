@@ -11,29 +11,17 @@ package) driven by Playwright uses its widgets.
 Screenshots are kept in ``test-artifacts/``.
 """
 
-import contextlib
 import json
-import os
-import signal
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import nbformat
 import pytest
+from browser import ARTIFACTS, chromium, voila
 
 from hasbench.trace import Trace
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "notebooks" / "explore_traces.ipynb"
-ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
-]  # fmt: skip
 SCREENS = {"1366x768": {"width": 1366, "height": 768}, "1920x1080": {"width": 1920, "height": 1080}}
 EVENT_NUMBER = ".hb-episode-view .hb-trace-viewer .hb-event-number"
 NODE_BOXES = """(figures) => figures.map((figure) => {
@@ -47,72 +35,6 @@ NODE_BOXES = """(figures) => figures.map((figure) => {
 })"""
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-
-def _requirements() -> str | None:
-    """Why the test cannot run here, or None."""
-    if not CHROMIUM.exists():
-        return f"Chromium is not installed at {CHROMIUM} (apt-get install -y chromium)"
-    for module in ("playwright", "voila"):
-        try:
-            __import__(module)
-        except ImportError:
-            return f"the Python package {module!r} is not installed (pip install -e '.[dev]')"
-    return None
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@contextlib.contextmanager
-def voila(notebook: Path, tmp_path: Path):
-    """Serve ``notebook`` with Voila; yield its address."""
-    reason = _requirements()
-    if reason is not None:
-        pytest.skip(reason)
-    port = _free_port()
-    env = {**os.environ, "HASBENCH_RUNS": str(tmp_path / "runs")}
-    log_path = tmp_path / f"voila-{notebook.stem}.log"
-    log = log_path.open("w")
-    server = subprocess.Popen(
-        [sys.executable, "-m", "voila", str(notebook), "--no-browser", f"--port={port}",
-         "--Voila.ip=127.0.0.1", "--VoilaConfiguration.show_tracebacks=True"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-    )  # fmt: skip
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=2).close()
-                break
-            except OSError:
-                if server.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"Voila did not start:\n{log_path.read_text()}")
-                time.sleep(0.5)
-        yield f"http://127.0.0.1:{port}/"
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)  # Voila and the kernel it started
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-        log.close()
-
-
-@contextlib.contextmanager
-def chromium():
-    from playwright.sync_api import sync_playwright
-
-    ARTIFACTS.mkdir(exist_ok=True)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
 
 
 def assert_nodes_in_view(page, selector: str, expected: int) -> None:
