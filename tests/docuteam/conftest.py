@@ -1,35 +1,15 @@
-"""Shared pieces of the DocuTeam engine tests: the task folders and a scripted session."""
+"""Fixtures of the DocuTeam tests (their shared helpers are in ``tests/docuteam_helpers.py``)."""
 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import pytest
+from docuteam_helpers import make_session
 from ipykernel.kernelspec import install
 from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 
-from hasbench.docuteam import ManualClock, Session, SessionConfig
-from hasbench.docuteam.demo import DEMOS
-from hasbench.docuteam.steps import Backends
-
-WORKSHOP = Path(__file__).resolve().parents[2] / "data" / "docuteam" / "workshop"
-SPORTS_DAY = WORKSHOP.parent / "sports_day"
-NETWORKING_EDIT = DEMOS["workshop"].rewrite[2]
-
-
-def make_session(tmp_path: Path | None = None, **config) -> Session:
-    """A scripted workshop session on a manual clock (log file under tmp_path if given)."""
-    backends = config.pop("backends", Backends())
-    client = config.pop("client", None)
-    return Session.from_folder(
-        WORKSHOP,
-        config=SessionConfig(**config),
-        backends=backends,
-        client=client,
-        clock=ManualClock(),
-        log_path=None if tmp_path is None else tmp_path / "session.jsonl",
-    )
+from hasbench.docuteam import Session
 
 
 @pytest.fixture

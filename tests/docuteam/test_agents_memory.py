@@ -3,7 +3,7 @@
 import asyncio
 
 import pytest
-from conftest import SPORTS_DAY, WORKSHOP, make_session
+from docuteam_helpers import SPORTS_DAY, WORKSHOP, make_session
 
 from hasbench.docuteam.agents import (
     AgentProfileError,

@@ -3,7 +3,7 @@
 import asyncio
 
 import pytest
-from conftest import NETWORKING_EDIT, make_session
+from docuteam_helpers import NETWORKING_EDIT, make_session
 
 from hasbench.docuteam import ConditionError, session_measures
 

@@ -5,7 +5,7 @@ import itertools
 import json
 
 import pytest
-from conftest import make_session
+from docuteam_helpers import make_session
 
 from hasbench.docuteam.agents import Agent, AgentProfile
 from hasbench.docuteam.schemas import DiscussionSummary, EvaluationSummary, sentences

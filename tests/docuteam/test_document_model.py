@@ -1,7 +1,7 @@
 """Point 1: typed blocks with stable ids, edit operations, recent-edit diffs, Markdown/JSON."""
 
 import pytest
-from conftest import WORKSHOP
+from docuteam_helpers import WORKSHOP
 
 from hasbench.docuteam.document import (
     Block,

@@ -3,7 +3,7 @@
 import asyncio
 import json
 
-from conftest import NETWORKING_EDIT, WORKSHOP, make_session
+from docuteam_helpers import NETWORKING_EDIT, WORKSHOP, make_session
 
 from hasbench.docuteam import Session, SessionConfig
 from hasbench.docuteam.steps import Backends

@@ -9,7 +9,7 @@ import importlib.util
 from collections import Counter
 
 import pytest
-from conftest import make_session
+from docuteam_helpers import make_session
 
 from hasbench.docuteam import SessionLog, session_measures
 from hasbench.docuteam.demo import DEMOS, run_demo

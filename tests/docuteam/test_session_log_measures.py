@@ -5,7 +5,7 @@ import json
 
 import pandas as pd
 import pytest
-from conftest import NETWORKING_EDIT, make_session
+from docuteam_helpers import NETWORKING_EDIT, make_session
 
 from hasbench.cli import main as cli
 from hasbench.docuteam import (

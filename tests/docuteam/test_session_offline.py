@@ -2,7 +2,7 @@
 
 import asyncio
 
-from conftest import NETWORKING_EDIT, make_session
+from docuteam_helpers import NETWORKING_EDIT, make_session
 
 from hasbench.docuteam import SessionLog, session_measures
 from hasbench.docuteam.demo import DEMOS, run_demo

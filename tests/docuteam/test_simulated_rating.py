@@ -3,7 +3,7 @@
 import asyncio
 import json
 
-from conftest import WORKSHOP
+from docuteam_helpers import WORKSHOP
 
 from hasbench.docuteam import Document
 from hasbench.docuteam.simulation.rating import (

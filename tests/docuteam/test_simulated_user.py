@@ -5,7 +5,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import NETWORKING_EDIT, SPORTS_DAY, WORKSHOP
+from docuteam_helpers import NETWORKING_EDIT, SPORTS_DAY, WORKSHOP
 
 from hasbench.docuteam import ManualClock, Session, SessionConfig, SessionLog
 from hasbench.docuteam.simulation.personas import PersonaError, load_personas

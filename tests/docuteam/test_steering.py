@@ -4,7 +4,7 @@ import asyncio
 import json
 
 import pytest
-from conftest import NETWORKING_EDIT, make_session
+from docuteam_helpers import NETWORKING_EDIT, make_session
 
 from hasbench.docuteam.steps import Backends
 from hasbench.llm import LLMClient, ModelError, register_test_provider

@@ -4,7 +4,7 @@ import asyncio
 import json
 
 import pytest
-from conftest import NETWORKING_EDIT, make_session
+from docuteam_helpers import NETWORKING_EDIT, make_session
 
 from hasbench.docuteam import schemas as s
 from hasbench.docuteam.document import Block

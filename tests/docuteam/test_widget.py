@@ -11,7 +11,7 @@ import json
 
 import ipywidgets as widgets
 import pytest
-from conftest import NETWORKING_EDIT, WORKSHOP
+from docuteam_helpers import NETWORKING_EDIT, WORKSHOP
 
 from hasbench.docuteam import Session, SessionConfig, SystemClock
 from hasbench.docuteam.discussion import summary_entries

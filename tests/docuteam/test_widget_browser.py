@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from browser import ARTIFACTS, chromium, voila
-from conftest import NETWORKING_EDIT
+from docuteam_helpers import NETWORKING_EDIT
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "notebooks" / "docuteam_session.ipynb"
