@@ -1,11 +1,16 @@
 """Live progress (notebook line, terminal bar, relay to `hasbench notebook`) and planning."""
 
+import asyncio
 import io
 import json
 
+import pytest
+
 from hasbench.agency import Setting
-from hasbench.runner import Experiment, TaskSelection, run_experiment
+from hasbench.runner import Experiment, TaskSelection, planning, run_experiment
+from hasbench.runner.execution import run_one
 from hasbench.runner.planning import estimate
+from hasbench.runner.pool import machine_workers
 from hasbench.runner.progress import PROGRESS_FILE, Progress, Relay, announce, duration
 from hasbench.simulator import Backends
 from hasbench.sync import run_sync
@@ -50,25 +55,61 @@ def test_the_relay_draws_what_the_kernel_reports(tmp_path, monkeypatch):
     assert "rq1: 100%" in shown and "6/6" in shown
 
 
-def test_estimate_times_one_episode_per_backend_and_the_run_skips_it(tmp_path):
+def test_estimate_times_a_few_episodes_per_backend_and_the_run_skips_them(tmp_path):
     grid = Experiment(
         name="tiny",
         tasks=TaskSelection(files=["data/tasks/examples.yaml"], ids=["mock_A_001", "mock_C_001"]),
         backends=[Backends(agent="scripted:strong"), Backends(agent="scripted:weak")],
         settings=[Setting(agency="A1"), Setting(agency="A3")],
+        seeds=[0, 1, 2],
+    )
+    plan = run_sync(estimate(grid, tmp_path))
+    assert (plan.total, plan.stored, plan.to_run) == (24, 0, 16)
+    assert plan.timed == {"scripted:strong": 4, "scripted:weak": 4}
+    workers = min(machine_workers(), 8)  # 24 offline episodes: the run opens its worker pool
+    assert plan.parallel == {"scripted:strong": workers, "scripted:weak": workers}
+    assert plan.seconds == pytest.approx(sum(plan.measured[b] * 8 / workers for b in plan.measured))
+    assert "24 episodes (2 tasks × 2 agent backends × 2 settings × 3 seeds)" in str(plan)
+    assert "over 4 episodes" in str(plan) and "the other 16 should take about" in str(plan)
+    summary = run_sync(run_experiment(grid, tmp_path, progress=False))
+    assert (summary.skipped, summary.ran) == (8, 16)
+    again = run_sync(estimate(grid, tmp_path))
+    assert str(again).endswith("all of them are in the results store already.")
+
+
+def test_the_first_timed_episode_is_left_out_of_the_rate(tmp_path, monkeypatch):
+    """The first episode pays the start-up; the rate comes from the ones after it."""
+    calls = []
+
+    async def slow_first(*args):
+        calls.append(args)
+        if len(calls) == 1:
+            await asyncio.sleep(1.0)  # the start-up a first episode pays
+        return await run_one(*args)
+
+    monkeypatch.setattr(planning, "run_one", slow_first)
+    grid = Experiment(
+        name="warm",
+        tasks=TaskSelection(files=["data/tasks/examples.yaml"], ids=["mock_A_001"]),
+        backends=[Backends(agent="scripted:strong")],
+        settings=[Setting(agency="A1")],
+        seeds=[0, 1, 2, 3, 4, 5],
+    )
+    plan = run_sync(estimate(grid, tmp_path))
+    assert plan.timed == {"scripted:strong": 4} and plan.pending == {"scripted:strong": 2}
+    assert plan.measured["scripted:strong"] < 0.5
+
+
+def test_a_grid_timed_whole_says_so(tmp_path):
+    grid = Experiment(
+        name="small",
+        tasks=TaskSelection(files=["data/tasks/examples.yaml"], ids=["mock_A_001"]),
+        backends=[Backends(agent="scripted:strong")],
+        settings=[Setting(agency="A1"), Setting(agency="A3")],
         seeds=[0],
     )
     plan = run_sync(estimate(grid, tmp_path))
-    assert (plan.total, plan.stored, plan.to_run) == (8, 0, 6)
-    assert set(plan.measured) == {"scripted:strong", "scripted:weak"}
-    assert plan.parallel == {"scripted:strong": 1, "scripted:weak": 1}  # CPU-bound: in turn
-    assert plan.seconds == sum(plan.measured[b] * 3 for b in plan.measured)
-    assert "8 episodes (2 tasks × 2 agent backends × 2 settings × 1 seed)" in str(plan)
-    assert "the other 6 should take about" in plan._repr_markdown_()
-    summary = run_sync(run_experiment(grid, tmp_path, progress=False))
-    assert (summary.skipped, summary.ran) == (2, 6)
-    again = run_sync(estimate(grid, tmp_path))
-    assert str(again).endswith("all of them are in the results store already.")
+    assert plan.to_run == 0 and str(plan).endswith("they were the whole grid.")
 
 
 def test_a_grid_of_user_simulators_is_timed_per_agent_and_simulator(tmp_path):
@@ -82,7 +123,7 @@ def test_a_grid_of_user_simulators_is_timed_per_agent_and_simulator(tmp_path):
     )
     plan = run_sync(estimate(grid, tmp_path))
     assert set(plan.measured) == {f"scripted:strong with {u}" for u in users}
-    assert (plan.total, plan.to_run) == (4, 2)
+    assert (plan.total, plan.to_run) == (4, 0)  # two per backend: both timed
     assert "4 episodes (2 tasks × 1 agent backend × 2 user simulators × 1 setting × 1 seed)" in (
         str(plan)
     )

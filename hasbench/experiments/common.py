@@ -153,7 +153,7 @@ def make_client(experiment: Experiment) -> LLMClient:
 def plan_work(grid: Experiment, results_dir: str | Path | None) -> Plan:
     """The work of a grid before it runs: its episodes, those stored, a timed estimate.
 
-    Runs one pending episode per backend into the results store (the run skips it); see
+    Times a few pending episodes per backend into the results store (the run skips them); see
     :func:`hasbench.runner.planning.estimate`.
     """
     from hasbench.runner.planning import estimate

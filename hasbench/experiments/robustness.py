@@ -270,7 +270,7 @@ def plan(
 ) -> Plan:
     """How much work :func:`run` with these arguments is, before it runs.
 
-    Counts the study's episodes and those already stored, and times one pending episode
+    Counts the study's episodes and those already stored, and times a few pending episodes
     per agent and user simulator (stored, so :func:`run` skips them) to estimate the rest.
     """
     agents = agents_or_default(agent_models, sweep=False)

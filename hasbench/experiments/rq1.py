@@ -342,8 +342,8 @@ def plan(
 ) -> Plan:
     """How much work :func:`run` with these arguments is, before it runs.
 
-    Counts the grid's episodes and those already stored, and times one pending episode
-    per agent model (stored, so :func:`run` skips it) to estimate how long the rest takes.
+    Counts the grid's episodes and those already stored, and times a few pending episodes
+    per agent model (stored, so :func:`run` skips them) to estimate how long the rest takes.
     ``agent_models`` defaults to the offline stand-ins, as in :func:`run`.
     """
     agents = agents_or_default(agent_models, sweep=False)

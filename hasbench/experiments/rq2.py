@@ -414,8 +414,8 @@ def plan(
 ) -> Plan:
     """How much work :func:`run` with these arguments is, before it runs.
 
-    Counts the sweep's episodes and those already stored, and times one pending episode
-    (stored, so :func:`run` skips it) to estimate how long the rest takes.
+    Counts the sweep's episodes and those already stored, and times a few pending episodes
+    (stored, so :func:`run` skips them) to estimate how long the rest takes.
     """
     agents = agents_or_default(agent_models, sweep=True)
     ran_domains, _ = resolve_domains(domains, "RQ2")

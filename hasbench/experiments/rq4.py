@@ -236,8 +236,8 @@ def plan(
 ) -> list[Plan]:
     """How much work :func:`run` with these arguments is, before it runs: one plan per domain.
 
-    Each counts its domain's episodes and those already stored, and times one pending
-    episode (stored, so :func:`run` skips it) to estimate how long the rest takes.
+    Each counts its domain's episodes and those already stored, and times a few pending
+    episodes (stored, so :func:`run` skips them) to estimate how long the rest takes.
     """
     from hasbench.paths import RUNS_DIR
 
