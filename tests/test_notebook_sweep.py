@@ -3,6 +3,7 @@ parameter set, each in its own folder, locally or on a Dask cluster, and resumes
 
 import csv
 import json
+import re
 import subprocess
 import sys
 
@@ -10,6 +11,7 @@ import pytest
 from jupyter_client.kernelspec import KernelSpecManager
 
 from hasbench.cli import main
+from hasbench.paths import REPO_ROOT
 from hasbench.runner.experiment import ExperimentError
 from hasbench.runner.notebooks import find_notebook, load_grid, notebook_parameters
 
@@ -159,3 +161,12 @@ def test_a_grid_that_expands_in_order_with_fixed_values_under_the_varied_ones(tm
 def test_workers_and_cluster_need_a_grid(capsys):
     assert main(["notebook", "rq1", "--cluster", "local:2"]) == 2
     assert "--grid" in capsys.readouterr().err
+
+
+def test_the_readme_grid_example_is_a_valid_rq1_grid(tmp_path, rq1_parameters):
+    text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    (example,) = re.findall(r"```yaml\n(# sweep\.yaml\n.*?)```", text, re.DOTALL)
+    grid = tmp_path / "sweep.yaml"
+    grid.write_text(example, encoding="utf-8")
+    sets = load_grid(grid, rq1_parameters)
+    assert len(sets) == 3 * 2 + 1 and all(s["domains"] == ["retail", "airline"] for s in sets)
