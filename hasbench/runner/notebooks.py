@@ -336,7 +336,7 @@ def _parameter_mapping(
         if known is not None and name not in known:
             raise ExperimentError(
                 f"{path}: {label}.{name}: the notebook has no such parameter "
-                f"(its parameters: {', '.join(known)})"
+                f"(its parameters: {', '.join(known) or 'none'})"
             )
     return dict(values)
 
@@ -391,7 +391,7 @@ def run_sweep(
 
     source = find_notebook(name)
     known = notebook_parameters(source)
-    sets = load_grid(grid, known or None)
+    sets = load_grid(grid, known)
     if cluster is None or local_workers(cluster) is not None:
         require_kernel()  # a remote cluster's workers check their own
     directory = Path(output_dir or RUNS_DIR / "sweeps" / f"{name}-{Path(grid).stem}").resolve()
