@@ -7,10 +7,16 @@ cluster of N worker processes). A worker runs the episode as the local pool does
 this process writes the results store, so caching, resume and the final table are those
 of a local run. Model-bound episodes are admitted under this process's per-provider
 limits, so the limits hold cluster-wide.
+
+:func:`dask_client` connects to the same addresses for work that is not an episode:
+notebook sweeps (:func:`hasbench.runner.notebooks.run_sweep`) run their papermill runs
+on the cluster's workers.
 """
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -93,3 +99,49 @@ class ClusterPool:
             await self._dask.close()
         if self._local is not None:
             await self._local.close()
+
+
+def local_workers(address: str) -> int | None:
+    """N for ``local:N``; None for a scheduler address.
+
+    Raises:
+        ClusterError: ``local:`` followed by anything but a count of at least one.
+    """
+    if not address.startswith("local:"):
+        return None
+    count = address.removeprefix("local:")
+    if not count.isdigit() or int(count) < 1:
+        raise ClusterError(f"{address!r}: expected local:N with N >= 1 workers")
+    return int(count)
+
+
+@contextlib.contextmanager
+def dask_client(address: str) -> Iterator[Any]:
+    """A blocking Dask client connected to ``address`` for the duration of the block.
+
+    ``local:N`` starts a local cluster of N single-threaded worker processes and stops it
+    at the end; any other address is a running scheduler's (``tcp://host:8786``).
+
+    Raises:
+        ClusterError: a malformed address or no dask extra.
+    """
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise ClusterError(
+            "running on a cluster needs the dask extra: pip install 'hasbench[dask]'"
+        ) from None
+    workers = local_workers(address)
+    with contextlib.ExitStack() as stack:
+        if workers is not None:
+            target: Any = stack.enter_context(
+                LocalCluster(
+                    n_workers=workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                )
+            )
+        else:
+            target = address
+        yield stack.enter_context(Client(target))

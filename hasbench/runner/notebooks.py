@@ -10,12 +10,22 @@ is called. Notebooks without a name are not run by name.
 A run writes the executed notebook and, beside it, an HTML export with the widgets' state
 saved, which opens in a browser without a kernel. While it runs, the terminal shows which
 cell runs and the live progress the notebook reports (:mod:`hasbench.runner.progress`).
+
+A sweep (:func:`run_sweep`, ``hasbench notebook NAME --grid FILE``) runs a notebook once
+per parameter set of a grid file, in parallel worker processes or on a Dask cluster, each
+run in its own folder; a summary lists every set's status, and a rerun skips the sets that
+finished.
 """
 
 from __future__ import annotations
 
 import contextlib
+import csv
+import hashlib
+import itertools
 import json
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -99,6 +109,24 @@ def find_notebook(name: str) -> Path:
     return registered[name]
 
 
+def notebook_parameters(source: Path) -> list[str]:
+    """The names in a notebook's ``parameters`` cell, as papermill reads them."""
+    import papermill
+
+    return list(papermill.inspect_notebook(str(source)))
+
+
+def require_kernel() -> None:
+    """Raise :class:`ExperimentError` unless the ``hasbench`` Jupyter kernel is installed."""
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    if KERNEL not in KernelSpecManager().find_kernel_specs():
+        raise ExperimentError(
+            f"Jupyter kernel {KERNEL!r} is not installed; run `make setup` or "
+            f"`python -m ipykernel install --sys-prefix --name {KERNEL}`"
+        )
+
+
 def run_notebook(
     name: str,
     parameters: dict[str, Any] | None = None,
@@ -124,21 +152,16 @@ def run_notebook(
             have, or no ``hasbench`` kernel.
     """
     import papermill
-    from jupyter_client.kernelspec import KernelSpecManager
 
     source = find_notebook(name)
-    known = papermill.inspect_notebook(str(source))
+    known = notebook_parameters(source)
     unknown = sorted(set(parameters or {}) - set(known))
     if unknown:
         raise ExperimentError(
             f"{source}: no parameter {', '.join(map(repr, unknown))} "
             f"(its parameters: {', '.join(known) or 'none'})"
         )
-    if KERNEL not in KernelSpecManager().find_kernel_specs():
-        raise ExperimentError(
-            f"Jupyter kernel {KERNEL!r} is not installed; run `make setup` or "
-            f"`python -m ipykernel install --sys-prefix --name {KERNEL}`"
-        )
+    require_kernel()
     target_dir = Path(output_dir) if output_dir is not None else RUNS_DIR / "notebooks"
     target_dir.mkdir(parents=True, exist_ok=True)
     target = target_dir / source.name
@@ -181,3 +204,309 @@ def export_html(notebook: Path) -> Path:
     path = notebook.with_suffix(".html")
     path.write_text(body, encoding="utf-8")
     return path
+
+
+GRID_KEYS = ("fixed", "vary", "sets")
+"""The keys of a sweep's grid file."""
+RUN_PLACES = {
+    "output_dir": "outputs",
+    "results_dir": "results",
+    "out_dir": "results",
+    "log_path": "session.jsonl",
+}
+"""Parameters that say where a notebook writes -> that place inside each sweep run's folder."""
+RUN_RECORD = "run.json"
+"""Each sweep run's record in its folder: parameters, status, seconds, error."""
+
+
+@dataclass(frozen=True)
+class SweepRun:
+    """One parameter set of a sweep and the folder it runs in.
+
+    Attributes:
+        index: its place in the grid, from 0.
+        parameters: the notebook parameters the grid gives it.
+        directory: its own folder, ``NNN-HASH`` (index and a hash of the parameters).
+    """
+
+    index: int
+    parameters: dict[str, Any]
+    directory: Path
+
+
+@dataclass(frozen=True)
+class SweepSummary:
+    """What a sweep did, and where its summary is.
+
+    Attributes:
+        directory: the sweep's folder (``summary.csv``, ``summary.json``, one folder per set).
+        rows: one record per parameter set, in grid order (the summary's rows).
+        ran: parameter sets run this time.
+        skipped: parameter sets a previous run of the sweep had finished.
+    """
+
+    directory: Path
+    rows: list[dict[str, Any]]
+    ran: int
+    skipped: int
+
+    @property
+    def failed(self) -> list[dict[str, Any]]:
+        """The rows of the parameter sets that failed."""
+        return [row for row in self.rows if row["status"] != "ok"]
+
+
+def load_grid(path: str | Path, known: list[str] | None = None) -> list[dict[str, Any]]:
+    """The parameter sets of a sweep's grid file, in order.
+
+    A grid is a YAML mapping with ``fixed`` (parameters every set has), ``vary``
+    (parameter -> list of values; every combination is one set, the last parameter
+    changing fastest) and ``sets`` (a list of explicit sets, after the combinations).
+    Values of ``vary`` and ``sets`` replace those of ``fixed``.
+
+    Args:
+        path: the grid file.
+        known: the notebook's parameter names (None: names are not checked).
+
+    Raises:
+        ExperimentError: naming the file, the entry and the field.
+    """
+    import yaml
+
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ExperimentError(f"{path}: cannot read the grid file: {error.strerror}") from None
+    except yaml.YAMLError as error:
+        raise ExperimentError(f"{path}: not valid YAML: {error}") from None
+    if not isinstance(data, dict):
+        raise ExperimentError(
+            f"{path}: expected a mapping with {', '.join(GRID_KEYS)}, got {type(data).__name__}"
+        )
+    for key in data:
+        if key not in GRID_KEYS:
+            raise ExperimentError(
+                f"{path}: unknown key {key!r} (a grid has {', '.join(GRID_KEYS)})"
+            )
+    fixed = _parameter_mapping(path, "fixed", data.get("fixed") or {}, known)
+    vary = _parameter_mapping(path, "vary", data.get("vary") or {}, known)
+    for name, values in vary.items():
+        if not isinstance(values, list) or not values:
+            raise ExperimentError(
+                f"{path}: vary.{name}: expected a non-empty list of values, got {values!r}"
+            )
+    entries = data.get("sets") or []
+    if not isinstance(entries, list):
+        raise ExperimentError(f"{path}: sets: expected a list of parameter mappings")
+    labelled = [
+        (f"vary combination {i}", dict(zip(vary, values, strict=True)))
+        for i, values in enumerate(itertools.product(*vary.values()) if vary else [])
+    ]
+    labelled += [
+        (f"sets[{i}]", _parameter_mapping(path, f"sets[{i}]", entry, known))
+        for i, entry in enumerate(entries)
+    ]
+    if not labelled:
+        raise ExperimentError(f"{path}: no parameter sets (give vary, sets or both)")
+    seen: dict[str, str] = {}
+    chosen = []
+    for label, values in labelled:
+        parameters = {**fixed, **values}
+        digest = parameters_hash(parameters)
+        if digest in seen:
+            raise ExperimentError(f"{path}: {label}: the same parameters as {seen[digest]}")
+        seen[digest] = label
+        chosen.append(parameters)
+    return chosen
+
+
+def _parameter_mapping(
+    path: str | Path, label: str, values: Any, known: list[str] | None
+) -> dict[str, Any]:
+    """A grid entry checked to be a mapping of notebook parameters the sweep may set."""
+    if not isinstance(values, dict):
+        raise ExperimentError(
+            f"{path}: {label}: expected a mapping of parameter -> value, got {values!r}"
+        )
+    for name in values:
+        if name in RUN_PLACES:
+            raise ExperimentError(
+                f"{path}: {label}.{name}: set by the sweep (every run writes into its own folder)"
+            )
+        if known is not None and name not in known:
+            raise ExperimentError(
+                f"{path}: {label}.{name}: the notebook has no such parameter "
+                f"(its parameters: {', '.join(known) or 'none'})"
+            )
+    return dict(values)
+
+
+def parameters_hash(parameters: dict[str, Any]) -> str:
+    """A short hash of a parameter set (canonical JSON), for its folder's name."""
+    text = json.dumps(parameters, sort_keys=True, default=str, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
+
+
+def sweep_runs(sets: list[dict[str, Any]], directory: Path) -> list[SweepRun]:
+    """Each parameter set with its folder ``directory/NNN-HASH``."""
+    return [
+        SweepRun(i, parameters, directory / f"{i:03d}-{parameters_hash(parameters)}")
+        for i, parameters in enumerate(sets)
+    ]
+
+
+def run_sweep(
+    name: str,
+    grid: str | Path,
+    output_dir: str | Path | None = None,
+    workers: int | None = None,
+    cluster: str | None = None,
+    progress: bool = True,
+) -> SweepSummary:
+    """Run a notebook once per parameter set of a grid file, in parallel; resume on rerun.
+
+    Each set runs with papermill in its own folder ``NNN-HASH``: the executed copy, its
+    HTML export, ``run.json`` and, for the notebook's output parameters (``output_dir``,
+    ``results_dir``, ...; :data:`RUN_PLACES`), their places inside the folder, so parallel
+    runs never share an output. The sets run in a pool of worker processes, or on the
+    Dask cluster at ``cluster`` (``local:N`` starts a local one; the workers must see this
+    machine's file system). A failed set is recorded with its reason and the others go
+    on; a rerun skips the sets that finished. ``summary.csv`` and ``summary.json`` list
+    every set: parameters, folder, status, seconds, error.
+
+    Args:
+        name: the notebook's registered name.
+        grid: the grid file (:func:`load_grid`).
+        output_dir: the sweep's folder (default ``RUNS_DIR/sweeps/<name>-<grid file stem>``).
+        workers: worker processes for a local sweep (default: one per CPU, at most one per
+            set to run).
+        cluster: a Dask scheduler address or ``local:N``, instead of local processes.
+        progress: print a line as each set ends.
+
+    Raises:
+        ExperimentError: an unknown notebook, a bad grid file or no ``hasbench`` kernel.
+        ClusterError: a malformed cluster address or no dask extra.
+    """
+    from hasbench.runner.cluster import local_workers
+
+    source = find_notebook(name)
+    known = notebook_parameters(source)
+    sets = load_grid(grid, known)
+    if cluster is None or local_workers(cluster) is not None:
+        require_kernel()  # a remote cluster's workers check their own
+    directory = Path(output_dir or RUNS_DIR / "sweeps" / f"{name}-{Path(grid).stem}").resolve()
+    runs = sweep_runs(sets, directory)
+    records = {run.index: _finished(run) for run in runs}
+    pending = [run for run in runs if records[run.index] is None]
+    places = {parameter: place for parameter, place in RUN_PLACES.items() if parameter in known}
+    calls = [
+        (run, (name, {**run.parameters, **_places(run, places)}, str(run.directory)))
+        for run in pending
+    ]
+    for done, (run, outcome) in enumerate(_outcomes(calls, workers, cluster), start=1):
+        record = {
+            "index": run.index,
+            "directory": run.directory.name,
+            "parameters": run.parameters,
+            **outcome,
+        }
+        run.directory.mkdir(parents=True, exist_ok=True)
+        (run.directory / RUN_RECORD).write_text(json.dumps(record, indent=2), encoding="utf-8")
+        records[run.index] = record
+        if progress:
+            reason = f": {outcome['error']}" if outcome["error"] else ""
+            print(
+                f"[{done}/{len(pending)}] {run.directory.name} {outcome['status']} "
+                f"after {outcome['seconds'] or 0:.1f} s{reason}",
+                flush=True,
+            )
+    rows = [records[run.index] for run in runs]
+    _write_summary(directory, rows)
+    return SweepSummary(directory, rows, ran=len(pending), skipped=len(runs) - len(pending))
+
+
+def execute_set(name: str, parameters: dict[str, Any], directory: str) -> dict[str, Any]:
+    """Run one parameter set into ``directory`` (in a worker); return status, seconds, error."""
+    from papermill import PapermillExecutionError
+
+    start = time.perf_counter()
+    error = None
+    try:
+        run_notebook(name, parameters, directory, progress=False)
+    except PapermillExecutionError as failure:
+        error = f"{failure.ename}: {failure.evalue}"
+    except Exception as failure:  # a failed set is recorded; the sweep goes on
+        error = f"{type(failure).__name__}: {failure}"
+    return {
+        "status": "ok" if error is None else "failed",
+        "seconds": round(time.perf_counter() - start, 3),
+        "error": error,
+    }
+
+
+def _places(run: SweepRun, places: dict[str, str]) -> dict[str, str]:
+    """The notebook's output parameters pointed into the run's own folder."""
+    return {parameter: str(run.directory / place) for parameter, place in places.items()}
+
+
+def _finished(run: SweepRun) -> dict[str, Any] | None:
+    """The run's record when an earlier sweep finished it with the same parameters."""
+    path = run.directory / RUN_RECORD
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+    done = record.get("status") == "ok" and record.get("parameters") == run.parameters
+    return record if done else None
+
+
+def _outcomes(
+    calls: list[tuple[SweepRun, tuple[Any, ...]]], workers: int | None, cluster: str | None
+) -> Iterator[tuple[SweepRun, dict[str, Any]]]:
+    """Run :func:`execute_set` for every call; yield each run with its outcome as it ends."""
+    if not calls:
+        return
+    if cluster is None:
+        from concurrent.futures import as_completed
+
+        from hasbench.runner.pool import machine_workers, worker_pool
+
+        with worker_pool(min(workers or machine_workers(), len(calls))) as pool:
+            futures = {pool.submit(execute_set, *arguments): run for run, arguments in calls}
+            for future in as_completed(futures):
+                yield futures[future], _outcome(future)
+    else:
+        from distributed import as_completed
+
+        from hasbench.runner.cluster import dask_client
+
+        with dask_client(cluster) as client:
+            futures = {
+                client.submit(execute_set, *arguments, pure=False): run for run, arguments in calls
+            }
+            for future in as_completed(futures):
+                yield futures[future], _outcome(future)
+
+
+def _outcome(future: Any) -> dict[str, Any]:
+    """A finished future's outcome; a lost worker or process is a failed set."""
+    try:
+        return future.result()
+    except Exception as failure:
+        return {
+            "status": "failed",
+            "seconds": None,
+            "error": f"{type(failure).__name__}: {failure}",
+        }
+
+
+def _write_summary(directory: Path, rows: list[dict[str, Any]]) -> None:
+    """Write ``summary.json`` and ``summary.csv`` (parameters as JSON) into ``directory``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "summary.json").write_text(json.dumps(rows, indent=2), encoding="utf-8")
+    fields = ["index", "directory", "status", "seconds", "error", "parameters"]
+    with (directory / "summary.csv").open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fields)
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({**row, "parameters": json.dumps(row["parameters"], sort_keys=True)})
