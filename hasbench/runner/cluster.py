@@ -44,25 +44,12 @@ class ClusterPool:
 
     async def start(self, address: str) -> ClusterPool:
         """Connect to the scheduler at ``address`` (``local:N`` starts a local cluster)."""
-        try:
-            from distributed import Client, LocalCluster
-        except ImportError:
-            raise ClusterError(
-                "running on a cluster needs the dask extra: pip install 'hasbench[dask]'"
-            ) from None
-        if address.startswith("local:"):
-            count = address.removeprefix("local:")
-            if not count.isdigit() or int(count) < 1:
-                raise ClusterError(f"{address!r}: expected local:N with N >= 1 workers")
-            self._local = await LocalCluster(
-                n_workers=int(count),
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-                asynchronous=True,
-            )
+        client_class, cluster_class = _distributed()
+        workers = local_workers(address)
+        if workers is not None:
+            self._local = await cluster_class(**_local_options(workers), asynchronous=True)
             address = self._local
-        self._dask = await Client(address, asynchronous=True)
+        self._dask = await client_class(address, asynchronous=True)
         return self
 
     async def run(
@@ -125,23 +112,31 @@ def dask_client(address: str) -> Iterator[Any]:
     Raises:
         ClusterError: a malformed address or no dask extra.
     """
+    client_class, cluster_class = _distributed()
+    workers = local_workers(address)
+    with contextlib.ExitStack() as stack:
+        target: Any = address
+        if workers is not None:
+            target = stack.enter_context(cluster_class(**_local_options(workers)))
+        yield stack.enter_context(client_class(target))
+
+
+def _distributed() -> tuple[Any, Any]:
+    """Dask's ``Client`` and ``LocalCluster`` classes, or a clear error without the extra."""
     try:
         from distributed import Client, LocalCluster
     except ImportError:
         raise ClusterError(
             "running on a cluster needs the dask extra: pip install 'hasbench[dask]'"
         ) from None
-    workers = local_workers(address)
-    with contextlib.ExitStack() as stack:
-        if workers is not None:
-            target: Any = stack.enter_context(
-                LocalCluster(
-                    n_workers=workers,
-                    threads_per_worker=1,
-                    processes=True,
-                    dashboard_address=None,
-                )
-            )
-        else:
-            target = address
-        yield stack.enter_context(Client(target))
+    return Client, LocalCluster
+
+
+def _local_options(workers: int) -> dict[str, Any]:
+    """A local cluster of single-threaded worker processes without a dashboard."""
+    return {
+        "n_workers": workers,
+        "threads_per_worker": 1,
+        "processes": True,
+        "dashboard_address": None,
+    }
