@@ -641,6 +641,8 @@ class _Generator:
             ]
         elif kind == "address_correction":
             wrong, address = self.new_address(), self.new_address()
+            if wrong["address2"] and not address["address2"]:
+                address["address2"] = wrong["address2"]  # the correction keeps the unit
             known.update(_address_facts(wrong))
             goal = f"Ship my pending order with the {names} to my new address."
             revised = (

@@ -107,3 +107,23 @@ def test_build_tasks_command_rewrites_the_airline_file(tmp_path, monkeypatch, ca
     assert main(["build", "tasks", "--domain", "airline"]) == 0
     assert f"wrote {target}" in capsys.readouterr().out
     assert target.read_bytes() == (TASKS_DIR / "airline.yaml").read_bytes()
+
+
+def test_a_revised_address_is_the_address_the_gold_path_writes():
+    """After a goal revision, what the customer knows of the address is exactly the gold one."""
+    parts = {"street": "address1", "apartment": "address2", "city": "city", "state": "state"}
+    revised = 0
+    for task in load_tasks(TASKS_DIR / "retail.yaml"):
+        for user in task.users:
+            for revision in user.goal_revisions:
+                if "street" not in revision.known_info:
+                    continue
+                told = {**user.known_info, **revision.known_info}
+                for action in task.evaluation_criteria.actions:
+                    if action.name in ("modify_pending_order_address", "modify_user_address"):
+                        gold = action.arguments
+                        said = {field: told.get(key, "") for key, field in parts.items()}
+                        assert said == {f: gold[f] for f in parts.values()}, task.task_id
+                        assert told["zip_code"] == gold["zip"], task.task_id
+                        revised += 1
+    assert revised >= 4
