@@ -868,6 +868,34 @@ class Episode:
                     actor=user_id,
                     payload=GoalRevisionPayload(goal=revision.goal),
                 )
+                self._tell_revision(user_id, human, revision)
+
+    def _tell_revision(self, user_id: str, human: _Human, revision: GoalRevision) -> None:
+        """A proactive simulated human (A4, A5) tells a change of plan when it happens.
+
+        Without human initiative (A1-A3) the change waits until an agent next asks; a
+        person playing a human says it themselves.
+        """
+        if (
+            not self.setting.spontaneous_enabled()
+            or isinstance(human.policy, PlayedByPerson)
+            or "clarification" not in self.setting.enabled_channels()
+            or not any(
+                "clarification" in self.graph.channels_between(user_id, a)
+                for a in self.graph.agents()
+            )
+        ):
+            return
+        facts = " ".join(
+            f"My {key.replace('_', ' ')} is {value}." for key, value in revision.known_info.items()
+        )
+        self._deliver(
+            user_id,
+            "clarification",
+            "inform",
+            f"My plans have changed: {revision.goal} {facts}".strip(),
+        )
+        human.untold_revision = None
 
     async def _fire(self, kind: str, value: Any) -> None:
         """Run the spontaneous interventions whose condition ``kind`` matches ``value``."""

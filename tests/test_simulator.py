@@ -498,3 +498,23 @@ def test_a_decision_a_human_takes_unasked_is_carried_out_and_audited(decision):
     else:
         assert call.payload.authorization is None
         assert "seq 5: set_status: executed after the human denied or stopped it" in audit
+
+
+@pytest.mark.parametrize("agency", ["A3", "A4"])
+def test_a_proactive_human_tells_a_change_of_plan_when_it_happens(agency):
+    """At A4 a simulated human says its goal revision unprompted; at A3 it waits to be asked."""
+    scenario = next(t for t in load_tasks(TASKS_DIR / "retail.yaml") if t.task_id == "retail_F_002")
+    revision = scenario.users[0].goal_revisions[0]
+    trace = run_episode(scenario, Setting(agency=agency), Backends(agent="scripted:standin"))
+    changed = next(e for e in trace.events if e.type == "goal_revision")
+    told = [
+        e
+        for e in trace.of_type("channel_request")
+        if e.initiator == "human" and revision.goal in e.payload.content
+    ]
+    if agency == "A3":
+        assert not told
+    else:
+        assert len(told) == 1 and told[0].step == changed.step == revision.at_turn
+        assert told[0].payload.form == "inform"
+        assert all(str(v) in told[0].payload.content for v in revision.known_info.values())
