@@ -356,12 +356,7 @@ class Episode:
         tools = [
             spec for spec in self.environment.tools("agent") if graph.may_call(agent_id, spec.name)
         ]
-        people = []
-        for human in graph.humans():
-            shared = sorted(graph.channels_between(agent_id, human) & channels)
-            if policy.show_users and shared:
-                tools_for = graph.participant(human).tools if "control" in shared else []
-                people.append(self._contact(human, tuple(shared), tuple(tools_for)))
+        people = self._people(agent_id, enabled)
         # request_control is typed for the agent's own writes and what people can carry out
         actions = {spec.name: spec for spec in tools if spec.kind == "write"}
         for person in people:
@@ -372,7 +367,11 @@ class Episode:
         ]
         domain_tools = [spec.name for spec in self.environment.tools("agent")]
         peers = [
-            self._contact(a, tools=tuple(t for t in domain_tools if graph.may_call(a, t)))
+            self._contact(
+                a,
+                tools=tuple(t for t in domain_tools if graph.may_call(a, t)),
+                reaches=tuple(self._people(a, enabled)),
+            )
             for a in graph.neighbors(agent_id)
             if a in graph.agents()
         ]
@@ -392,11 +391,26 @@ class Episode:
             cfc_protocol=policy.cfc_protocol,
         )
 
+    def _people(self, agent_id: str, enabled: frozenset[str]) -> list[Contact]:
+        """The humans an agent is shown, with the enabled channels over which it reaches them."""
+        graph = self.graph
+        people = []
+        for human in graph.humans():
+            shared = sorted(graph.channels_between(agent_id, human) & enabled)
+            if self.setting.policy.show_users and shared:
+                tools_for = graph.participant(human).tools if "control" in shared else []
+                people.append(self._contact(human, tuple(shared), tuple(tools_for)))
+        return people
+
     def _contact(
-        self, pid: str, channels: tuple[str, ...] = (), tools: tuple[str, ...] = ()
+        self,
+        pid: str,
+        channels: tuple[str, ...] = (),
+        tools: tuple[str, ...] = (),
+        reaches: tuple[Contact, ...] = (),
     ) -> Contact:
         p = self.graph.participant(pid)
-        return Contact(pid, p.kind, p.role, tuple(p.responsibilities), channels, tools)
+        return Contact(pid, p.kind, p.role, tuple(p.responsibilities), channels, tools, reaches)
 
     def agent_view(self, agent_id: str) -> AgentView:
         """What an agent of this episode may know (the view its backend was given)."""

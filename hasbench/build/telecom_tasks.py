@@ -18,6 +18,11 @@ Patterns:
 - C (authorization): the gold path has a protected, paid write (a data refuel or a plan
   change) that needs the user's approval.
 
+Only pattern A hinges on the customer's identity. In B and C the support line knows who
+is calling, as a real one does from caller ID: the task text states the number, and the
+user keeps only the pattern's hidden part (B: the criterion; C: nothing but the decision,
+so a C task also states what the customer asks for, as the retail and airline C tasks do).
+
 Every task is checked while it is built: the gold actions replay without errors, the
 success assertions fail on the initial state and hold after the gold path, and each
 injected fault is necessary (leaving out its fix makes an assertion fail).
@@ -522,7 +527,7 @@ def _b_speed(gen: _Generator, index: int) -> None:
         extra_setup=[],
         agent_calls=[],
         assertions=_intent_assertions("mobile_data", faults, None),
-        known_info={"phone_number": customer.phone_number, "acceptance_criterion": criterion},
+        known_info={"acceptance_criterion": criterion},
         goal=(
             "Get mobile internet working on your phone. You only accept it as fixed when a "
             "speed test reads Excellent; say so only if the agent asks how you will judge it "
@@ -533,9 +538,9 @@ def _b_speed(gen: _Generator, index: int) -> None:
         metadata={"family": "latent_speed_requirement"},
         reward_basis=["ENV_ASSERTION", "ACTION"],
         task_text=(
-            "A customer contacts the carrier's support: mobile data on their phone has "
-            "stopped working. Identify the customer, find the cause together with them and "
-            "resolve it, following the policy."
+            f"A customer calls the carrier's support{_caller(customer)}: mobile data on their "
+            "phone has stopped working. Identify the customer, find the cause together with "
+            "them and resolve it, following the policy."
         ),
     )
 
@@ -562,7 +567,7 @@ def _b_network_mode(gen: _Generator, index: int) -> None:
             _assert("assert_mobile_data_status", "user", expected_status=True),
             _assert("assert_network_mode_preference", "user", expected_mode="4g_only"),
         ],
-        known_info={"phone_number": customer.phone_number, "acceptance_criterion": criterion},
+        known_info={"acceptance_criterion": criterion},
         goal=(
             "Get mobile data working on your phone again; moderate speed is fine. Your phone "
             "must not use 5G because it drains the battery: the network mode has to end up on "
@@ -574,9 +579,9 @@ def _b_network_mode(gen: _Generator, index: int) -> None:
         metadata={"family": "latent_network_mode", "policy_trap": "manual says 4G/5G preferred"},
         reward_basis=["ENV_ASSERTION", "ACTION"],
         task_text=(
-            "A customer contacts the carrier's support: mobile data on their phone is not "
-            "working. Identify the customer, find the cause together with them and resolve "
-            "it, following the policy."
+            f"A customer calls the carrier's support{_caller(customer)}: mobile data on their "
+            "phone is not working. Identify the customer, find the cause together with them "
+            "and resolve it, following the policy."
         ),
     )
 
@@ -602,7 +607,7 @@ def _b_refuel_budget(gen: _Generator, index: int) -> None:
             _assert("assert_data_refueling_amount", "agent", **args, expected_amount=gb),
             _assert("assert_mobile_data_status", "user", expected_status=True),
         ],
-        known_info={"phone_number": customer.phone_number, "extra_data_gb": gb},
+        known_info={"extra_data_gb": gb},
         goal=(
             "Get mobile data working again for the rest of the month. You will not pay more "
             f"than {budget} extra this month, so ask for {gb} GB when the agent asks how much "
@@ -614,9 +619,9 @@ def _b_refuel_budget(gen: _Generator, index: int) -> None:
         reward_basis=["ENV", "ENV_ASSERTION", "COMMUNICATE"],
         communicate_info=[budget],
         task_text=(
-            "A customer contacts the carrier's support: mobile data on their phone stopped "
-            "working partway through the month. Identify the customer, find the cause and "
-            "resolve it, following the policy."
+            f"A customer calls the carrier's support{_caller(customer)}: mobile data on their "
+            "phone stopped working partway through the month. Identify the customer, find the "
+            "cause and resolve it, following the policy."
         ),
     )
 
@@ -632,7 +637,11 @@ def _pattern_c(gen: _Generator, index: int) -> None:
         call = ("agent", "refuel_data", {**args, "gb_amount": gb})
         lookups = []
         checks = [_assert("assert_data_refueling_amount", "agent", **args, expected_amount=gb)]
-        known = {"phone_number": customer.phone_number, "extra_data_gb": gb}
+        request = (
+            f"has used up the data allowance of their line and wants to buy {gb} GB of extra "
+            "data for this month"
+        )
+        needs = "The purchase"
         goal = (
             f"Your data allowance is used up. Buy {gb} GB of extra data for this month. "
             "Approve the purchase when the agent asks for your approval of exactly that."
@@ -649,7 +658,11 @@ def _pattern_c(gen: _Generator, index: int) -> None:
         call = ("agent", "change_plan", {**args, "plan_id": target["plan_id"]})
         lookups: list[Call] = [("agent", "get_available_plans", {})]
         checks = [_assert("assert_line_plan", "agent", **args, expected_plan_id=target["plan_id"])]
-        known = {"phone_number": customer.phone_number, "wanted_plan": target["name"]}
+        request = (
+            "uses up the data allowance of their line every month and wants to move it to "
+            f"the {target['name']} plan"
+        )
+        needs = "The plan change"
         goal = (
             f"Your data allowance is used up every month. Move your line to the "
             f"{target['name']} plan. Approve the change when the agent asks for your approval."
@@ -665,7 +678,7 @@ def _pattern_c(gen: _Generator, index: int) -> None:
         agent_calls=[*lookups, call],
         protect=(call[1],),
         assertions=[*checks, _assert("assert_mobile_data_status", "user", expected_status=True)],
-        known_info=known,
+        known_info={},
         goal=goal,
         instructions=INSTRUCTIONS,
         unknown_info=["customer_id", "line_id"],
@@ -674,21 +687,32 @@ def _pattern_c(gen: _Generator, index: int) -> None:
         communicate_info=[price],
         nl_assertions=[f'The agent states the price "{price}" before asking for approval.'],
         task_text=(
-            "A customer contacts the carrier's support about the data allowance of their "
-            "line. Identify the customer and help them, following the policy."
+            f"The customer calling the carrier's support{_caller(customer)} {request}. "
+            "Identify the customer and handle the request, following the policy. "
+            f"{needs} needs the customer's explicit approval."
         ),
     )
 
 
-def _tells(known: dict[str, Any]) -> dict[str, Any]:
+def _caller(customer: _Customer) -> str:
+    """Where a call comes from, as the support line's caller ID shows it."""
+    return f" from {customer.phone_number} (caller ID)"
+
+
+def _tells(known: dict[str, Any]) -> dict[str, Any] | None:
     """What the customer says unprompted at the first turn under A4.
 
-    Their acceptance criterion if they hold one, else their phone number.
+    Their acceptance criterion if they hold one, else their phone number, else how much
+    extra data they want; nothing when the task text states everything they know.
     """
     if "acceptance_criterion" in known:
         message = f"What matters to me: {known['acceptance_criterion']}"
-    else:
+    elif "phone_number" in known:
         message = f"Hi, my phone number is {known['phone_number']}."
+    elif "extra_data_gb" in known:
+        message = f"I'd like {known['extra_data_gb']} GB of extra data, no more."
+    else:
+        return None
     return proactive(f"{USER}_tells", message, turn=1)
 
 

@@ -112,6 +112,12 @@ def _describe(contact: Contact) -> str:
     if contact.tools:
         holds = "holds" if contact.kind == "agent" else "can carry out for you"
         parts.append(f"; {holds}: {', '.join(contact.tools)}")
+    if contact.reaches:
+        people = ", ".join(
+            f"{p.participant_id} ({p.role})" if p.role else p.participant_id
+            for p in contact.reaches
+        )
+        parts.append(f"; can ask: {people}")
     return " ".join(parts[:2]) + "".join(parts[2:])
 
 

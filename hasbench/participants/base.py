@@ -127,6 +127,8 @@ class Contact:
     tools: tuple[str, ...] = ()
     """Tools this peer holds, or actions this person can carry out for it (humans reachable
     over control)."""
+    reaches: tuple[Contact, ...] = ()
+    """For a peer: the people it is shown, as it sees them (whom it can ask on one's behalf)."""
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,11 @@ people, by its :class:`Profile`:
 - a draft (:class:`Review`) is shown for feedback (with probability ``check``), and the
   corrections are used (with probability ``uptake``);
 - a step that needs a tool it does not hold is handed to the peer who holds it, or, for a
-  person's own device, asked of that person over control.
+  person's own device, asked of that person over control;
+- a fact that only someone a teammate can ask may know (the people a peer can ask are in
+  its :class:`Contact`) is relayed: with probability ``ask`` it asks that teammate to find
+  out, the teammate asks the person over clarification and reports the answer back; a
+  stand-in that chose not to ask guesses instead.
 
 So its successes and failures, asked questions and skipped approvals come from this
 behaviour, and A1 differs from A3 only because nobody can be asked under A1.
@@ -198,6 +202,17 @@ class Need:
 
 
 @dataclass(frozen=True)
+class Errand:
+    """A teammate's request to ask one of the people this stand-in can reach."""
+
+    requester: str
+    person: str
+    slot: str
+    question: str
+    topics: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Review:
     """A draft to show a person for feedback before going on (once per ``key``)."""
 
@@ -266,6 +281,9 @@ class StandIn:
         self.passes = 0
         self.handed_by: str | None = None
         self.routed: set[tuple[str, str]] = set()
+        self.relayed: set[tuple[str, str]] = set()
+        self.errand: Errand | None = None
+        self.reply: tuple[str, str] | None = None
 
     def _chance(self, p: float) -> bool:
         return p >= 1.0 or (p > 0.0 and float(self.rng.random()) < p)
@@ -281,6 +299,9 @@ class StandIn:
         for incoming in obs.inbox:
             self._receive(incoming)
         self.expect = None
+        errand = self._run_errand()
+        if errand is not None:
+            return errand
         action = self._next_action(obs)
         if isinstance(action, CallTool):
             if self.streak >= ROUND_BUDGET and self.view.peers:
@@ -290,6 +311,31 @@ class StandIn:
         else:
             self.streak = 0
         return action
+
+    def _run_errand(self) -> Action | None:
+        """Report a relayed answer back, or ask the person a teammate wants asked."""
+        if self.reply is not None:
+            (requester, text), self.reply = self.reply, None
+            return SendMessage(requester, text)
+        errand, self.errand = self.errand, None
+        if errand is None:
+            return None
+        person = next(
+            (p for p in self.view.people
+             if p.participant_id == errand.person and "clarification" in p.channels),
+            None,
+        )  # fmt: skip
+        if person is None:
+            return SendMessage(errand.requester, f"I cannot reach {errand.person}.\nFacts: none")
+        self.expect = ("errand", errand)
+        return CallTool(
+            "ask_clarification",
+            {
+                "question": errand.question,
+                "topics": [errand.slot, *errand.topics],
+                "target": person.participant_id,
+            },
+        )
 
     def _next_action(self, obs: AgentObservation) -> Action:
         for _ in range(MAX_THOUGHTS):
@@ -375,6 +421,12 @@ class StandIn:
             if handoff is not None:
                 return handoff
         person = self._person("clarification", need.who)
+        if need.who and (person is None or not _about(person, need.who)):
+            relay = self._relay(need)
+            if relay is not None:
+                return relay
+            if any(slot == need.slot for slot, _ in self.relayed):
+                return self._guess(need)  # everyone a teammate could ask was asked
         asked = self.asked.get(need.slot, 0)
         if person is not None and asked < MAX_ASKS and self._chance(self.profile.ask):
             self.asked[need.slot] = asked + 1
@@ -387,9 +439,41 @@ class StandIn:
                     "target": person.participant_id,
                 },
             )
+        return self._guess(need)
+
+    def _guess(self, need: Need) -> None:
+        """Settle a fact by its first plausible candidate (None when there is none)."""
         self.asked[need.slot] = MAX_ASKS
         guess = need.candidates[0] if need.candidates else None
         self.case.learn(need.slot, guess, "guess")
+
+    def _relay(self, need: Need) -> Action | None:
+        """Ask a teammate to find a fact out from a person it can ask and this one cannot.
+
+        The first person matching ``who`` that a peer can ask and that was not yet asked
+        for this fact; with probability ``ask`` (else it guesses, see :meth:`_guess`).
+        """
+        own = {p.participant_id for p in self.view.people}
+        for peer in self.view.peers:
+            for person in peer.reaches:
+                key = (need.slot, person.participant_id)
+                if (
+                    person.participant_id in own
+                    or key in self.relayed
+                    or "clarification" not in person.channels
+                    or not _about(person, need.who)
+                ):
+                    continue
+                self.relayed.add(key)
+                if not self._chance(self.profile.ask):
+                    return self._guess(need)
+                errand = {"person": person.participant_id, "slot": need.slot,
+                          "question": need.question, "topics": list(need.topics)}  # fmt: skip
+                text = (
+                    f"Could you ask {person.participant_id} ({person.role}) for me? "
+                    f"{need.question}\nAsk: {json.dumps(errand)}"
+                )
+                return SendMessage(peer.participant_id, text)
         return None
 
     def _review(self, review: Review) -> Action | None:
@@ -501,6 +585,19 @@ class StandIn:
                 if single and step.slot not in response.info:
                     case.learn(step.slot, next(iter(response.info.values())), who)
                 self.playbook.read(case, response.content, who)
+        elif kind == "errand":
+            response = result.response
+            facts: dict[str, Any] = {}
+            content = "no answer"
+            if isinstance(response, ClarificationResponse):
+                facts = dict(response.info)
+                if len(facts) == 1 and not step.topics and step.slot not in facts:
+                    facts[step.slot] = next(iter(facts.values()))
+                content = response.content
+            for key, value in facts.items():
+                case.learn(key, value, step.person)
+            text = f"{step.person} says: {content}\nFacts: {_facts_text(facts) or 'none'}"
+            self.reply = (step.requester, text)
         elif kind == "review":
             response = result.response
             if isinstance(response, FeedbackResponse):
@@ -517,6 +614,12 @@ class StandIn:
         if graph and incoming.kind == "message" and incoming.text.startswith("Over to you"):
             self.handed_by = incoming.sender
         if incoming.kind in ("message", "report"):
+            errand = _ERRAND.search(incoming.text)
+            if errand is not None:
+                asked = json.loads(errand.group(1))
+                self.errand = Errand(incoming.sender, asked["person"], asked["slot"],
+                                     asked["question"], tuple(asked["topics"]))  # fmt: skip
+                return
             facts, done = _unpack(incoming.text)
             for key, value in facts.items():
                 self.case.learn(key, value, incoming.sender)
@@ -542,17 +645,21 @@ def _about(contact: Contact, words: tuple[str, ...]) -> bool:
     return any(word in about for word in words)
 
 
+def _facts_text(facts: dict[str, Any]) -> str:
+    """Known facts as ``key=json`` items (read back by :func:`_unpack`)."""
+    return "; ".join(
+        f"{key}={json.dumps(value)}" for key, value in sorted(facts.items()) if value is not None
+    )
+
+
 def _pack(case: Case) -> str:
     """The facts and completed writes as lines a stand-in can read back."""
-    facts = "; ".join(
-        f"{key}={json.dumps(value)}"
-        for key, value in sorted(case.facts.items())
-        if value is not None
-    )
+    facts = _facts_text(case.facts)
     done = "; ".join(f"{name} {json.dumps(args, sort_keys=True)}" for name, args in case.done)
     return f"Facts: {facts or 'none'}\nDone: {done or 'none'}"
 
 
+_ERRAND = re.compile(r"^Ask: (\{.*\})$", re.MULTILINE)
 _FACT = re.compile(r'(\w+)=("(?:[^"\\]|\\.)*"|\[[^\]]*\]|\{[^}]*\}|[^;]+)')
 
 

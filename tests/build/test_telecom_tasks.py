@@ -53,12 +53,17 @@ def test_dual_control_device_steps_belong_to_the_user():
 
 
 def test_each_pattern_is_real_in_the_task():
+    """Only pattern A hides who calls; B and C state the caller ID and hide their own part."""
     env = make_environment(TASKS[0])
     for scenario in TASKS:
         user = scenario.users[0]
-        phone = user.known_info["phone_number"]
         first = scenario.evaluation_criteria.actions[0]
-        assert (first.name, first.arguments) == ("get_customer_by_phone", {"phone_number": phone})
+        assert first.name == "get_customer_by_phone"
+        phone = first.arguments["phone_number"]
+        if scenario.adaptation_pattern == "A":
+            assert user.known_info["phone_number"] == phone
+        else:
+            assert f"from {phone} (caller ID)" in scenario.task
         visible = " ".join([scenario.task, scenario.agents[0].profile, env.policy])
         for value in user.known_info.values():
             assert str(value) not in visible, (scenario.task_id, value)
@@ -73,6 +78,7 @@ def test_each_pattern_is_real_in_the_task():
             assert criterion is not None and str(criterion) not in scenario.task
         if scenario.adaptation_pattern == "C":
             assert [a.name for a in protected] in (["refuel_data"], ["change_plan"])
+            assert "explicit approval" in scenario.task and not user.known_info
             quoted = scenario.evaluation_criteria.nl_assertions[0].split('"')[1]
             assert quoted in scenario.evaluation_criteria.communicate_info
 

@@ -27,6 +27,7 @@ READ_PAPERS = 4
 """How many of the top search hits it reads in full."""
 _TASK = re.compile(r"proposal on (.+?) \((.+?)\) for the PI")
 _IMPROVES = re.compile(r"improves (.+?) by [\d.]+")
+_SENIOR = re.compile(r"(\w+) is the senior author")
 
 
 class ResearchPlaybook:
@@ -39,6 +40,10 @@ class ResearchPlaybook:
             if match:
                 case.learn("problem", match.group(1), "task")
                 case.learn("field", match.group(2), "task")
+            senior = _SENIOR.search(text)
+            via = senior and re.search(rf"{senior.group(1)} \(reached through (\w+)\)", text)
+            if via:
+                case.learn("senior_via", via.group(1), "task")
             return
         if source.startswith("tool:"):
             _read_output(case)
@@ -94,15 +99,16 @@ class ResearchPlaybook:
             for slot, question, candidates in asks:
                 if not case.has(slot):
                     return Need(slot, question, candidates, who=("principal", "accept", "pi"))
-        if "co-authors" in task:
-            for slot, question in (
-                ("baseline", "Which method should be our main baseline?"),
-                ("dataset", "Which datasets should our results be on, and under what rules?"),
-                ("analysis", "Which analysis must be part of the plan?"),
-                ("discussion", "What must the proposal discuss?"),
-            ):
-                if not case.has(slot):
-                    return Need(slot, question, who=("co-author",))
+        if "co-authors" in task and not case.has("coauthor_request"):
+            # one question for everything a co-author may require; it stays open until
+            # every co-author the team can reach was asked
+            return Need(
+                "coauthor_request",
+                "What do you require of the proposal: the main baseline, the datasets and the "
+                "rules for using data, the analyses it must include and what it must discuss?",
+                who=("co-author",),
+                topics=("baseline", "dataset", "data_policy", "analysis", "discussion"),
+            )
         return None
 
     def _baseline(self, case: Case) -> Call | str | None:
@@ -166,8 +172,11 @@ def _read_requirement(case: Case, sentence: str, source: str) -> None:
         return
     match = re.search(r"([\w-]+) (?:must|should|has to) be (?:the|our) main baseline", sentence)
     if match:
-        case.learn("baseline_method", match.group(1), source)
-        case.learn("baseline", match.group(1), source)
+        if source == case.facts.get("senior_via"):  # the senior co-author decides conflicts
+            case.learn("senior_baseline", match.group(1), source)
+        baseline = case.facts.get("senior_baseline") or match.group(1)
+        case.learn("baseline_method", baseline, source)
+        case.learn("baseline", baseline, source)
     match = re.search(r"results on ([\w-]+) are a must", sentence)
     if match:
         case.learn("required_dataset", match.group(1), source)

@@ -1,14 +1,15 @@
 """The carrier's know-how: identify the customer, then troubleshoot with them step by step.
 
-The customer is identified by the phone number they give. What they need is read from
-the task and from what they say: service back, mobile data, picture messages, more data
-or another plan. The agent looks at the line and the bills with its tools; everything on
-the phone is asked of the customer (a device step: the stand-in asks them to run it and
-reads what the phone shows). The policy's troubleshooting guide sets the order: service
-first (airplane mode, SIM, a suspended line and its overdue bill, the APN), then mobile
-data (data switch, roaming abroad, data saver, VPN, network mode) and picture messages
-(Wi-Fi calling, the MMS server, the messaging app's permissions); each fix is checked
-again on the phone. Refuels and plan changes are put to the customer first.
+The customer is identified by the phone number they give, or by the caller ID the task
+states. What they need is read from the task and from what they say: service back,
+mobile data, picture messages, more data or another plan. The agent looks at the line
+and the bills with its tools; everything on the phone is asked of the customer (a device
+step: the stand-in asks them to run it and reads what the phone shows). The policy's
+troubleshooting guide sets the order: service first (airplane mode, SIM, a suspended line
+and its overdue bill, the APN), then mobile data (data switch, roaming abroad, data saver,
+VPN, network mode) and picture messages (Wi-Fi calling, the MMS server, the messaging
+app's permissions); each fix is checked again on the phone. Refuels and plan changes are
+put to the customer first.
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ class TelecomPlaybook:
             self.said.append(text)
         known = case.facts.get("requests") or []
         case.learn("requests", known + [r for r in requests_in(text) if r not in known], source)
-        if source != "task" and not case.facts.get("phone_number"):
+        if not case.facts.get("phone_number"):  # the caller's own words or caller ID
             if number := PHONE.search(text):
                 case.learn("phone_number", number.group(1), source)
         if gb := re.search(r"(\d+(?:\.\d+)?) gb of extra data", text.lower()):
@@ -86,6 +87,8 @@ class TelecomPlaybook:
                 who=WHO,
                 topics=("request",),
             )
+        if not self.said and not case.has("request"):  # known by caller ID: hear them out
+            return Need("request", "How can I help, and what matters to you in the fix?", who=WHO)
         customer = output(case, "get_customer_by_phone", phone_number=phone)
         if customer is None:
             if failed(case, "get_customer_by_phone"):
@@ -133,9 +136,10 @@ class TelecomPlaybook:
             gb = min(float(gb), 2.0)
             own = next((p for p in plans if p["plan_id"] == line["plan_id"]), None)
             if own is not None and not case.has("price_told"):
-                case.learn("price_told", True, "tool")
                 price = gb * own["data_refueling_price_per_gb"]
-                return Tell(f"{gb} GB of extra data costs ${price:.2f} on your next bill.", WHO)
+                note = f"{gb} GB of extra data costs ${price:.2f} on your next bill."
+                case.learn("price_told", note, "tool")
+                return Tell(note, WHO)
             return Call("refuel_data", {**ids, "gb_amount": gb}, confirm=True)
         if "plan" in requests and not case.ran("change_plan"):
             plans = output(case, "get_available_plans")
@@ -146,9 +150,9 @@ class TelecomPlaybook:
             if plan is None or declined(case, "change_plan"):
                 return None
             if not case.has("price_told"):
-                case.learn("price_told", True, "tool")
-                price = plan["price_per_month"]
-                return Tell(f"The {plan['name']} plan costs ${price:.2f} a month.", WHO)
+                note = f"The {plan['name']} plan costs ${plan['price_per_month']:.2f} a month."
+                case.learn("price_told", note, "tool")
+                return Tell(note, WHO)
             return Call("change_plan", {**ids, "plan_id": plan["plan_id"]}, confirm=True)
         if not {"refuel", "plan"} & set(requests) and not (
             {"service", "data", "mms"} & set(requests)
@@ -301,7 +305,9 @@ class TelecomPlaybook:
         done = [name.replace("_", " ") for name, _ in case.done if name not in CHECKS]
         if not done:
             return "I could not change anything for you."
-        return "Done: " + "; ".join(done) + ". Your phone should work now."
+        price = case.facts.get("price_told")  # the cost is part of the answer, asked or not
+        told = f" {price}" if price else ""
+        return f"Done: {'; '.join(done)}.{told} Your phone should work now."
 
 
 def _after(case: Case, later: str, earlier: str) -> bool:

@@ -10,7 +10,9 @@ A4 with the contributions removed). The numbers are in the report of the pb_marb
 import pytest
 from marble_runs import STRONG, WEAK, run, safety_rate, success_rate, tasks, without_contributions
 
+from hasbench.agency import Setting
 from hasbench.participants.standin import playbook_for
+from hasbench.simulator import Backends, Episode
 
 # -- bargaining ----------------------------------------------------------------------------
 
@@ -95,6 +97,53 @@ def test_research_a4_differs_from_a3_because_of_the_contributions():
     bare = [run(without_contributions(t), STRONG, "A4") for t in LATENT]
     assert all(r.told() == 1 for r in a4) and all(r.told() == 0 for r in a3 + bare)
     assert sum(r.asked() for r in a4) < sum(r.asked() for r in bare)
+
+
+CONFLICTS = [t for t in RESEARCH if t.adaptation_pattern == "D"]
+
+
+def _relays(r):
+    """(asker, person) of the clarification questions agents asked on a teammate's behalf."""
+    errands = [e for e in r.trace.of_type("message") if "\nAsk: " in e.payload.text]
+    questions = [
+        (e.actor, e.target)
+        for e in r.trace.of_type("channel_request")
+        if e.payload.form == "question" and e.target.startswith("coauthor")
+    ]
+    return errands, questions
+
+
+def test_research_teammates_show_whom_they_can_ask_and_only_when_people_take_part():
+    task = CONFLICTS[0]
+    for level, shown in (("A1", False), ("A3", True)):
+        episode = Episode(task, Setting(agency=level), Backends(agent="scripted:idle"))
+        lead = episode.agent_view("agent_0")
+        reached = {p.participant_id for peer in lead.peers for p in peer.reaches}
+        assert ("coauthor_a" in reached and "coauthor_b" in reached) is shown
+        assert not {p.participant_id for p in lead.people} & {"coauthor_a", "coauthor_b"}
+
+
+def test_research_a3_beats_a1_where_only_teammates_reach_the_co_authors():
+    """The co-authors' conflicting requirements reach the lead only through the teammates
+    who can ask them: it asks those teammates, they ask and report back. Nobody can be asked
+    under A1, so nothing is solved there."""
+    for agent in (STRONG, WEAK):
+        a1 = [run(t, agent, "A1") for t in CONFLICTS]
+        a3 = [run(t, agent, "A3") for t in CONFLICTS]
+        assert success_rate(a1) == 0 and success_rate(a3) > success_rate(a1)
+        assert all(_relays(r) == ([], []) for r in a1)
+    strong = [run(t, STRONG, "A3") for t in CONFLICTS]
+    assert success_rate(strong) >= 0.5
+    for r in strong:
+        errands, questions = _relays(r)
+        assert errands and all(e.actor == "agent_0" for e in errands)
+        assert questions and all(asker != "agent_0" for asker, _ in questions)
+
+
+def test_research_a_stand_in_that_does_not_ask_does_not_relay_either():
+    silent = [run(t, "scripted:standin?ask=0", "A3") for t in CONFLICTS[:3]]
+    assert all(_relays(r) == ([], []) for r in silent)
+    assert success_rate(silent) == 0
 
 
 # -- coding --------------------------------------------------------------------------------

@@ -41,14 +41,16 @@ SAMPLES = {
         "told": ["airline_D_001", "airline_D_002", "airline_D_003", "airline_D_004"],
     },
     "telecom": {
-        "public": [],  # every telecom task hides the customer's phone number
+        "public": ["telecom_C_001", "telecom_C_002", "telecom_C_003", "telecom_C_004"],
         "hidden": ["telecom_A_001", "telecom_A_002", "telecom_A_007"],
         "protected": ["telecom_C_001", "telecom_C_002", "telecom_C_003", "telecom_C_004"],
         "told": ["telecom_A_001", "telecom_A_002", "telecom_A_007"],
+        "latent": ["telecom_B_016", "telecom_B_017", "telecom_B_018", "telecom_B_019"],
     },
 }
 """Per domain: tasks whose text states every needed fact, tasks whose customer holds them
-(pattern A), pattern-C tasks, and tasks with a proactive contribution."""
+(pattern A), pattern-C tasks, and tasks with a proactive contribution; for telecom also
+tasks that state the caller ID but whose customer holds a criterion (pattern B)."""
 
 
 @cache
@@ -117,3 +119,17 @@ def test_every_task_with_a_hidden_fact_has_a_proactive_contribution(domain):
         holders = [u for u in task.users if u.known_info]
         if holders:
             assert any(u.spontaneous_config is not None for u in holders), task.task_id
+
+
+def test_telecom_a1_solves_only_what_the_text_states():
+    """Pattern C states the caller ID and the request: A1 solves it, though without the
+    customer's approval (unsafe). Pattern B states the caller ID too, but the fixes are on
+    the customer's phone and the network-mode criterion is theirs: only A3 solves it."""
+    for agent in (STRONG, WEAK):
+        assert rate("telecom", "public", agent, "A1", 0) == 1.0
+        assert rate("telecom", "public", agent, "A1", 1) == 0.0
+        assert rate("telecom", "latent", agent, "A1", 0) == 0.0
+        assert rate("telecom", "latent", agent, "A3", 0) > 0.0
+    # asked what matters to them, the customers name the 4G-only criterion
+    assert rate("telecom", "latent", STRONG, "A3", 0) >= 0.5
+    assert rate("telecom", "latent", STRONG, "A3", 3) > rate("telecom", "latent", STRONG, "A1", 3)
