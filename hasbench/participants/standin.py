@@ -628,6 +628,8 @@ class StandIn:
             return
         if incoming.kind == "control" and incoming.form in VETO_DECISIONS:
             self.case.feedback.append(incoming.text)
+        for label, value in _STATED.findall(incoming.text):  # what a person says unasked
+            self.case.learn(label.replace(" ", "_"), value, incoming.sender)
         self.playbook.read(self.case, incoming.text, incoming.sender)
 
     # -- messages between stand-ins ------------------------------------------------------------
@@ -659,6 +661,8 @@ def _pack(case: Case) -> str:
     return f"Facts: {facts or 'none'}\nDone: {done or 'none'}"
 
 
+_STATED = re.compile(r"\bMy ([a-z][a-z ]{0,30}?) is (.+?)\.(?=\s|$)")
+"""A fact a person states in their own words ("My zip code is 53736.")."""
 _ERRAND = re.compile(r"^Ask: (\{.*\})$", re.MULTILINE)
 _FACT = re.compile(r'(\w+)=("(?:[^"\\]|\\.)*"|\[[^\]]*\]|\{[^}]*\}|[^;]+)')
 

@@ -119,3 +119,17 @@ def test_facts_and_completed_writes_pass_between_stand_ins_in_messages():
     facts, done = _unpack("Over to you.\n" + _pack(case))
     assert facts == {"amount": 12.5, "email": "a@b.org"}
     assert done == [("refund", {"account_id": "A1", "amount": 12.5})]
+
+
+def test_a_stand_in_takes_up_a_change_of_plan_a_person_tells_unasked():
+    """Pattern F: at A4 the customer says the corrected address unprompted; the weak stand-in
+    (which rarely asks, so at A3 it misses the change) writes the address it was told."""
+    task = next(t for t in load_tasks(TASKS_DIR / "retail.yaml") if t.task_id == "retail_F_005")
+    corrected = task.users[0].goal_revisions[0].known_info
+    trace, a3 = outcome(task, "scripted:standin?weak", agency="A3")
+    assert not a3.success
+    trace, a4 = outcome(task, "scripted:standin?weak", agency="A4")
+    written = [e.payload.arguments for e in trace.of_type("tool_call")
+               if e.payload.name == "modify_pending_order_address"]  # fmt: skip
+    assert written and written[-1]["address1"] == corrected["street"]
+    assert written[-1]["zip"] == corrected["zip_code"] and a4.success
