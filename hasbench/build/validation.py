@@ -9,8 +9,9 @@ two of them (``rule:source`` abstains where the base task has no scenario yet):
 
 - ``rule:static`` reads the task file: fields, topology, requestors and permissions
   (:func:`hasbench.scenario.check_scenario`), what each human holds and decides, the
-  criteria, realism of the added roles and revision timing, and which channels the
-  pattern needs.
+  criteria, realism of the added roles and revision timing, complexity (gold steps; for a
+  judge-scored task, whose gold path is only the oracle's plan, the judged requirements),
+  and which channels the pattern needs.
 - ``rule:episodes`` reads the automatic checks (oracle with and without humans, the idle
   agent, hidden facts, the protected path): whether the task runs, separates success
   from failure, needs its humans and is not passed by doing nothing.
