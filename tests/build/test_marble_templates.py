@@ -123,3 +123,14 @@ def test_judge_scored_checks_need_the_humans_and_catch_a_leak():
     results = check_task(leaked).results
     assert results["oracle_fails_A1"].startswith("reached without a human")
     assert results["facts_hidden_A1"].startswith("visible under A1")
+
+
+def test_adaptation_is_a_function_of_record_pattern_and_seed():
+    base = record("coding", "1")
+    dumps = {
+        seed: [adapt(base, p, 1, seed=seed).model_dump(mode="json") for p in "ABDEF"]
+        for seed in (0, 1)
+    }
+    again = [adapt(base, p, 1, seed=0).model_dump(mode="json") for p in "ABDEF"]
+    assert dumps[0] == again
+    assert dumps[1] != dumps[0]  # the seed picks the bullets, personas and revision turn
