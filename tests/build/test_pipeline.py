@@ -101,6 +101,14 @@ def test_a_rerun_uses_the_cache(built, sources):
     assert again.seconds["total"] < first.seconds["total"]
 
 
+def test_a_fresh_build_is_byte_identical(built, sources, tmp_path):
+    run_pipeline(*sources, tmp_path, FAST, quiet=True)
+    outputs = ["declined.json", "patterns.jsonl", "validation.jsonl", "review/review_sheet.csv"]
+    outputs += [f"tasks/{p.name}" for p in (built[0] / "tasks").glob("*.yaml")]
+    for name in outputs:
+        assert (tmp_path / name).read_bytes() == (built[0] / name).read_bytes(), name
+
+
 def test_a_domain_without_templates_waits_until_one_registers(
     built, sources, tmp_path, monkeypatch
 ):
