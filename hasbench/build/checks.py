@@ -59,6 +59,8 @@ class TaskCheck:
     task_id: str
     pattern: str
     results: dict[str, str] = field(default_factory=dict)
+    judge_scored: bool = False
+    """Whether the oracle checks were the judge-scored ones (see the module docstring)."""
 
     @property
     def passed(self) -> bool:
@@ -146,6 +148,7 @@ def _protected_path(scenario: Scenario, environment) -> str:
 
 def _judge_scored_checks(scenario: Scenario, environment, row: TaskCheck) -> TaskCheck:
     """The oracle checks of a judge-scored task (see the module docstring)."""
+    row.judge_scored = True
     facts = [
         (f"users[{i}].{key}", value)
         for i, user in enumerate(scenario.users)
@@ -232,6 +235,12 @@ def format_table(rows: list[TaskCheck]) -> str:
         lines.append("  ".join(cells))
     failed = sum(not row.passed for row in rows)
     lines.append(f"{len(rows) - failed}/{len(rows)} tasks passed every check")
+    judged = sum(row.judge_scored for row in rows)
+    if judged:
+        lines.append(
+            f"{judged} judge-scored tasks: their oracle checks show that what the people hold "
+            "reaches the team with them and not without; the outcome itself needs an LLM judge"
+        )
     return "\n".join(lines)
 
 

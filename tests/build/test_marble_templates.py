@@ -8,7 +8,7 @@ from tau2_reference import MARBLE, require_sources
 
 from hasbench.build.adaptation import Declined, adapt
 from hasbench.build.base_tasks import marble_base_tasks
-from hasbench.build.checks import check_task
+from hasbench.build.checks import check_task, format_table
 from hasbench.build.marble import MarbleRecord
 from hasbench.build.marble_coding import convert as convert_coding
 from hasbench.build.marble_coding import requirements
@@ -114,7 +114,9 @@ def test_declines_say_why():
 
 def test_judge_scored_checks_need_the_humans_and_catch_a_leak():
     imported_task = imported(record("coding", "1"))  # no human holds anything
-    results = check_task(imported_task).results
+    check = check_task(imported_task)
+    assert "1 judge-scored tasks" in format_table([check])
+    results = check.results
     assert results["oracle_A3"] == "ok" and results["idle"] == "ok"
     assert results["oracle_fails_A1"].startswith("nothing held by a person")
     scenario = adapt(record("coding", "1"), "A", 1)
