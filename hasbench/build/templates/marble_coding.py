@@ -41,10 +41,10 @@ from typing import Any
 
 from hasbench.build.adaptation import AdaptContext, Declined, template
 from hasbench.build.base_tasks import BaseTask
-from hasbench.build.builder import PROACTIVE_TURN, env_assertion
+from hasbench.build.builder import env_assertion
 from hasbench.build.marble import MarbleRecord, RecordSkipped
 from hasbench.build.marble_coding import convert, requirements
-from hasbench.personas import domain_personas
+from hasbench.build.templates.people import gather, instruct, offers, person, persona
 
 REQUESTER = "user_0"
 ORDER = re.compile(
@@ -115,59 +115,9 @@ def _lead(data: dict[str, Any]) -> str:
     return data["agents"][0]["agent_id"]
 
 
-def _gather(data: dict[str, Any], depends: list[str]) -> None:
-    """The oracle's plan: read the workspace once every hidden part is known."""
-    data["evaluation_criteria"]["actions"] = [
-        {
-            "action_id": "1",
-            "requestor": _lead(data),
-            "name": "list_files",
-            "arguments": {"directory": "."},
-            "depends_on": depends,
-            "info": "the team has what the people hold before it builds",
-        }
-    ]
-
-
-def _offers(owner: str, facts: dict[str, str], channel: str, lead_in: str) -> dict[str, Any]:
-    """Unprompted contributions, one fact per turn from the proactive turn on."""
-    return {
-        "mode": "predefined",
-        "trigger_rules": [
-            {
-                "rule_id": f"{owner}_offers_{key}",
-                "condition": {"type": "at_turn", "turn_number": PROACTIVE_TURN + i},
-                "action_type": channel,
-                "predefined_message": f"{lead_in} {value}",
-            }
-            for i, (key, value) in enumerate(facts.items())
-        ],
-    }
-
-
-def _person(user_id: str, role: str, goal: str, instructions: str, known: dict[str, str],
-            responsibilities: list[str], ctx: AdaptContext) -> dict[str, Any]:  # fmt: skip
-    personas = [p.persona_id for p in domain_personas("coding")]
-    return {
-        "user_id": user_id,
-        "role": role,
-        "goal": goal,
-        "task_instructions": instructions,
-        "known_info": known,
-        "responsibilities": responsibilities,
-        "persona": personas[int(ctx.rng.integers(len(personas)))] if personas else None,
-    }
-
-
-def _instruct(user: dict[str, Any], text: str) -> None:
-    user["task_instructions"] = f"{user['task_instructions']} {text}".strip()
-
-
 def _requester(data: dict[str, Any], ctx: AdaptContext) -> dict[str, Any]:
     user = data["users"][0]
-    personas = [p.persona_id for p in domain_personas("coding")]
-    if personas:
-        user["persona"] = personas[int(ctx.rng.integers(len(personas)))]
+    user["persona"] = persona("coding", ctx)
     return user
 
 
@@ -207,10 +157,10 @@ def private_requirements(base: BaseTask, ctx: AdaptContext) -> dict[str, Any]:
         + ", ".join(k.replace("_", " ") for k in known)
         + ". Give them when the team asks what else you need."
     )
-    user["spontaneous_config"] = _offers(
+    user["spontaneous_config"] = offers(
         user["user_id"], known, "clarification", "I also need this:"
     )
-    _gather(data, [f"{REQUESTER}.{k}" for k in known])
+    gather(data, ("list_files", {"directory": "."}), [f"{REQUESTER}.{k}" for k in known])
     data["metadata"]["held_requirements"] = [i + 1 for i in hidden]
     return data
 
@@ -246,10 +196,10 @@ def latent_criteria(base: BaseTask, ctx: AdaptContext) -> dict[str, Any]:
         " Your acceptance criteria are not in the written task. State them when the team asks "
         "what you would accept or shows you its work, and reject work that misses them."
     )
-    user["spontaneous_config"] = _offers(
+    user["spontaneous_config"] = offers(
         user["user_id"], known, "feedback", "Before you finish, make sure of this:"
     )
-    _gather(data, [f"{REQUESTER}.{k}" for k in known])
+    gather(data, ("list_files", {"directory": "."}), [f"{REQUESTER}.{k}" for k in known])
     data["metadata"]["latent_criteria_of"] = [i + 1 for i in picked]
     return data
 
@@ -287,7 +237,7 @@ def approved_dependency(base: BaseTask, ctx: AdaptContext) -> dict[str, Any]:
         "requirements.txt. Dependency changes need the approval of the project's maintainer "
         "(maintainer) before they are made."
     )
-    data["users"].append(_person(
+    data["users"].append(person("coding",
         "maintainer", "maintainer", "Only dependencies the project really needs are added.",
         "Approve a dependency change when the package is one the task names; deny others.",
         {}, ["approve or deny dependency changes"], ctx))  # fmt: skip
@@ -331,11 +281,11 @@ def two_stakeholders(base: BaseTask, ctx: AdaptContext) -> dict[str, Any]:
     user = _requester(data, ctx)
     user["responsibilities"] = ["have the final say on what the software must do"]
     user["known_info"] = {"decision": f"keep it in: {detail}"}
-    _instruct(user, "Where the representative wants less, your decision holds; give it when "
+    instruct(user, "Where the representative wants less, your decision holds; give it when "
                     "asked.")  # fmt: skip
-    user["spontaneous_config"] = _offers(user["user_id"], user["known_info"], "clarification",
+    user["spontaneous_config"] = offers(user["user_id"], user["known_info"], "clarification",
                                          "Whatever else you hear, my decision is:")  # fmt: skip
-    rep = _person(
+    rep = person("coding",
         "representative", "end-user representative",
         "The software does what its users need, and stays simple.",
         "Give your requirements ("
@@ -343,12 +293,16 @@ def two_stakeholders(base: BaseTask, ctx: AdaptContext) -> dict[str, Any]:
         + ") when asked. You also have a wish: say it when asked, but accept that the "
         "written requirements win.",
         {**known, "wish": wish}, ["speak for the software's users"], ctx)  # fmt: skip
-    rep["spontaneous_config"] = _offers(
+    rep["spontaneous_config"] = offers(
         rep["user_id"], known, "clarification", "Our users also need this:"
     )
     data["users"].append(rep)
     data["relationships"].append(["representative", lead, "informs"])
-    _gather(data, [f"{REQUESTER}.decision", *(f"representative.{k}" for k in [*known, "wish"])])
+    gather(
+        data,
+        ("list_files", {"directory": "."}),
+        [f"{REQUESTER}.decision", *(f"representative.{k}" for k in [*known, "wish"])],
+    )
     data["metadata"]["conflict"] = {"detail_of": contested + 1, "wish": wish}
     data["metadata"]["held_requirements"] = [i + 1 for i in hidden]
     return data
@@ -373,7 +327,7 @@ def reviewed_changes(base: BaseTask, ctx: AdaptContext) -> dict[str, Any]:
     user = _requester(data, ctx)
     reviewers = [user]
     if len(details) == 2:
-        reviewer = _person(
+        reviewer = person("coding",
             "reviewer", "code reviewer", "The code is accepted only with my requested change made.",
             "", {}, ["review drafts and ask for the changes they need"], ctx)  # fmt: skip
         data["users"].append(reviewer)
@@ -385,17 +339,21 @@ def reviewed_changes(base: BaseTask, ctx: AdaptContext) -> dict[str, Any]:
         note = f"The requester ({REQUESTER}) reviews the work and may ask for changes"
     _rewrite(data, changes, f"{note}; show a draft for review and make the changes asked for "
                             "before you submit.")  # fmt: skip
-    for person, value in zip(reviewers, details, strict=False):
-        person["known_info"] = {"requested_change": value}
-        person["responsibilities"] = ["review drafts and ask for the change they need"]
-        _instruct(person, "Review each draft you are shown and ask for your requested change "
-                          "if the draft does not make it yet; accept when it does.")  # fmt: skip
-        person["spontaneous_config"] = _offers(person["user_id"], person["known_info"], "feedback",
-                                               "In review I will ask for this:")  # fmt: skip
+    for holder, value in zip(reviewers, details, strict=False):
+        holder["known_info"] = {"requested_change": value}
+        holder["responsibilities"] = ["review drafts and ask for the change they need"]
+        instruct(holder, "Review each draft you are shown and ask for your requested change "
+                         "if the draft does not make it yet; accept when it does.")  # fmt: skip
+        holder["spontaneous_config"] = offers(holder["user_id"], holder["known_info"], "feedback",
+                                              "In review I will ask for this:")  # fmt: skip
         data["evaluation_criteria"]["nl_assertions"].append(
-            f"The final code makes the change the {person['role']} asked for in review: {value}"
+            f"The final code makes the change the {holder['role']} asked for in review: {value}"
         )
-    _gather(data, [f"{p['user_id']}.requested_change" for p in reviewers])
+    gather(
+        data,
+        ("list_files", {"directory": "."}),
+        [f"{p['user_id']}.requested_change" for p in reviewers],
+    )
     data["metadata"]["review_of"] = [i + 1 for i in picked]
     return data
 
@@ -434,6 +392,6 @@ def added_requirement(base: BaseTask, ctx: AdaptContext) -> dict[str, Any]:
             "predefined_message": f"One more requirement: {last}",
         }],
     }  # fmt: skip
-    _gather(data, [f"{REQUESTER}.added_requirement"])
+    gather(data, ("list_files", {"directory": "."}), [f"{REQUESTER}.added_requirement"])
     data["metadata"]["revision"] = {"at_turn": at_turn, "requirement": len(bullets)}
     return data

@@ -37,10 +37,10 @@ from typing import Any
 
 from hasbench.build.adaptation import AdaptContext, Declined, template
 from hasbench.build.base_tasks import BaseTask
-from hasbench.build.builder import PROACTIVE_TURN, env_assertion
+from hasbench.build.builder import env_assertion
 from hasbench.build.marble import MarbleRecord, RecordSkipped
 from hasbench.build.marble_research import convert, split_content
-from hasbench.personas import domain_personas
+from hasbench.build.templates.people import gather, instruct, offers, person
 
 PI = "pi"
 SCORING = "LLM judge of the proposal (rubric) and the proposal's assertions"
@@ -60,7 +60,7 @@ def _fields(base: BaseTask, ctx: AdaptContext) -> dict[str, Any]:
     data["metadata"].pop("pattern_provisional")
     data["metadata"].update(judge_scored=True, scoring=SCORING)
     data["users"] = [
-        _person(PI, "principal investigator", "A submitted proposal I can stand behind.",
+        person("research", PI, "principal investigator", "A submitted proposal I can stand behind.",
                 "You lead the lab. Answer the team's questions about what you expect.",
                 {}, ["decide what the proposal must meet"], ctx)
     ]  # fmt: skip
@@ -72,50 +72,6 @@ def _lead(data: dict[str, Any]) -> str:
     return data["agents"][0]["agent_id"]
 
 
-def _person(user_id: str, role: str, goal: str, instructions: str, known: dict[str, Any],
-            responsibilities: list[str], ctx: AdaptContext) -> dict[str, Any]:  # fmt: skip
-    personas = [p.persona_id for p in domain_personas("research")]
-    return {
-        "user_id": user_id,
-        "role": role,
-        "goal": goal,
-        "task_instructions": instructions,
-        "known_info": known,
-        "responsibilities": responsibilities,
-        "persona": personas[int(ctx.rng.integers(len(personas)))] if personas else None,
-    }
-
-
-def _offers(owner: str, facts: dict[str, str], channel: str, lead_in: str) -> dict[str, Any]:
-    """Unprompted contributions, one fact per turn from the proactive turn on."""
-    return {
-        "mode": "predefined",
-        "trigger_rules": [
-            {
-                "rule_id": f"{owner}_offers_{key}",
-                "condition": {"type": "at_turn", "turn_number": PROACTIVE_TURN + i},
-                "action_type": channel,
-                "predefined_message": f"{lead_in} {value}",
-            }
-            for i, (key, value) in enumerate(facts.items())
-        ],
-    }
-
-
-def _gather(data: dict[str, Any], depends: list[str], by: str | None = None) -> None:
-    """The oracle's plan: ``by`` (the lead) reads the proposal once every hidden part is known."""
-    data["evaluation_criteria"]["actions"] = [
-        {
-            "action_id": "1",
-            "requestor": by or _lead(data),
-            "name": "read_proposal",
-            "arguments": {},
-            "depends_on": depends,
-            "info": "the team has what the people hold before it writes",
-        }
-    ]
-
-
 def _assert(data: dict[str, Any], required: list[str], message: str, nl: str) -> None:
     criteria = data["evaluation_criteria"]
     criteria["env_assertions"].append(
@@ -124,10 +80,6 @@ def _assert(data: dict[str, Any], required: list[str], message: str, nl: str) ->
         )  # fmt: skip
     )
     criteria["nl_assertions"].append(nl)
-
-
-def _instruct(user: dict[str, Any], text: str) -> None:
-    user["task_instructions"] = f"{user['task_instructions']} {text}".strip()
 
 
 # -- A --------------------------------------------------------------------------------------
@@ -154,10 +106,10 @@ def private_introduction(base: BaseTask, ctx: AdaptContext) -> dict[str, Any]:
     pi = data["users"][0]
     pi["known_info"] = {"paper_introduction": introduction}
     pi["responsibilities"] = ["give the team the paper the proposal builds on"]
-    _instruct(pi, "Your paper introduction is not in the task; give it when the team asks.")
-    pi["spontaneous_config"] = _offers(pi["user_id"], pi["known_info"], "clarification",
+    instruct(pi, "Your paper introduction is not in the task; give it when the team asks.")
+    pi["spontaneous_config"] = offers(pi["user_id"], pi["known_info"], "clarification",
                                        "Here is the Introduction of my paper:")  # fmt: skip
-    _gather(data, [f"{PI}.paper_introduction"])
+    gather(data, ("read_proposal", {}), [f"{PI}.paper_introduction"])
     return data
 
 
@@ -183,11 +135,11 @@ def latent_criteria(base: BaseTask, ctx: AdaptContext) -> dict[str, Any]:
     pi = data["users"][0]
     pi["known_info"] = {"acceptance_criteria": criterion}
     pi["responsibilities"] = ["decide whether the proposal meets your acceptance criteria"]
-    _instruct(pi, "Your acceptance criteria are not in the task. State them when the team "
+    instruct(pi, "Your acceptance criteria are not in the task. State them when the team "
                   "asks what you expect or shows you a draft.")  # fmt: skip
-    pi["spontaneous_config"] = _offers(pi["user_id"], pi["known_info"], "feedback",
+    pi["spontaneous_config"] = offers(pi["user_id"], pi["known_info"], "feedback",
                                        "Before you submit, remember:")  # fmt: skip
-    _gather(data, [f"{PI}.acceptance_criteria"])
+    gather(data, ("read_proposal", {}), [f"{PI}.acceptance_criteria"])
     return data
 
 
@@ -225,21 +177,21 @@ def two_stakeholders(base: BaseTask, ctx: AdaptContext) -> dict[str, Any]:
     pi = data["users"][0]
     pi["known_info"] = {"data_rule": rule}
     pi["responsibilities"] = ["decide where the co-author's wishes conflict with the lab's rules"]
-    _instruct(pi, "Your data rule is not in the task; state it when asked. It holds "
+    instruct(pi, "Your data rule is not in the task; state it when asked. It holds "
                   "whatever the co-author wants.")  # fmt: skip
-    pi["spontaneous_config"] = _offers(
+    pi["spontaneous_config"] = offers(
         pi["user_id"], pi["known_info"], "clarification", "One rule of my lab:"
     )
     second = data["agents"][1]["agent_id"]
-    coauthor = _person(
+    coauthor = person("research",
         "coauthor", "co-author", "An ambitious study with data of its own.",
         "State your data wish when asked; the PI has the final say.",
         {"data_wish": wish}, ["bring the co-author's view of the study"], ctx)  # fmt: skip
-    coauthor["spontaneous_config"] = _offers("coauthor", {"data_wish": wish}, "clarification",
+    coauthor["spontaneous_config"] = offers("coauthor", {"data_wish": wish}, "clarification",
                                              "For this study I would like")  # fmt: skip
     data["users"].append(coauthor)
     data["relationships"].append(["coauthor", second, "informs"])
-    _gather(data, [f"{PI}.data_rule", "coauthor.data_wish"], by=second)
+    gather(data, ("read_proposal", {}), [f"{PI}.data_rule", "coauthor.data_wish"], by=second)
     data["metadata"]["conflict"] = {"decided": rule, "wish": wish, "added": True}
     return data
 
@@ -270,19 +222,19 @@ def reviewed_draft(base: BaseTask, ctx: AdaptContext) -> dict[str, Any]:
     data["evaluation_criteria"]["nl_assertions"].append(
         f"The proposal makes the PI's requested change: {novelty}."
     )
-    reviewer = _person(
+    reviewer = person("research",
         "reviewer", "reviewer", "The proposal is accepted only with my requested change made.",
         "", {}, ["review drafts and ask for the change they need"], ctx)  # fmt: skip
     data["users"].append(reviewer)
     data["relationships"].append(["reviewer", _lead(data), "reviews"])
-    for person, change in ((reviewer, evaluation), (data["users"][0], novelty)):
-        person["known_info"] = {"requested_change": change}
-        person["responsibilities"] = ["review drafts and ask for the change they need"]
-        _instruct(person, "Review each draft you are shown and ask for your requested change "
-                          "if it does not make it yet.")  # fmt: skip
-        person["spontaneous_config"] = _offers(person["user_id"], person["known_info"], "feedback",
-                                               "In review I will ask you to")  # fmt: skip
-    _gather(data, ["reviewer.requested_change", f"{PI}.requested_change"])
+    for holder, change in ((reviewer, evaluation), (data["users"][0], novelty)):
+        holder["known_info"] = {"requested_change": change}
+        holder["responsibilities"] = ["review drafts and ask for the change they need"]
+        instruct(holder, "Review each draft you are shown and ask for your requested change "
+                         "if it does not make it yet.")  # fmt: skip
+        holder["spontaneous_config"] = offers(holder["user_id"], holder["known_info"], "feedback",
+                                              "In review I will ask you to")  # fmt: skip
+    gather(data, ("read_proposal", {}), ["reviewer.requested_change", f"{PI}.requested_change"])
     return data
 
 
@@ -308,7 +260,7 @@ def added_requirement(base: BaseTask, ctx: AdaptContext) -> dict[str, Any]:
         "known_info": {"added_requirement": added},
     }]  # fmt: skip
     pi["responsibilities"] = ["say so as soon as your requirements change"]
-    _instruct(pi, "Later in the work you will add a requirement; tell the team the next time "
+    instruct(pi, "Later in the work you will add a requirement; tell the team the next time "
                   "it asks.")  # fmt: skip
     pi["spontaneous_config"] = {
         "mode": "predefined",
@@ -318,6 +270,6 @@ def added_requirement(base: BaseTask, ctx: AdaptContext) -> dict[str, Any]:
             "predefined_message": f"A new requirement: {added}.",
         }],
     }  # fmt: skip
-    _gather(data, [f"{PI}.added_requirement"])
+    gather(data, ("read_proposal", {}), [f"{PI}.added_requirement"])
     data["metadata"]["revision"] = {"at_turn": at_turn}
     return data
