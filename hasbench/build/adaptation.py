@@ -11,8 +11,9 @@ Templates live in the modules of the :mod:`hasbench.build.templates` package, wh
 all imported the first time templates are looked up. A domain adds its templates by adding
 a module there (or by calling :func:`template` from its own module before the pipeline
 runs): nothing in this file or another domain's module changes. The τ² templates are in
-:mod:`hasbench.build.templates.tau2`, the bargaining ones (from MultiAgentBench records) in
-:mod:`hasbench.build.templates.marble_bargaining`.
+:mod:`hasbench.build.templates.tau2`, those of the MultiAgentBench domains in
+:mod:`hasbench.build.templates.marble_coding`, :mod:`~hasbench.build.templates.marble_research`
+and :mod:`~hasbench.build.templates.marble_bargaining`.
 """
 
 from __future__ import annotations

@@ -9,8 +9,9 @@ two of them (``rule:source`` abstains where the base task has no scenario yet):
 
 - ``rule:static`` reads the task file: fields, topology, requestors and permissions
   (:func:`hasbench.scenario.check_scenario`), what each human holds and decides, the
-  criteria, realism of the added roles and revision timing, and which channels the
-  pattern needs.
+  criteria, realism of the added roles and revision timing, complexity (gold steps; for a
+  judge-scored task, whose gold path is only the oracle's plan, the judged requirements),
+  and which channels the pattern needs.
 - ``rule:episodes`` reads the automatic checks (oracle with and without humans, the idle
   agent, hidden facts, the protected path): whether the task runs, separates success
   from failure, needs its humans and is not passed by doing nothing.
@@ -61,7 +62,10 @@ PANEL_PROMPTS = {"structural": "build/structural_review", "worthiness": "build/w
 PLAUSIBLE_ROLES = {
     "customer", "traveller", "subscriber", "account holder", "household member",
     "travel companion", "family member",
+    "requester", "maintainer", "code reviewer", "end-user representative",
+    "principal investigator", "co-author", "reviewer",
 }  # fmt: skip
+"""Roles of the people the τ², coding and research templates add."""
 PATTERN_CHANNELS = {
     "A": {"clarification"}, "B": {"clarification", "feedback"}, "C": {"control"},
     "D": {"clarification"}, "E": {"feedback"}, "F": {"clarification", "feedback"},
@@ -217,11 +221,15 @@ def static_review(panel: Panel, ev: Evidence) -> Review:
             "W1", "WARN" if roles or late else "PASS", f"unusual roles {roles} or late revision"
         )
         steps = len(s.evaluation_criteria.actions)
-        out.rate(
-            "W2",
-            "PASS" if steps >= 2 else "WARN" if steps else "FAIL",
-            f"{steps} gold steps",
-        )
+        if s.metadata.get("judge_scored"):  # the gold path is only the oracle's plan
+            judged = len(s.evaluation_criteria.nl_assertions)
+            out.rate("W2", "PASS" if judged >= 2 else "WARN", f"{judged} judged requirements")
+        else:
+            out.rate(
+                "W2",
+                "PASS" if steps >= 2 else "WARN" if steps else "FAIL",
+                f"{steps} gold steps",
+            )
         out.rate("W3", *_necessity(s))
         unused = _unused_edges(s)
         out.rate("W4", "WARN" if unused else "PASS", f"edges carrying nothing used: {unused}")

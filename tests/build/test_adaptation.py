@@ -1,6 +1,7 @@
 """Step 3, adaptation: τ² and MARBLE bargaining templates keep the source task and add the
-pattern's interaction; other domains register templates without touching these (real
-files; skips without them)."""
+pattern's interaction; another domain registers templates without touching these (real
+files; skips without them; the coding and research templates are in
+test_marble_templates.py)."""
 
 import pytest
 from tau2_reference import MARBLE, base_task, require_sources
@@ -155,15 +156,16 @@ def test_another_domain_registers_its_templates_without_editing_these(monkeypatc
     monkeypatch.setattr(
         adaptation, "_TEMPLATES", {k: dict(v) for k, v in adaptation._TEMPLATES.items()}
     )
-    assert templates_for("coding") == {}
+    assert templates_for("mock") == {}
 
-    @template("coding", "E")
+    @template("mock", "E")
     def review_rounds(base_task, ctx):
-        raise Declined(f"coding template saw {base_task.key} for {ctx.pattern}")
+        raise Declined(f"mock template saw {base_task.key} for {ctx.pattern}")
 
-    assert set(templates_for("coding")) == {"E"}
-    with pytest.raises(Declined, match="coding template saw coding:3 for E"):
-        adapt(BaseTask("coding", "3", record={}), "E", 1)
+    assert set(templates_for("mock")) == {"E"}
+    with pytest.raises(Declined, match="mock template saw mock:3 for E"):
+        adapt(BaseTask("mock", "3", record={}), "E", 1)
     with pytest.raises(ValueError, match="already registered"):
-        template("coding", "E")(lambda b, c: {})
+        template("mock", "E")(lambda b, c: {})
     assert set(templates_for("retail")) == set("ABCDF")
+    assert set(templates_for("coding")) == set(templates_for("research")) == set("ABCDEF")

@@ -1,7 +1,6 @@
 """The one command: a build on a small slice of the real sources (their databases linked,
-a few tasks per domain), its report, its cache, bargaining adapted from MARBLE, and the
-MARBLE domains without templates waiting until one registers (skips without
-../shared/sources)."""
+a few tasks per domain), its report, its cache, the three MARBLE domains adapted, and a
+domain without templates waiting until one registers (skips without ../shared/sources)."""
 
 import json
 import shutil
@@ -61,29 +60,36 @@ def test_the_build_writes_tasks_sheets_and_a_report_beside_the_paper(built):
     included = sum(c["included"] for c in result.counts.values())
     tasks = [t for path in sorted((out / "tasks").glob("*.yaml")) for t in load_tasks(path)]
     assert len(tasks) == included
-    assert {t.domain for t in tasks} == {"retail", "airline", "telecom", "bargaining"}
-    sources = {"bargaining": "marble"}
+    assert {t.domain for t in tasks} == {
+        "retail", "airline", "telecom", "coding", "research", "bargaining"
+    }  # fmt: skip
+    sources = dict.fromkeys(("coding", "research", "bargaining"), "marble")
     assert all(t.metadata["adaptation"]["source"] == sources.get(t.domain, "tau2-bench")
                for t in tasks)  # fmt: skip
     report = (out / "build_report.md").read_text()
     assert "| retail | 5 | 4 | 62 |" in report and "**397**" in report
     assert "| C |" in report and "Fleiss' kappa across the 4 judges" in report
-    assert "Adaptation is waiting for the domains coding, research:" in report
+    assert "waiting" not in report
+    assert "| coding | 6 |" in report and "| research | 6 |" in report
+    assert "| domain | A | B | C | D | E | F |" in report
     assert (out / "review" / "review_sheet.csv").exists() and (out / "validation.jsonl").exists()
     excluded = [json.loads(line) for line in (out / "validation.jsonl").read_text().splitlines()]
     assert any(v["verdict"] == "EXCLUDE" for v in excluded)  # airline 1: doing nothing passes
     assert all(v["rounds"] for v in excluded)  # the reviews are kept as evidence
 
 
-def test_marble_domains_are_judged_and_wait_for_their_templates(built):
+def test_marble_domains_are_judged_and_adapted(built):
     out, result = built
-    assert result.waiting == ["coding", "research"]
-    bargaining = result.counts["bargaining"]
-    assert 0 < bargaining["included"] <= bargaining["checks_passed"] <= bargaining["adapted"]
-    assert result.counts["coding"]["assigned"] + result.counts["coding"]["kept"] > 0
+    assert result.waiting == []
+    for domain in ("coding", "research", "bargaining"):
+        counts = result.counts[domain]
+        assert 0 < counts["included"] <= counts["checks_passed"] <= counts["adapted"], domain
+        assert sum(result.domain_patterns[domain].values()) == counts["included"]
     judged = [json.loads(line) for line in (out / "patterns.jsonl").read_text().splitlines()]
     assert {j["domain"] for j in judged} == {"retail", "airline", "telecom", "coding",
                                                "research", "bargaining"}  # fmt: skip
+    coding = load_tasks(out / "tasks" / "coding.yaml")
+    assert all(t.metadata["judge_scored"] and t.users[0].role == "requester" for t in coding)
 
 
 def test_a_rerun_uses_the_cache(built, sources):
@@ -95,9 +101,25 @@ def test_a_rerun_uses_the_cache(built, sources):
     assert again.seconds["total"] < first.seconds["total"]
 
 
-def test_a_domain_that_registers_templates_is_adapted(built, sources, tmp_path, monkeypatch):
-    monkeypatch.setattr(
-        adaptation, "_TEMPLATES", {k: dict(v) for k, v in adaptation._TEMPLATES.items()}
+def test_a_fresh_build_is_byte_identical(built, sources, tmp_path):
+    run_pipeline(*sources, tmp_path, FAST, quiet=True)
+    outputs = ["declined.json", "patterns.jsonl", "validation.jsonl", "review/review_sheet.csv"]
+    outputs += [f"tasks/{p.name}" for p in (built[0] / "tasks").glob("*.yaml")]
+    for name in outputs:
+        assert (tmp_path / name).read_bytes() == (built[0] / name).read_bytes(), name
+
+
+def test_a_domain_without_templates_waits_until_one_registers(
+    built, sources, tmp_path, monkeypatch
+):
+    registered = {k: dict(v) for k, v in adaptation._TEMPLATES.items() if k != "research"}
+    monkeypatch.setattr(adaptation, "_TEMPLATES", registered)
+    shutil.copytree(built[0] / "steps", tmp_path / "steps")  # the judged and checked are cached
+    waiting = run_pipeline(*sources, tmp_path, FAST, quiet=True)
+    assert waiting.waiting == ["research"] and waiting.counts["research"]["included"] == 0
+    assert (
+        "Adaptation is waiting for the domains research:"
+        in (tmp_path / "build_report.md").read_text()
     )
     seen = []
 
@@ -108,7 +130,6 @@ def test_a_domain_that_registers_templates_is_adapted(built, sources, tmp_path, 
             seen.append(base.key)
             raise Declined("no research template in this test")
 
-    shutil.copytree(built[0] / "steps", tmp_path / "steps")  # the τ² half is cached
     result = run_pipeline(*sources, tmp_path, FAST, quiet=True)
     assert "research" not in result.waiting and seen
     declined = json.loads((tmp_path / "declined.json").read_text())
@@ -122,4 +143,4 @@ def test_missing_sources_and_the_cli(built, sources, tmp_path, capsys):
     argv = ["build", "has-bench", "--tau2", str(sources[0]), "--marble", str(sources[1])]
     assert main([*argv, "--out", str(tmp_path / "cli"), "--workers", "1", "--quiet"]) == 0
     printed = capsys.readouterr().out
-    assert "retail: kept 4," in printed and "coding: kept" in printed and "waiting" in printed
+    assert "retail: kept 4," in printed and "coding: kept" in printed and "waiting" not in printed

@@ -1,0 +1,76 @@
+"""What the MultiAgentBench coding and research templates add alike: people and their part.
+
+A template that moves part of a task to a person adds the person (:func:`person`, with a
+persona of the domain drawn from the adaptation's generator), has them offer what they
+hold unprompted (:func:`offers`, used under A4) and gives the oracle of the checks a gold
+step that depends on every hidden part (:func:`gather`). Registers no template.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hasbench.build.adaptation import AdaptContext
+from hasbench.build.builder import PROACTIVE_TURN
+from hasbench.personas import domain_personas
+
+
+def persona(domain: str, ctx: AdaptContext) -> str | None:
+    """A persona of the domain drawn from the adaptation's generator (None if it has none)."""
+    personas = [p.persona_id for p in domain_personas(domain)]
+    return personas[int(ctx.rng.integers(len(personas)))] if personas else None
+
+
+def person(domain: str, user_id: str, role: str, goal: str, instructions: str,
+           known: dict[str, Any], responsibilities: list[str],
+           ctx: AdaptContext) -> dict[str, Any]:  # fmt: skip
+    """A human node with a persona of the domain."""
+    return {
+        "user_id": user_id,
+        "role": role,
+        "goal": goal,
+        "task_instructions": instructions,
+        "known_info": known,
+        "responsibilities": responsibilities,
+        "persona": persona(domain, ctx),
+    }
+
+
+def instruct(user: dict[str, Any], text: str) -> None:
+    """Add a sentence to a person's behaviour instructions."""
+    user["task_instructions"] = f"{user['task_instructions']} {text}".strip()
+
+
+def offers(owner: str, facts: dict[str, Any], channel: str, lead_in: str) -> dict[str, Any]:
+    """Unprompted contributions of ``owner``: one fact per turn from the proactive turn on."""
+    return {
+        "mode": "predefined",
+        "trigger_rules": [
+            {
+                "rule_id": f"{owner}_offers_{key}",
+                "condition": {"type": "at_turn", "turn_number": PROACTIVE_TURN + i},
+                "action_type": channel,
+                "predefined_message": f"{lead_in} {value}",
+            }
+            for i, (key, value) in enumerate(facts.items())
+        ],
+    }
+
+
+def gather(data: dict[str, Any], read: tuple[str, dict[str, Any]], depends: list[str],
+           by: str | None = None) -> None:  # fmt: skip
+    """The oracle's plan: one read by ``by`` (default the first agent) that needs every part.
+
+    For judge-scored tasks the step is not scored; the checks follow it.
+    """
+    name, arguments = read
+    data["evaluation_criteria"]["actions"] = [
+        {
+            "action_id": "1",
+            "requestor": by or data["agents"][0]["agent_id"],
+            "name": name,
+            "arguments": arguments,
+            "depends_on": depends,
+            "info": "the team has what the people hold before it works",
+        }
+    ]
