@@ -26,6 +26,7 @@ from hasbench.envs.base import (
     EnvironmentDataError,
     ToolError,
     fast_copy,
+    shared_origin,
     shared_tables,
     tool,
 )
@@ -70,6 +71,7 @@ class ServiceEnvironment(Environment):
         else:
             shared = _generated(cls, DEFAULT_DB_SEED)
         env = cls(shared_tables(shared))
+        env.origin = shared_origin(shared)
         env.policy = (
             load_policy(settings.policy_path) if settings.policy_path else domain_policy(cls.domain)
         )
