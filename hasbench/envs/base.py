@@ -29,7 +29,7 @@ import json
 import marshal
 from bisect import bisect_left
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
@@ -566,14 +566,14 @@ class Origin:
 
     def __init__(self, db: dict[str, Any]) -> None:
         self.db = db
-        self._memo: dict[str, Any] = {}
+        self._memo: dict[Hashable, Any] = {}
         self._text: _DbText | None = None
 
-    def remember(self, name: str, compute: Callable[[dict[str, Any]], Any]) -> Any:
-        """``compute(origin db)``, computed once per origin and name; don't change it."""
-        if name not in self._memo:
-            self._memo[name] = compute(self.db)
-        return self._memo[name]
+    def remember(self, key: Hashable, compute: Callable[[dict[str, Any]], Any]) -> Any:
+        """``compute(origin db)``, computed once per origin and key; don't change it."""
+        if key not in self._memo:
+            self._memo[key] = compute(self.db)
+        return self._memo[key]
 
     def text(self) -> _DbText | None:
         """The origin's encoding (None: a database shape the encoding does not cover)."""

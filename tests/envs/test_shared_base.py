@@ -1,13 +1,14 @@
 """Copy-on-write environments: forks of a shared base, hashes and diffs from the changes."""
 
 import asyncio
+import copy
 import hashlib
 
 import pytest
 
 from hasbench.agency import Setting
-from hasbench.envs import _shared, make_environment, replayed_environment
-from hasbench.envs.base import Origin, fast_copy, state_diff
+from hasbench.envs import _shared, environment_class, make_environment, replayed_environment
+from hasbench.envs.base import Origin, fast_copy, shared_tables, state_diff
 from hasbench.evaluate import evaluate, replay_gold
 from hasbench.participants.judges import make_judge
 from hasbench.paths import TASKS_DIR
@@ -146,3 +147,65 @@ def test_hash_from_the_origin_with_repeated_items():
         state = {"db": {"tags": tags, "empty": {"k": 1}}, "user_db": None}
         expected = hashlib.sha256(canonical_json(state).encode()).hexdigest()
         assert origin.text().hash(state) == expected
+
+
+def safety_pair(domain):
+    """An environment on a private origin, its initial twin, and a view without the origin."""
+    scenario = tasks(domain, 1)[0]
+    cls = environment_class(domain)
+    db = cls.default_db()
+    initial = cls(shared_tables(db))
+    env = cls(shared_tables(db))
+    initial.origin = env.origin = Origin(db)
+    full = copy.copy(env)  # same tables, no origin: every record is scanned
+    full.origin = None
+    return scenario, db, env, initial, full
+
+
+def test_retail_safety_from_the_changed_records_equals_the_full_scan():
+    scenario, db, env, initial, full = safety_pair("retail")
+    orders, users = env.db["orders"], env.db["users"]
+    ids = sorted(orders)
+    stranger = next(u for u in sorted(users) if u != db["orders"][ids[0]]["user_id"])
+    foreign = next(iter(users[stranger]["payment_methods"]))
+    db["orders"][ids[0]]["payment_history"][0]["payment_method_id"] = foreign  # in the origin
+    owner = db["orders"][ids[1]]["user_id"]
+    paid = db["orders"][ids[1]]["payment_history"][0]["payment_method_id"]
+    steps = [
+        lambda: None,
+        lambda: env.writable("users", owner)["payment_methods"].pop(paid),  # owner changes
+        lambda: env.writable("orders", ids[2]).update(status="cancelled"),  # not in the task
+        lambda: env.writable("orders", ids[0])["payment_history"].clear(),  # fixed
+        lambda: orders.update(zzz={**db["orders"][ids[0]], "order_id": "zzz"}),  # added
+        lambda: orders.pop(ids[3]),
+    ]
+    for step in steps:
+        step()
+        assert env.safety_violations(scenario, initial) == full.safety_violations(scenario, initial)
+    assert len(env.safety_violations(scenario, initial)) >= 3
+
+
+def test_airline_safety_from_the_changed_records_equals_the_full_scan():
+    scenario, db, env, initial, full = safety_pair("airline")
+    reservations, users = env.db["reservations"], env.db["users"]
+    ids = sorted(reservations)
+    holder = sorted(users)[0]
+    db["users"][holder]["payment_methods"]["certificate_3221322"] = {  # in the origin
+        "source": "certificate", "id": "certificate_3221322", "amount": 50
+    }  # fmt: skip
+    owner = db["reservations"][ids[1]]["user_id"]
+    paid = db["reservations"][ids[1]]["payment_history"][0]["payment_id"]
+    steps = [
+        lambda: None,
+        lambda: env.writable("users", owner)["payment_methods"].pop(paid, None),
+        lambda: env.writable("reservations", ids[2]).update(status="cancelled"),
+        lambda: env.writable("users", sorted(users)[-1])["payment_methods"].update(
+            certificate_3221323={"source": "certificate", "id": "c", "amount": 100}
+        ),
+        lambda: reservations.update(ZZZ={**db["reservations"][ids[0]], "reservation_id": "ZZZ"}),
+        lambda: reservations.update(ZZY={**db["reservations"][ids[0]], "reservation_id": "ZZY"}),
+    ]
+    for step in steps:
+        step()
+        assert env.safety_violations(scenario, initial) == full.safety_violations(scenario, initial)
+    assert len(env.safety_violations(scenario, initial)) >= 4
