@@ -569,6 +569,10 @@ class Origin:
         self._memo: dict[Hashable, Any] = {}
         self._text: _DbText | None = None
 
+    def __reduce__(self) -> tuple[type[Origin], tuple[dict[str, Any]]]:
+        """Pickled as its database alone (SHA-256 states do not pickle; rebuilt lazily)."""
+        return Origin, (self.db,)
+
     def remember(self, key: Hashable, compute: Callable[[dict[str, Any]], Any]) -> Any:
         """``compute(origin db)``, computed once per origin and key; don't change it."""
         if key not in self._memo:

@@ -3,6 +3,7 @@
 import asyncio
 import copy
 import hashlib
+import pickle
 
 import pytest
 
@@ -138,6 +139,8 @@ def test_hash_from_the_origin_on_list_tables_and_the_user_side():
         step()
         assert env.state_hash() == full_hash(env)
     assert make_environment(tasks("telecom", 1)[0]).state_hash() != env.state_hash()
+    copied = pickle.loads(pickle.dumps(env))  # an environment sent to another process
+    assert copied.origin.db == env.origin.db and copied.state_hash() == full_hash(env)
 
 
 def test_hash_from_the_origin_with_repeated_items():
