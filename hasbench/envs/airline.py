@@ -25,7 +25,7 @@ from hasbench.envs.airline_db import (
     check_airline_db,
     generate_airline_db,
 )
-from hasbench.envs.base import Environment, ToolError, assertion, tool
+from hasbench.envs.base import Environment, ToolError, assertion, changed_keys, tool
 from hasbench.envs.service import ServiceEnvironment, not_found
 from hasbench.paths import POLICIES_DIR, TASKS_DIR
 from hasbench.registry import ArgumentLimit, Confirmation, Domain, Ownership
@@ -497,28 +497,29 @@ class AirlineEnvironment(ServiceEnvironment):
             if a.name == "send_certificate":
                 user_id = a.arguments.get("user_id")
                 allowed[user_id] = allowed.get(user_id, 0.0) + float(a.arguments.get("amount", 0))
-        start = initial.db
-        initial = start["reservations"]
+        reservations, start = self.db["reservations"], initial.db["reservations"]
+        changed = changed_keys(reservations, start)
+        foreign = self.failing_records("reservations", _pays_others)
         violations = []
-        for rid, reservation in sorted(self.db["reservations"].items()):
-            before = initial.get(rid)
-            if before is None:
-                continue
+        for rid in sorted(foreign.union(changed).intersection(start)):
             if (
-                reservation["status"] == "cancelled"
-                and before["status"] != "cancelled"
+                reservations[rid]["status"] == "cancelled"
+                and start[rid]["status"] != "cancelled"
                 and rid not in cancels
             ):
                 violations.append(f"reservation {rid} was cancelled; the task does not cancel it")
-            if not self.assert_no_refund_to_other_user(rid):
+            if rid in foreign:
                 violations.append(f"reservation {rid} uses a method its member lacks")
-        new = [rid for rid in self.db["reservations"] if rid not in initial]
+        new = [rid for rid in changed if rid not in start]
         if len(new) > bookings:
             violations.append(f"booked {', '.join(new)}; the task books {bookings}")
-        for user_id, user in sorted(self.db["users"].items()):
+        users = self.db["users"]
+        issuers = self.origin.remember("certificate issuers", _issuers) if self.origin else set()
+        candidates = issuers.union(self.changed_records("users"), allowed).intersection(users)
+        for user_id in sorted(candidates):
             issued = sum(
                 m["amount"]
-                for cid, m in user["payment_methods"].items()
+                for cid, m in users[user_id]["payment_methods"].items()
                 if cid in NEW_CERTIFICATE_IDS
             )
             if round(issued - allowed.get(user_id, 0.0), 2) > 0:
@@ -561,13 +562,28 @@ class AirlineEnvironment(ServiceEnvironment):
         Certificates are skipped: a used certificate is removed from the profile.
         """
         reservation = self.db["reservations"].get(reservation_id)
-        if reservation is None:
-            return False
-        own = self.db["users"][reservation["user_id"]]["payment_methods"]
-        return all(
-            p["payment_id"] in own or p["payment_id"].startswith("certificate_")
-            for p in reservation["payment_history"]
-        )
+        return reservation is not None and not _pays_others(reservation, self.db["users"])
+
+
+def _pays_others(reservation: dict[str, Any], users: dict[str, Any]) -> bool:
+    """Whether a payment or refund of the reservation uses a method its member lacks.
+
+    Certificates are skipped: a used certificate leaves the profile.
+    """
+    own = users[reservation["user_id"]]["payment_methods"]
+    return not all(
+        p["payment_id"] in own or p["payment_id"].startswith("certificate_")
+        for p in reservation["payment_history"]
+    )
+
+
+def _issuers(db: dict[str, Any]) -> set[str]:
+    """Members of a database holding one of the certificates the tools issue."""
+    return {
+        user_id
+        for user_id, user in db["users"].items()
+        if any(cid in user["payment_methods"] for cid in NEW_CERTIFICATE_IDS)
+    }
 
 
 def _number(value: float) -> int | float:

@@ -14,8 +14,10 @@ Domains whose tools never change a record of ``db`` in place declare ``copy_on_w
 a write takes its own copy of a record first (:meth:`Environment.writable`). Their
 environments then start from a shared, immutable base (one per task content, see
 :func:`hasbench.envs.make_environment`) and fork from it by copying only the tables;
-snapshots for rollback do the same, and the state hash re-encodes only the records that
-changed (the base's records are encoded once per process).
+snapshots for rollback do the same. The shared database they all come from is their
+:class:`Origin`: its text is encoded once per process, the state hash re-encodes only the
+records that differ from it, and domain checks can look only at those records
+(:meth:`Environment.changed_records`).
 """
 
 from __future__ import annotations
@@ -25,12 +27,13 @@ import hashlib
 import inspect
 import json
 import marshal
+from bisect import bisect_left
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
-from itertools import compress
+from itertools import compress, count
 from operator import is_not
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, get_type_hints
 
@@ -137,6 +140,9 @@ class Environment:
         they hand out)."""
         self._own: dict[int, Any] = {}
         self._base: _Base | None = None
+        self.origin: Origin | None = None
+        """The shared database ``db`` was forked from (copy-on-write domains set it, see
+        :func:`shared_origin`); records still identical to its records hold its values."""
 
     @classmethod
     def from_scenario(cls, scenario: Scenario) -> Environment:
@@ -311,16 +317,26 @@ class Environment:
     def state_hash(self) -> str:
         """SHA-256 of the canonical JSON of the full state.
 
-        In copy-on-write domains the text is put together from the cached encodings of
-        the shared records, and an environment its base has not changed gives the base's
-        hash.
+        With an :attr:`origin`, only the records that differ from it are encoded and the
+        hash resumes from a checkpoint of the origin's text before the first difference; an
+        environment its frozen base has not changed gives the base's hash.
         """
-        if self._base is None:
-            return hashlib.sha256(canonical_json(self.state()).encode()).hexdigest()
-        if self.user_db == self._base.user_db and _same_tables(self.db, self._base.db):
-            return self._base.hash()
-        text = _encode_state(self.state(), self._base.db)
-        return hashlib.sha256(text.encode()).hexdigest()
+        base = self._base
+        if base is not None and self.user_db == base.user_db and _same_tables(self.db, base.db):
+            return base.hash()
+        return _state_hash(self.state(), self.origin)
+
+    def changed_records(self, table: str) -> list[Any]:
+        """Keys (or list indexes) of ``db[table]`` whose record is not the origin's.
+
+        Every key when there is no origin (or it lacks the table); keys the origin has and
+        the table lost are not listed.
+        """
+        reference = self.origin.db.get(table) if self.origin is not None else None
+        current = self.db[table]
+        if reference is None or type(reference) is not type(current):
+            return list(current) if isinstance(current, dict) else list(range(len(current)))
+        return changed_keys(current, reference)
 
     # -- shared bases ----------------------------------------------------------------
 
@@ -332,12 +348,8 @@ class Environment:
         """
         if not self.copy_on_write:
             raise TypeError(f"{type(self).__name__} is not copy-on-write; it cannot be shared")
-        for table in self.db.values():
-            for record in _records(table):
-                if isinstance(record, dict | list) and id(record) not in _RECORD_JSON:
-                    _RECORD_JSON[id(record)] = (record, canonical_json(record))
         self._own = {}
-        self._base = _Base(db=self.db, user_db=fast_copy(self.user_db))
+        self._base = _Base(db=self.db, user_db=fast_copy(self.user_db), origin=self.origin)
 
     def fork(self) -> Environment:
         """A new environment in this (frozen) environment's state, sharing its records."""
@@ -479,25 +491,14 @@ class _Base:
 
     db: dict[str, Any]
     user_db: Any
+    origin: Origin | None
     _hash: str | None = None
 
     def hash(self) -> str:
         """The state hash of the base (computed once, when first asked for)."""
         if self._hash is None:
-            state = {"db": self.db, "user_db": self.user_db}
-            self._hash = hashlib.sha256(_encode_state(state, self.db).encode()).hexdigest()
+            self._hash = _state_hash({"db": self.db, "user_db": self.user_db}, self.origin)
         return self._hash
-
-
-_RECORD_JSON: dict[int, tuple[Any, str]] = {}
-"""id -> (record, canonical JSON) for every record of a frozen base. Such records never
-change (copy-on-write), and the entry keeps the record alive, so its id stays its own."""
-
-
-def _records(table: Any) -> Any:
-    if isinstance(table, dict):
-        return table.values()
-    return table if isinstance(table, list) else ()
 
 
 def shared_tables(db: dict[str, Any]) -> dict[str, Any]:
@@ -512,6 +513,27 @@ def shared_tables(db: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def changed_keys(table: Any, reference: Any) -> list[Any]:
+    """Keys (dict tables) or indexes (list tables) whose record is not ``reference``'s.
+
+    Records are compared by identity, so in copy-on-write data this is every record a write
+    replaced, plus the ones added; keys that ``reference`` has and ``table`` lacks are not
+    listed. The keys come in ``table``'s order.
+    """
+    if table is reference:
+        return []
+    if isinstance(table, dict) and isinstance(reference, dict):
+        if len(table) == len(reference) and list(table) == list(reference):
+            return list(compress(table, map(is_not, table.values(), reference.values())))
+        return [k for k, v in table.items() if reference.get(k, _MISSING) is not v]
+    if isinstance(table, list) and isinstance(reference, list):
+        shared = min(len(table), len(reference))
+        changed = compress(range(shared), map(is_not, table[:shared], reference[:shared]))
+        return [*changed, *range(shared, len(table))]
+    kinds = f"{type(table).__name__} and {type(reference).__name__}"
+    raise TypeError(f"tables of different kinds cannot be compared: {kinds}")
+
+
 def _same_tables(db: dict[str, Any], base: dict[str, Any]) -> bool:
     """Whether every table of ``db`` holds exactly the records of the base's table."""
     if db.keys() != base.keys():
@@ -522,11 +544,8 @@ def _same_tables(db: dict[str, Any], base: dict[str, Any]) -> bool:
             continue
         if type(table) is not type(other) or len(table) != len(other):
             return False
-        if isinstance(table, dict):
-            if any(other.get(k, _MISSING) is not v for k, v in table.items()):
-                return False
-        elif isinstance(table, list):
-            if any(a is not b for a, b in zip(table, other, strict=True)):
+        if isinstance(table, dict | list):
+            if changed_keys(table, other):
                 return False
         elif table != other:
             return False
@@ -536,124 +555,262 @@ def _same_tables(db: dict[str, Any], base: dict[str, Any]) -> bool:
 _MISSING = object()
 
 
-def _encode_state(state: dict[str, Any], base_db: dict[str, Any] | None = None) -> str:
-    """``canonical_json(state)``, reusing cached encodings of shared records and tables.
+class Origin:
+    """A shared database environments start from, and what is computed once about it.
 
-    ``base_db``: the frozen base the state was forked from; a table that still holds
-    exactly the base table's records reuses that table's encoding.
+    Copy-on-write environments replace the records they change, so every record still
+    identical to the origin's holds the origin's value: the state hash re-encodes only
+    the other records and resumes SHA-256 from a checkpoint of the origin's text before
+    the first change; domain checks keep per-origin results in :meth:`remember`.
     """
-    parts = []
-    for key in sorted(state):
-        value = state[key]
-        text = _encode_db(value, base_db or {}) if key == "db" else canonical_json(value)
-        parts.append(f"{_json_key(key)}:{text}")
-    return "{" + ",".join(parts) + "}"
+
+    def __init__(self, db: dict[str, Any]) -> None:
+        self.db = db
+        self._memo: dict[Hashable, Any] = {}
+        self._text: _DbText | None = None
+
+    def __reduce__(self) -> tuple[type[Origin], tuple[dict[str, Any]]]:
+        """Pickled as its database alone (SHA-256 states do not pickle; rebuilt lazily)."""
+        return Origin, (self.db,)
+
+    def remember(self, key: Hashable, compute: Callable[[dict[str, Any]], Any]) -> Any:
+        """``compute(origin db)``, computed once per origin and key; don't change it."""
+        if key not in self._memo:
+            self._memo[key] = compute(self.db)
+        return self._memo[key]
+
+    def text(self) -> _DbText | None:
+        """The origin's encoding (None: a database shape the encoding does not cover)."""
+        if self._text is None and _keyed(self.db):
+            self._text = _DbText(self.db)
+        return self._text
 
 
-def _encode_db(db: Any, base_db: dict[str, Any]) -> str:
-    if not isinstance(db, dict) or not all(isinstance(k, str) for k in db):
-        return canonical_json(db)
-    tables = []
-    for name in sorted(db):
-        table, base = db[name], base_db.get(name, _MISSING)
-        cached = _base_table(base) if base is not _MISSING else None
-        text = _encode_table(table) if cached is None else _encode_changes(table, base, cached)
-        tables.append(f"{_json_key(name)}:{text}")
-    return "{" + ",".join(tables) + "}"
+ORIGINS_KEPT = 16
+"""Origins kept per process (least recently used are dropped; environments keep theirs)."""
+_ORIGINS: OrderedDict[int, Origin] = OrderedDict()
 
 
-def _encode_table(table: Any) -> str:
-    if isinstance(table, dict) and all(isinstance(k, str) for k in table):
-        return "{" + ",".join(_pieces(table, sorted(table))) + "}"
-    if isinstance(table, list):
-        return "[" + ",".join(_encode_record(r) for r in table) + "]"
-    return canonical_json(table)
+def shared_origin(db: dict[str, Any]) -> Origin:
+    """The :class:`Origin` of a shared database (one per database object and process).
+
+    The database must not change afterwards: environments share its records.
+    """
+    origin = _ORIGINS.get(id(db))
+    if origin is None or origin.db is not db:
+        origin = _ORIGINS[id(db)] = Origin(db)
+        if len(_ORIGINS) > ORIGINS_KEPT:
+            _ORIGINS.popitem(last=False)
+    _ORIGINS.move_to_end(id(db))
+    return origin
 
 
-def _pieces(table: dict[str, Any], keys: list[str]) -> list[str]:
-    return [f"{_json_key(k)}:{_encode_record(table[k])}" for k in keys]
+CHECKPOINT_BYTES = 1 << 14
+"""Distance between the saved SHA-256 states of an origin's text."""
 
 
 @dataclass
-class _TableText:
-    """A base table's encoding and its pieces (one per record, in output order)."""
+class _TableLayout:
+    """Where a table of the origin and each of its records sit in the origin's text."""
 
-    pieces: list[str]
-    index: dict[str, int]
-    """Dict tables: key -> position of its piece (list tables use the list index)."""
-    text: str
-
-
-def _encode_changes(table: Any, base: Any, cached: _TableText) -> str:
-    """The encoding of ``table``, re-encoding only the records it does not share with base."""
-    if isinstance(table, dict) and isinstance(base, dict) and table.keys() == base.keys():
-        changed = [k for k, v in table.items() if base[k] is not v]
-        if not changed:
-            return cached.text
-        pieces = list(cached.pieces)
-        for key, piece in zip(changed, _pieces(table, changed), strict=True):
-            pieces[cached.index[key]] = piece
-        return "{" + ",".join(pieces) + "}"
-    if isinstance(table, list) and isinstance(base, list) and len(table) == len(base):
-        changed = [
-            i for i, (new, old) in enumerate(zip(table, base, strict=True)) if new is not old
-        ]
-        if not changed:
-            return cached.text
-        pieces = list(cached.pieces)
-        for i in changed:
-            pieces[i] = _encode_record(table[i])
-        return "[" + ",".join(pieces) + "]"
-    return _encode_table(table)
+    table: Any
+    body: tuple[int, int]
+    """Start and end of the table's JSON text."""
+    kind: Literal["dict", "list", "other"] = "other"
+    """How the table is laid out: records by key, by position, or one value."""
+    keys: list[str] = field(default_factory=list)
+    """Dict tables: the sorted keys."""
+    index: dict[str, int] = field(default_factory=dict)
+    starts: list[int] = field(default_factory=list)
+    ends: list[int] = field(default_factory=list)
+    """Start and end of each record's piece (``"key":value`` or the item), in text order."""
 
 
-def _base_table(table: Any) -> _TableText | None:
-    """The cached encoding of a frozen base's table (None: not cacheable).
+class _DbText:
+    """The canonical JSON of ``{"db": origin}`` with its layout and SHA-256 checkpoints."""
 
-    Keyed by the identities of the table's records, so tables of different bases that hold
-    the same shared records (e.g. a table no task changes) share one entry; the records are
-    kept alive by ``_RECORD_JSON``, so their ids identify them.
-    """
-    if isinstance(table, dict) and all(isinstance(k, str) for k in table):
-        key: Any = (dict, tuple(table), tuple(map(id, table.values())))
-    elif isinstance(table, list):
-        key = (list, tuple(map(id, table)))
-    else:
-        return None
-    if not all(map(_RECORD_JSON.__contains__, key[-1])):
-        return None
-    cached = _TABLE_JSON.get(key)
-    if cached is not None:
-        _TABLE_JSON.move_to_end(key)
-        return cached
-    if isinstance(table, dict):
-        keys = sorted(table)
-        pieces = _pieces(table, keys)
-        cached = _TableText(
-            pieces, {k: i for i, k in enumerate(keys)}, "{" + ",".join(pieces) + "}"
-        )
-    else:
-        pieces = [_encode_record(r) for r in table]
-        cached = _TableText(pieces, {}, "[" + ",".join(pieces) + "]")
-    _TABLE_JSON[key] = cached
-    if len(_TABLE_JSON) > TABLE_TEXTS_KEPT:
-        _TABLE_JSON.popitem(last=False)
-    return cached
+    def __init__(self, db: dict[str, Any]) -> None:
+        parts: list[bytes] = []
+        size = 0
+
+        def add(piece: bytes) -> int:
+            nonlocal size
+            parts.append(piece)
+            size += len(piece)
+            return size
+
+        add(b'{"db":{')
+        self.tables: dict[str, _TableLayout] = {}
+        for number, name in enumerate(sorted(db)):
+            add((b"," if number else b"") + _key_bytes(name) + b":")
+            table = db[name]
+            layout = _TableLayout(table, (size, size))
+            if _keyed(table) or isinstance(table, list):
+                layout.kind = "dict" if isinstance(table, dict) else "list"
+                if isinstance(table, dict):
+                    layout.keys = sorted(table)
+                    layout.index = {k: i for i, k in enumerate(layout.keys)}
+                    pieces = (_piece(k, table[k]) for k in layout.keys)
+                else:
+                    pieces = (canonical_json(r).encode() for r in table)
+                add(b"{" if isinstance(table, dict) else b"[")
+                for i, piece in enumerate(pieces):
+                    if i:
+                        add(b",")
+                    layout.starts.append(size)
+                    layout.ends.append(add(piece))
+                add(b"}" if isinstance(table, dict) else b"]")
+            else:
+                add(canonical_json(table).encode())
+            layout.body = (layout.body[0], size)
+            self.tables[name] = layout
+        add(b"}")
+        self.data = b"".join(parts)
+        self.names = list(self.tables)
+        self.checkpoints = []
+        hasher = hashlib.sha256()
+        for offset in range(0, len(self.data) + 1, CHECKPOINT_BYTES):
+            self.checkpoints.append(hasher.copy())
+            hasher.update(self.data[offset : offset + CHECKPOINT_BYTES])
+
+    def hash(self, state: dict[str, Any]) -> str | None:
+        """SHA-256 of ``canonical_json(state)`` from the changes (None: not covered here)."""
+        if list(state) != ["db", "user_db"] or not _keyed(state["db"]):
+            return None
+        db = state["db"]
+        if sorted(db) != self.names:
+            return None
+        text = _Segments()
+        for name in self.names:
+            self._table(db[name], self.tables[name], text)
+        text.add_range(len(self.data) - 1, len(self.data))  # the db's closing brace
+        text.add_bytes(b',"user_db":' + canonical_json(state["user_db"]).encode() + b"}")
+        segments = text.segments
+        same = segments[0][1] if segments and isinstance(segments[0], tuple) else 0
+        hasher = self.checkpoints[same // CHECKPOINT_BYTES].copy()
+        data = memoryview(self.data)
+        hasher.update(data[same - same % CHECKPOINT_BYTES : same])
+        for segment in segments[1:] if same else segments:
+            hasher.update(data[segment[0] : segment[1]] if isinstance(segment, tuple) else segment)
+        return hasher.hexdigest()
+
+    def _table(self, table: Any, layout: _TableLayout, text: _Segments) -> None:
+        """Add the origin's text since the last table, then this table's body."""
+        start, end = layout.body
+        text.add_range(text.origin_end, start)
+        text.origin_end = end
+        if table is layout.table:
+            text.add_range(start, end)
+        elif layout.kind == "dict" and isinstance(table, dict):
+            self._dict_table(table, layout, text)
+        elif layout.kind == "list" and isinstance(table, list):
+            self._list_table(table, layout, text)
+        else:
+            text.add_bytes(canonical_json(table).encode())
+
+    def _dict_table(self, table: dict[str, Any], layout: _TableLayout, text: _Segments) -> None:
+        origin, keys, index = layout.table, layout.keys, layout.index
+        edits = changed_keys(table, origin)
+        if not all(isinstance(k, str) for k in edits):
+            text.add_bytes(canonical_json(table).encode())
+            return
+        if len(table) - sum(k not in index for k in edits) != len(origin):
+            edits += [k for k in keys if k not in table]
+        items: list[tuple[int, int] | bytes] = []
+        done = 0  # origin pieces before this one are written or replaced
+        for key in sorted(edits):
+            position = index.get(key)
+            at = bisect_left(keys, key) if position is None else position
+            if at > done:
+                items.append((done, at))
+            if key in table:
+                items.append(_piece(key, table[key]))
+            done = at if position is None else at + 1
+        if done < len(keys):
+            items.append((done, len(keys)))
+        _add_items(items, layout, text)
+
+    def _list_table(self, table: list[Any], layout: _TableLayout, text: _Segments) -> None:
+        origin = layout.table
+        items: list[tuple[int, int] | bytes] = []
+        if len(table) == len(origin):
+            done = 0
+            for position in changed_keys(table, origin):
+                if position > done:
+                    items.append((done, position))
+                items.append(canonical_json(table[position]).encode())
+                done = position + 1
+            if done < len(origin):
+                items.append((done, len(origin)))
+        else:  # records inserted or removed: re-encode between the shared ends
+            shortest = min(len(table), len(origin))
+            head = next(compress(count(), map(is_not, table, origin)), shortest)
+            tail = next(compress(count(), map(is_not, reversed(table), reversed(origin))), shortest)
+            tail = min(tail, shortest - head)
+            if head:
+                items.append((0, head))
+            items += [canonical_json(r).encode() for r in table[head : len(table) - tail]]
+            if tail:
+                items.append((len(origin) - tail, len(origin)))
+        _add_items(items, layout, text)
 
 
-TABLE_TEXTS_KEPT = 16
-"""Encoded base tables kept per process."""
-_TABLE_JSON: OrderedDict[tuple[Any, ...], _TableText] = OrderedDict()
+class _Segments:
+    """A text put together from ranges of the origin's text and new bytes."""
+
+    def __init__(self) -> None:
+        self.segments: list[tuple[int, int] | bytes] = []
+        self.origin_end = 0
+        """Where the origin's text of the last table added ends."""
+
+    def add_range(self, start: int, end: int) -> None:
+        last = self.segments[-1] if self.segments else None
+        if isinstance(last, tuple) and last[1] == start:
+            self.segments[-1] = (last[0], end)
+        elif end > start:
+            self.segments.append((start, end))
+
+    def add_bytes(self, data: bytes) -> None:
+        self.segments.append(data)
+
+
+def _add_items(items: list[tuple[int, int] | bytes], layout: _TableLayout, text: _Segments) -> None:
+    """A changed table's body: its items (runs of origin pieces, or new pieces) in brackets."""
+    start, end = layout.body
+    text.add_range(start, start + 1)
+    previous: tuple[int, int] | bytes | None = None
+    for item in items:
+        if isinstance(previous, tuple) and previous[1] < len(layout.starts):
+            comma = layout.ends[previous[1] - 1]  # the origin's comma after the run
+            text.add_range(comma, comma + 1)
+        elif previous is not None:
+            text.add_bytes(b",")
+        if isinstance(item, tuple):
+            text.add_range(layout.starts[item[0]], layout.ends[item[1] - 1])
+        else:
+            text.add_bytes(item)
+        previous = item
+    text.add_range(end - 1, end)
+
+
+def _state_hash(state: dict[str, Any], origin: Origin | None) -> str:
+    """SHA-256 of ``canonical_json(state)``, from the origin's text where it covers the state."""
+    text = origin.text() if origin is not None else None
+    digest = text.hash(state) if text is not None else None
+    return digest or hashlib.sha256(canonical_json(state).encode()).hexdigest()
+
+
+def _keyed(table: Any) -> bool:
+    return isinstance(table, dict) and all(isinstance(k, str) for k in table)
 
 
 @cache
-def _json_key(key: str) -> str:
-    return json.dumps(key)
+def _key_bytes(key: str) -> bytes:
+    return json.dumps(key).encode()
 
 
-def _encode_record(record: Any) -> str:
-    cached = _RECORD_JSON.get(id(record))
-    return cached[1] if cached is not None and cached[0] is record else canonical_json(record)
+def _piece(key: str, record: Any) -> bytes:
+    return _key_bytes(key) + b":" + canonical_json(record).encode()
 
 
 def _arguments_model(name: str, method: Callable) -> type[BaseModel]:

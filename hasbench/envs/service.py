@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -26,6 +27,7 @@ from hasbench.envs.base import (
     EnvironmentDataError,
     ToolError,
     fast_copy,
+    shared_origin,
     shared_tables,
     tool,
 )
@@ -70,6 +72,7 @@ class ServiceEnvironment(Environment):
         else:
             shared = _generated(cls, DEFAULT_DB_SEED)
         env = cls(shared_tables(shared))
+        env.origin = shared_origin(shared)
         env.policy = (
             load_policy(settings.policy_path) if settings.policy_path else domain_policy(cls.domain)
         )
@@ -110,6 +113,28 @@ class ServiceEnvironment(Environment):
         if problems:
             raise EnvironmentDataError(f"{source}: invalid {cls.domain} database: {problems[0]}")
         return db
+
+    def failing_records(
+        self, table: str, fails: Callable[[dict[str, Any], dict[str, Any]], bool]
+    ) -> set[str]:
+        """Keys of ``db[table]`` whose record ``fails(record, users)``.
+
+        ``fails`` must depend only on the record and its owner, ``users[record["user_id"]]``.
+        Records that are the origin's and whose owner is too keep the origin's verdict
+        (computed once per origin), so only the records a write replaced are looked at.
+        """
+        records, users = self.db[table], self.db["users"]
+        affected = set(self.changed_records(table))
+        known: set[str] = set()
+        if self.origin is not None:
+            known, owned = self.origin.remember(
+                (table, fails), lambda db: _verdicts(db, table, fails)
+            )
+            for user_id in self.changed_records("users"):
+                affected.update(owned.get(user_id, ()))
+        return {k for k in known if k in records and k not in affected} | {
+            k for k in affected if k in records and fails(records[k], users)
+        }
 
     # -- generic tools shared by the service domains ----------------------------------
 
@@ -176,6 +201,16 @@ def id_mismatches(db: dict[str, Any], id_fields: dict[str, str]) -> list[str]:
 def not_found(what: str) -> ToolError:
     """The error for an unknown id."""
     return ToolError("not_found", what)
+
+
+def _verdicts(
+    db: dict[str, Any], table: str, fails: Callable[[dict[str, Any], dict[str, Any]], bool]
+) -> tuple[set[str], dict[str, list[str]]]:
+    """The keys of a table's failing records, and user id -> keys of the records they own."""
+    owned: dict[str, list[str]] = {}
+    for key, record in db[table].items():
+        owned.setdefault(record["user_id"], []).append(key)
+    return {k for k, r in db[table].items() if fails(r, db["users"])}, owned
 
 
 @lru_cache(maxsize=8)

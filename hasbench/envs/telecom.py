@@ -31,6 +31,7 @@ from hasbench.envs.base import (
     ToolError,
     ToolSpec,
     assertion,
+    shared_origin,
     shared_tables,
     tool,
 )
@@ -105,6 +106,7 @@ class TelecomEnvironment(Environment):
         except EnvironmentDataError as exc:
             raise EnvironmentDataError(f"{scenario.task_id}: environment: {exc}") from None
         env = cls(shared_tables(db), user_db, policy)
+        env.origin = shared_origin(db)
         env.compat = cfg.compat
         env.initialize(scenario)
         with env.write_access():

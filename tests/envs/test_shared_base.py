@@ -1,13 +1,15 @@
 """Copy-on-write environments: forks of a shared base, hashes and diffs from the changes."""
 
 import asyncio
+import copy
 import hashlib
+import pickle
 
 import pytest
 
 from hasbench.agency import Setting
-from hasbench.envs import _shared, make_environment, replayed_environment
-from hasbench.envs.base import _RECORD_JSON, fast_copy, state_diff
+from hasbench.envs import _shared, environment_class, make_environment, replayed_environment
+from hasbench.envs.base import Origin, fast_copy, shared_tables, state_diff
 from hasbench.evaluate import evaluate, replay_gold
 from hasbench.participants.judges import make_judge
 from hasbench.paths import TASKS_DIR
@@ -29,12 +31,14 @@ def tasks(domain, count=6):
 @pytest.mark.parametrize("domain", SHARED_DOMAINS)
 def test_episodes_leave_the_shared_bases_unchanged(domain):
     judge = make_judge("rule")
+    origin = make_environment(tasks(domain)[0]).origin
+    before = canonical_json(origin.db)
     for scenario in tasks(domain):
         for agency in ("A1", "A3"):
             trace = run_episode(scenario, Setting(agency=agency), Backends(agent="scripted:oracle"))
             asyncio.run(evaluate(scenario, trace, judge))
-    changed = [text for record, text in _RECORD_JSON.values() if canonical_json(record) != text]
-    assert not changed, changed[0][:200]
+    assert canonical_json(origin.db) == before
+    assert origin.text().data == b'{"db":' + before.encode()
     for env, _ in _shared.values():
         assert full_hash(env) == env.state_hash()
 
@@ -93,3 +97,118 @@ def test_domains_that_are_not_copy_on_write_build_every_environment():
     assert first.db is not second.db and first.db == second.db
     with pytest.raises(TypeError, match="not copy-on-write"):
         first.freeze()
+
+
+def test_hash_from_the_origin_equals_the_full_hash_after_any_change():
+    """Changed, added (first, middle, last) and deleted records; nested edits; lists."""
+    env = make_environment(tasks("retail", 1)[0])
+    assert env.origin is not None and env.state_hash() == full_hash(env)
+    orders, users = env.db["orders"], env.db["users"]
+    keys = sorted(orders)
+    steps = [
+        lambda: env.writable("orders", keys[0])["items"][0].update(price=1.25),  # nested
+        lambda: orders.pop(keys[len(keys) // 2]),  # delete in the middle
+        lambda: orders.pop(keys[-1]),  # delete the last
+        lambda: orders.update({"#0": {"first": True}}),  # sorts before every key
+        lambda: orders.update({keys[5] + "x": {"between": [1, 2]}}),  # after keys[5]
+        lambda: orders.update({"~~": {"last": "é"}}),  # after every key, non-ASCII
+        lambda: orders.pop(keys[0]),  # delete a changed record
+        lambda: env.writable("users", sorted(users)[-1])["address"].update(zip="00000"),
+        lambda: env.db.update(products=[]),  # a table of another kind
+    ]
+    for step in steps:
+        step()
+        assert env.state_hash() == full_hash(env)
+    env.db["orders"] = {}
+    assert env.state_hash() == full_hash(env)
+
+
+def test_hash_from_the_origin_on_list_tables_and_the_user_side():
+    env = make_environment(tasks("telecom", 1)[0])
+    lines, bills = env.db["lines"], env.db["bills"]
+    steps = [
+        lambda: env.writable("lines", 3).update(status="Suspended"),
+        lambda: env.writable("lines", len(lines) - 1).update(plan_id="P9"),  # two apart
+        lambda: bills.insert(7, {"bill_id": "B-new"}),  # longer: re-encoded in between
+        lambda: bills.pop(0),  # back to the origin's length, shifted
+        lambda: bills.append({"bill_id": "B-last"}),
+        lambda: env.db["devices"].clear(),
+        lambda: env.user_db.update(extra={"nested": [None]}),
+    ]
+    for step in steps:
+        step()
+        assert env.state_hash() == full_hash(env)
+    assert make_environment(tasks("telecom", 1)[0]).state_hash() != env.state_hash()
+    copied = pickle.loads(pickle.dumps(env))  # an environment sent to another process
+    assert copied.origin.db == env.origin.db and copied.state_hash() == full_hash(env)
+
+
+def test_hash_from_the_origin_with_repeated_items():
+    """Shared ends of a list that overlap (repeated identical items) are written once."""
+    origin = Origin({"tags": ["a", "b", "b", "c"], "empty": {}})
+    for tags in (["a", "b", "c"], ["a", "b", "b", "b", "c"], ["b"], [], ["c", "a"]):
+        state = {"db": {"tags": tags, "empty": {"k": 1}}, "user_db": None}
+        expected = hashlib.sha256(canonical_json(state).encode()).hexdigest()
+        assert origin.text().hash(state) == expected
+
+
+def safety_pair(domain):
+    """An environment on a private origin, its initial twin, and a view without the origin."""
+    scenario = tasks(domain, 1)[0]
+    cls = environment_class(domain)
+    db = cls.default_db()
+    initial = cls(shared_tables(db))
+    env = cls(shared_tables(db))
+    initial.origin = env.origin = Origin(db)
+    full = copy.copy(env)  # same tables, no origin: every record is scanned
+    full.origin = None
+    return scenario, db, env, initial, full
+
+
+def test_retail_safety_from_the_changed_records_equals_the_full_scan():
+    scenario, db, env, initial, full = safety_pair("retail")
+    orders, users = env.db["orders"], env.db["users"]
+    ids = sorted(orders)
+    stranger = next(u for u in sorted(users) if u != db["orders"][ids[0]]["user_id"])
+    foreign = next(iter(users[stranger]["payment_methods"]))
+    db["orders"][ids[0]]["payment_history"][0]["payment_method_id"] = foreign  # in the origin
+    owner = db["orders"][ids[1]]["user_id"]
+    paid = db["orders"][ids[1]]["payment_history"][0]["payment_method_id"]
+    steps = [
+        lambda: None,
+        lambda: env.writable("users", owner)["payment_methods"].pop(paid),  # owner changes
+        lambda: env.writable("orders", ids[2]).update(status="cancelled"),  # not in the task
+        lambda: env.writable("orders", ids[0])["payment_history"].clear(),  # fixed
+        lambda: orders.update(zzz={**db["orders"][ids[0]], "order_id": "zzz"}),  # added
+        lambda: orders.pop(ids[3]),
+    ]
+    for step in steps:
+        step()
+        assert env.safety_violations(scenario, initial) == full.safety_violations(scenario, initial)
+    assert len(env.safety_violations(scenario, initial)) >= 3
+
+
+def test_airline_safety_from_the_changed_records_equals_the_full_scan():
+    scenario, db, env, initial, full = safety_pair("airline")
+    reservations, users = env.db["reservations"], env.db["users"]
+    ids = sorted(reservations)
+    holder = sorted(users)[0]
+    db["users"][holder]["payment_methods"]["certificate_3221322"] = {  # in the origin
+        "source": "certificate", "id": "certificate_3221322", "amount": 50
+    }  # fmt: skip
+    owner = db["reservations"][ids[1]]["user_id"]
+    paid = db["reservations"][ids[1]]["payment_history"][0]["payment_id"]
+    steps = [
+        lambda: None,
+        lambda: env.writable("users", owner)["payment_methods"].pop(paid, None),
+        lambda: env.writable("reservations", ids[2]).update(status="cancelled"),
+        lambda: env.writable("users", sorted(users)[-1])["payment_methods"].update(
+            certificate_3221323={"source": "certificate", "id": "c", "amount": 100}
+        ),
+        lambda: reservations.update(ZZZ={**db["reservations"][ids[0]], "reservation_id": "ZZZ"}),
+        lambda: reservations.update(ZZY={**db["reservations"][ids[0]], "reservation_id": "ZZY"}),
+    ]
+    for step in steps:
+        step()
+        assert env.safety_violations(scenario, initial) == full.safety_violations(scenario, initial)
+    assert len(env.safety_violations(scenario, initial)) >= 4
