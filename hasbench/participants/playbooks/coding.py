@@ -25,6 +25,10 @@ implement X in this library"; what the task leaves open it settles from what it 
   the reviewer's corrections (taken up when the profile's uptake says so), else the
   kind's usual name and message.
 
+It never uses what the catalogue holds for building tasks: the behaviours' examples (the
+hidden tests are made of them), the option names and error messages a reviewer may
+require, or which behaviour a task's people want.
+
 When nobody told it (nobody reachable, or the profile chose to guess), it takes a plausible
 value: the first behaviour the task text hints at, else the first one the know-how lists
 (the next one for the option's further value). It applies the change with ``apply_patch``,
@@ -173,6 +177,8 @@ class CodingPlaybook:
             if not isinstance(source, str):
                 return source
             for slot, who in _asks(case.task):
+                if not case.has(slot):
+                    _by_elimination(case, feature, slot)
                 if not case.has(slot):
                     self.asking = slot
                     return Need(
@@ -325,6 +331,30 @@ def _asks(task: str) -> list[tuple[str, str]]:
         who = match.group(1).lower()
         return [("default_behaviour", who), ("optional_behaviour", who)]
     return []
+
+
+def _by_elimination(case: Case, feature: Feature, slot: str) -> None:
+    """Settle one of two stakeholders' choices from what the other person said unasked.
+
+    When the other stakeholder's choice came from person P and exactly one other person
+    stated a behaviour on their own, that statement is this stakeholder's.
+    """
+    slots = [s for s, _ in _asks(case.task)]
+    if len(slots) != 2 or _criteria(case):
+        return
+    other = slots[1 - slots.index(slot)]
+    answered = case.origin.get(other, "guess")
+    if not case.has(other) or answered in ("guess", "task", "tool"):
+        return
+    said = {
+        key.removeprefix("said_"): _mentions(feature, value)
+        for key, value in case.facts.items()
+        if key.startswith("said_") and isinstance(value, str)
+    }
+    others = [(who, found) for who, found in said.items() if who != answered and found]
+    if len(others) == 1:
+        who, found = others[0]
+        case.learn(slot, found[0][1], who)
 
 
 def _slot(role: str, who: str) -> str:
