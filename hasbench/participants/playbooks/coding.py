@@ -22,8 +22,9 @@ implement X in this library"; what the task leaves open it settles from what it 
   owner, the stakeholders), whose answers and unprompted messages it parses (a value they
   name, or the behaviour their description matches);
 - the option's name and the error message for unknown values: from the task text, else
-  the reviewer's corrections (taken up when the profile's uptake says so), else the
-  kind's usual name and message.
+  from what the reviewer says (corrections to the draft it shows, taken up when the
+  profile's uptake says so, or a remark made unasked), else the kind's usual name and
+  message.
 
 It never uses what the catalogue holds for building tasks: the behaviours' examples (the
 hidden tests are made of them), the option names and error messages a reviewer may
