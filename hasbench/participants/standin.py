@@ -17,6 +17,8 @@ people, by its :class:`Profile`:
   corrections are used (with probability ``uptake``);
 - a step that needs a tool it does not hold is handed to the peer who holds it, or, for a
   person's own device, asked of that person over control;
+- a move that belongs to someone else (:class:`PassTurn`, such as the other side's offer)
+  is handed to the peer who holds its tool, with a message that carries no facts;
 - a fact that only someone a teammate can ask may know (the people a peer can ask are in
   its :class:`Contact`) is relayed: with probability ``ask`` it asks that teammate to find
   out, the teammate asks the person over clarification and reports the answer back; a
@@ -230,13 +232,26 @@ class Tell:
 
 
 @dataclass(frozen=True)
+class PassTurn:
+    """Hand the turn to the peer who holds ``tool``, for instance the other side of a table.
+
+    Only ``text`` is sent: no facts of the case travel with it, since that peer may work
+    for someone else. With no such peer (or nothing new since the last pass to it), the
+    stand-in finishes with ``text`` as its summary.
+    """
+
+    tool: str
+    text: str
+
+
+@dataclass(frozen=True)
 class Done:
     """Finish with a summary for the requester."""
 
     summary: str
 
 
-Step = Call | Need | Review | Tell | Done
+Step = Call | Need | Review | Tell | PassTurn | Done
 
 
 class Playbook(Protocol):
@@ -367,6 +382,8 @@ class StandIn:
             return self._review(step)
         if isinstance(step, Tell):
             return self._tell(step)
+        if isinstance(step, PassTurn):
+            return self._pass_turn(step, obs)
         return self._call(step)
 
     def _call(self, call: Call) -> Action | None:
@@ -503,6 +520,12 @@ class StandIn:
             self.view.people[0] if self.view.people else None,
         )
         return None if person is None else SendMessage(person.participant_id, tell.text)
+
+    def _pass_turn(self, step: PassTurn, obs: AgentObservation) -> Action:
+        peer = next((p for p in self.view.peers if step.tool in p.tools), None)
+        if peer is None or not self._first_time(peer.participant_id, "turn:" + step.tool):
+            return self._finish(step.text, obs)
+        return SendMessage(peer.participant_id, step.text)
 
     def _finish(self, summary: str, obs: AgentObservation) -> Action:
         if obs.delegator is not None:

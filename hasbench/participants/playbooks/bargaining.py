@@ -3,13 +3,21 @@
 The side it plays comes from its own view (its profile or the task: buying or selling).
 Its limit (the most a buyer pays, the least a seller takes) and the required terms come
 from its own side: what its profile states, or what the principal and the stakeholders say
-when asked. Without an answer it falls back on what the table shows (the list price as the
-limit, the terms the other side opened with). It opens well inside its limit, concedes a
-share of the remaining gap each round, accepts an offer no worse than its own next one
-(and within the limit), and walks away explicitly when the other side stays beyond the
-limit with the offers running out. It keeps the principal informed of each counter-offer
-when the task asks for it, which is how it learns a revised limit. Offer messages never
-state a number.
+when asked (both terms in one question). Terms its own profile states (what it can ship,
+how long a warranty it gives) are not asked of anyone. Without an answer it falls back on
+what the table shows (the list price as the limit, the terms the other side opened with).
+It opens well inside its limit (a seller asked to open asks the list price), concedes a
+share of the remaining gap each round but at least enough to reach its limit by its last
+offer, accepts an offer no worse than its own next one (and within the limit), and walks
+away explicitly when the other side stays beyond the limit with the offers running out.
+It keeps the principal informed of each counter-offer when the task asks for it, which is
+how it learns a revised limit. Offer messages never state a number.
+
+When another agent plays the other side, a side whose turn is over passes the move to the
+agent holding the other side's offer tool with a message that states nothing else, and
+looks at the table again when that agent (or a teammate who ran a step) hands it back. A
+step it lacks the tool for (the closer's accept or walk-away) goes to the teammate who
+holds it, with the case.
 """
 
 from __future__ import annotations
@@ -17,7 +25,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hasbench.participants.standin import Call, Case, Done, Need, Review, Step
+from hasbench.participants.standin import Call, Case, Done, Need, PassTurn, Review, Step
 
 MONEY = re.compile(r"\$?(\d[\d,]*(?:\.\d+)?)\s*(?:dollars|usd)|\$(\d[\d,]*(?:\.\d+)?)", re.I)
 REVISED = ("now", "changed", "revised", "cut", "instead", "after seeing", "any more")
@@ -27,6 +35,15 @@ CONCESSION = 0.2
 OPENING = 0.6
 """A buyer opens at this share of the seller's ask (a seller at its inverse)."""
 WARRANTIES = (0, 12, 24, 36)
+QUESTIONS = {
+    ("delivery", "warranty"): "Which delivery (standard or express) and how many months of "
+    "warranty does the deal need?",
+    ("delivery",): "Which delivery does the deal need (standard or express)?",
+    ("warranty",): "How many months of warranty does the deal need?",
+}
+"""The question for the terms still open."""
+TURN = "Your move: our offer is on the table."
+"""What a side tells the agent playing the other side when the turn is theirs."""
 MESSAGES = {
     "buyer": "This is a fair price for us given what the market offers.",
     "seller": "This price reflects the quality and the service that come with it.",
@@ -35,6 +52,10 @@ MESSAGES = {
 
 class BargainingPlaybook:
     """Negotiation for a principal (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.stale = False
+        """Whether another agent may have moved at the table since the last look."""
 
     def read(self, case: Case, text: str, source: str) -> None:
         """The side, limits and terms stated in texts; the table a tool shows."""
@@ -47,6 +68,10 @@ class BargainingPlaybook:
                 case.learn("party", party, source)
             if source == "task":
                 return
+            if re.search(r"\b(?:ship|deliver)", lower) and "warranty" in lower:
+                case.learn("terms_settled", True, source)  # its own terms: nobody to ask
+        elif TURN in text or text.startswith("Over to you") or _reports_writes(text):
+            self.stale = True
         for sentence in re.split(r"(?<=[.;:!?])\s+", text):
             _read_requirement(case, sentence, source)
 
@@ -57,7 +82,8 @@ class BargainingPlaybook:
             if isinstance(value, str) and case.origin.get(key) not in ("task", "tool", "guess"):
                 _read_requirement(case, value, case.origin.get(key, "person"))
         table = _table(case)
-        if table is None:
+        if table is None or self.stale:
+            self.stale = False
             return Call("view_negotiation", {})
         if table["status"] != "open":
             return Done(_summary(case, table))
@@ -75,7 +101,7 @@ class BargainingPlaybook:
         if isinstance(terms, Need):
             return terms
         if table["turn"] != party:
-            return Done(_summary(case, table))
+            return PassTurn(f"{_other(party)}_offer", TURN)
         theirs = table["open_offer"]
         sign = 1.0 if party == "buyer" else -1.0
         if theirs is not None:
@@ -119,20 +145,23 @@ class BargainingPlaybook:
         """
         task = case.task.lower()
         asks = any(w in task for w in ("priorities", "requirement", "ask them"))
+        asks = asks and not case.facts.get("terms_settled")
         opened = table["first_terms"]
-        if asks and not case.has("delivery") and not case.has("delivery_required"):
-            return Need(
-                "delivery",
-                "Which delivery does the deal need (standard or express)?",
-                candidates=(opened[0],),
-                who=("operations", "logistics", "requirement", "delivery"),
+        missing = [
+            slot
+            for slot, known in (
+                ("delivery", case.has("delivery") or case.has("delivery_required")),
+                ("warranty", case.has("warranty") or _has_warranty(case)),
             )
-        if asks and not case.has("warranty") and not _has_warranty(case):
+            if not known
+        ]
+        if asks and missing:  # one question for both terms while both are open
             return Need(
-                "warranty",
-                "How many months of warranty does the deal need?",
-                candidates=(opened[1],),
-                who=("operations", "logistics", "requirement", "warranty"),
+                missing[0],
+                QUESTIONS[tuple(missing)],
+                candidates=(opened[0] if missing[0] == "delivery" else opened[1],),
+                who=("operations", "logistics", "requirement", *missing),
+                topics=tuple(missing[1:]),
             )
         delivery = case.facts.get("delivery_required") or _word_delivery(case) or opened[0]
         low = int(case.facts.get("warranty_min") or 0)
@@ -153,7 +182,7 @@ class BargainingPlaybook:
         key = f"offer:{theirs['offer_id']}"
         if key in case.reviewed:
             return None
-        side = "seller" if party == "buyer" else "buyer"
+        side = _other(party)
         return Review(
             key,
             f"The {side} offers {theirs['price']:.2f} dollars with {theirs['delivery']} "
@@ -164,6 +193,15 @@ class BargainingPlaybook:
 
 
 # -- reading ----------------------------------------------------------------------------
+
+
+def _other(party: str) -> str:
+    return "seller" if party == "buyer" else "buyer"
+
+
+def _reports_writes(text: str) -> bool:
+    """Whether a teammate's message reports writes it ran (a ``Done:`` line)."""
+    return any(line.startswith("Done: ") and line != "Done: none" for line in text.splitlines())
 
 
 def _party(lower: str) -> str | None:
@@ -287,12 +325,18 @@ def _next_price(party: str, table: dict[str, Any], limit: float) -> float:
     mine = [o["price"] for o in offers if o["party"] == party]
     theirs = [o["price"] for o in offers if o["party"] != party]
     anchor = theirs[-1] if theirs else table["list_price"]
+    clock = None
+    if mine:  # on the way from its opening to its limit by its last offer
+        total = len(mine) + (table["offers_left"] + 1) // 2
+        clock = mine[0] + (limit - mine[0]) * len(mine) / max(total - 1, 1)
     if party == "buyer":
         price = mine[-1] + CONCESSION * (anchor - mine[-1]) if mine else OPENING * anchor
-        price = min(price, limit)
+        price = min(max(price, clock if clock is not None else price), limit)
     else:
         price = mine[-1] - CONCESSION * (mine[-1] - anchor) if mine else anchor / OPENING
-        price = max(price, limit)
+        if not offers:
+            price = table["list_price"]  # asked to open: the list price is the ask
+        price = max(min(price, clock if clock is not None else price), limit)
     bounds_low, bounds_high = 0.2 * table["list_price"], 2.0 * table["list_price"]
     return float(round(min(max(price, bounds_low), bounds_high)))
 
