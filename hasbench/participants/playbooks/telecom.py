@@ -212,18 +212,34 @@ class TelecomPlaybook:
         return None
 
     def _suspended(self, case: Case, customer: dict, line: dict, ids: dict) -> Step | None:
+        """A suspended line: its overdue bill paid on the phone, seen paid, then resumed.
+
+        The customer is told the amount first; the payment request reaches their phone.
+        """
         if line.get("contract_end_date", "9999") < "2025-02-25":
             return self._transfer(case, "the line's contract has ended")
-        bills = output(case, "get_bills_for_customer", customer_id=customer["customer_id"])
-        if bills is None:
-            return Call("get_bills_for_customer", {"customer_id": customer["customer_id"]})
+        owner = {"customer_id": customer["customer_id"]}
+        bills = output(case, "get_bills_for_customer", **owner)
+        if bills is None or _latest(case, "get_bills_for_customer") < _latest(case, "make_payment"):
+            return Call("get_bills_for_customer", owner)  # a payment is confirmed on the bill
         overdue = [b for b in bills if b["status"] == "Overdue"]
-        if overdue and not case.ran("send_payment_request"):
-            bill = {"customer_id": customer["customer_id"], "bill_id": overdue[0]["bill_id"]}
-            return Call("send_payment_request", bill, confirm=True)
-        if overdue and not case.ran("make_payment"):
-            return self._device(case, "make_payment")
-        return Call("resume_line", ids)
+        if not overdue:
+            return Call("resume_line", ids)
+        bill = overdue[0]
+        requested = ("send_payment_request", {**owner, "bill_id": bill["bill_id"]})
+        if requested not in case.done:
+            if not case.has("overdue_told"):
+                note = (
+                    f"Your line is suspended because bill {bill['bill_id']} of "
+                    f"${bill['total_due']:.2f} is overdue. I will send you a payment request "
+                    "that you can pay on your phone; then I can resume the line."
+                )
+                case.learn("overdue_told", note, "tool")
+                return Tell(note, WHO)
+            return Call(*requested, confirm=True)
+        if _after(case, "make_payment", "send_payment_request"):
+            return Done(f"Bill {bill['bill_id']} is still overdue, so the line stays suspended.")
+        return self._device(case, "make_payment")
 
     def _service(
         self, case: Case, phone: dict, line: dict, ids: dict, requests: list
@@ -463,6 +479,12 @@ def _read_status_bar(phone: dict[str, Any], bar: str) -> None:
         phone["vpn"] = "off"
     elif phone.get("vpn") in (None, "off"):
         phone["vpn"] = "connected"
+
+
+def _latest(case: Case, name: str) -> int:
+    """The position of the latest successful output of a tool (-1 when it never ran)."""
+    found = [i for i, o in enumerate(case.outputs) if o.name == name and o.error is None]
+    return found[-1] if found else -1
 
 
 def _after(case: Case, later: str, earlier: str) -> bool:
