@@ -2,14 +2,22 @@
 
 The customer is identified by the phone number they give, or by the caller ID the task
 states. What they need is read from the task and from what they say: service back,
-mobile data, picture messages, more data or another plan. The agent looks at the line
-and the bills with its tools; everything on the phone is asked of the customer (a device
-step: the stand-in asks them to run it and reads what the phone shows). The policy's
-troubleshooting guide sets the order: service first (airplane mode, SIM, a suspended line
-and its overdue bill, the APN), then mobile data (data switch, roaming abroad, data saver,
-VPN, network mode) and picture messages (Wi-Fi calling, the MMS server, the messaging
-app's permissions); each fix is checked again on the phone. Refuels and plan changes are
-put to the customer first.
+mobile data, picture messages, more data or another plan. The agent looks at the line,
+the bills and the data usage with its tools; everything on the phone is asked of the
+customer (a device step: the stand-in asks them to run it and reads what the phone
+shows). What the phone shows is kept as one picture (:func:`phone_state`): the status bar
+the customer describes, every check, and what each step reports ("Mobile data is now
+on."), so nothing known is checked twice and each check costs the customer one request.
+
+The policy's troubleshooting guide sets the order: service first (a suspended line and
+its overdue bill, airplane mode, the SIM, the APN), then mobile data (data switch, the
+network mode, then what a speed test shows: no data at all means a used-up allowance or,
+with data left, roaming that is off on the line or the phone; slow data means data saver,
+a poor VPN or the network mode), then picture messages (Wi-Fi calling, the MMS server,
+the messaging app's permissions, then a test message; only when it still fails is mobile
+data looked at closer). A fix is followed by a fresh test of the symptom, and the
+troubleshooting stops once the test passes. Refuels and plan changes are put to the
+customer first.
 """
 
 from __future__ import annotations
@@ -22,19 +30,34 @@ from hasbench.participants.standin import Call, Case, Done, Need, Step, Tell
 
 PHONE = re.compile(r"\b(555-\d{3}-\d{4})\b")
 CHECKS = (
-    "check_network_status", "check_apn_settings", "check_data_restriction_status",
-    "check_vpn_status", "check_network_mode_preference", "check_wifi_calling_status",
-    "check_app_permissions", "run_speed_test", "can_send_mms",
+    "check_status_bar", "check_network_status", "check_sim_status", "check_apn_settings",
+    "check_data_restriction_status", "check_vpn_status", "check_network_mode_preference",
+    "check_wifi_status", "check_wifi_calling_status", "check_app_permissions",
+    "check_app_status", "check_installed_apps", "check_payment_request", "run_speed_test",
+    "can_send_mms",
 )  # fmt: skip
 """The phone's read-only checks."""
+STATUS_BAR = re.compile(r"((?:Airplane mode|No service|Signal: \w+) \| [^\n]*?Battery \d+%)")
+SETTINGS = (
+    ("airplane", re.compile(r"Airplane mode(?::| is now) (on|off)")),
+    ("sim", re.compile(r"SIM card: (.+)")),
+    ("data", re.compile(r"Mobile data(?::| is now) (on|off)")),
+    ("roaming", re.compile(r"Data roaming(?::| is now) (on|off)")),
+    ("saver", re.compile(r"Data saver(?::| is now) (on|off)")),
+    ("mode", re.compile(r"Preferred network mode(?::| set to) (\w+)")),
+    ("wifi_calling", re.compile(r"Wi-Fi calling(?::| is now) (on|off)")),
+    ("tech", re.compile(r"Network type: (\w+)")),
+    ("vpn", re.compile(r"server performance (\w+)")),
+)  # fmt: skip
+"""Settings a check or a step on the phone reports, and how its output says them."""
 WHO = ("customer",)
 GOOD_MODE = "4g_5g_preferred"
 MMS_PERMISSIONS = ("sms", "storage")
 
 
 def requests_in(text: str) -> list[str]:
-    """What a text asks for."""
-    lower = text.lower()
+    """What a text asks for (a status bar it quotes asks for nothing)."""
+    lower = STATUS_BAR.sub("", text).lower()
     found = []
     if "no service" in lower or "call and text" in lower:
         found.append("service")
@@ -55,7 +78,13 @@ class TelecomPlaybook:
     def __init__(self) -> None:
         self.said: list[str] = []
         self.told = 0
-        """How many completed steps the customer has been told about."""
+        """How many completed fixes the customer has been told about."""
+        self.deeper = False
+        """Whether the symptom outlasted the usual fixes, so mobile data is looked at closer."""
+        self.no_data = False
+        """Whether a speed test found no data although the phone had service and data on."""
+        self.diagnosed: list[str] = []
+        """Needs found by troubleshooting rather than asked for (a used-up allowance)."""
 
     def read(self, case: Case, text: str, source: str) -> None:
         """The phone number, the request, amounts and plan names stated in texts."""
@@ -68,8 +97,9 @@ class TelecomPlaybook:
         if not case.facts.get("phone_number"):  # the caller's own words or caller ID
             if number := PHONE.search(text):
                 case.learn("phone_number", number.group(1), source)
-        if gb := re.search(r"(\d+(?:\.\d+)?) gb of extra data", text.lower()):
-            case.learn("extra_data_gb", float(gb.group(1)), source)
+        amount = r"(\d+(?:\.\d+)?) gb of extra data|(?:ask for|want|need) (\d+(?:\.\d+)?) gb\b"
+        if gb := re.search(amount, text.lower()):
+            case.learn("extra_data_gb", float(gb.group(1) or gb.group(2)), source)
         if plan := re.search(r"to the (.+?) plan", text):
             case.learn("wanted_plan", plan.group(1), source)
 
@@ -97,12 +127,12 @@ class TelecomPlaybook:
         line = self._line(case, customer, phone)
         if not isinstance(line, dict):
             return line
-        requests = case.facts.get("requests") or []
+        requests = (case.facts.get("requests") or []) + self.diagnosed
         fixes = [name for name, _ in case.done if name not in CHECKS]
-        if len(fixes) > self.told:  # say what was done before the next step
+        if len(fixes) > self.told:  # keep the customer posted after each fix
             self.told = len(fixes)
             return Tell(f"Done so far: {', '.join(f.replace('_', ' ') for f in fixes)}.", WHO)
-        for part in (self._account, self._service, self._data, self._mms):
+        for part in (self._account, self._troubleshoot):
             step = part(case, customer, line, requests)
             if step is not None:
                 return step
@@ -161,140 +191,197 @@ class TelecomPlaybook:
                 return Need("request", "What can I help you with?", who=WHO)
         return None
 
-    # -- service ------------------------------------------------------------------------------
+    # -- troubleshooting ----------------------------------------------------------------------
 
-    def _service(self, case: Case, customer: dict, line: dict, requests: list[str]) -> Step | None:
+    def _troubleshoot(
+        self, case: Case, customer: dict, line: dict, requests: list[str]
+    ) -> Step | None:
+        """Service first, then mobile data, then picture messages (the policy's order)."""
         if not {"service", "data", "mms"} & set(requests):
             return None
         ids = {"customer_id": customer["customer_id"], "line_id": line["line_id"]}
         if line["status"] == "Suspended" and not case.ran("resume_line"):
-            if line.get("contract_end_date", "9999") < "2025-02-25":
-                return self._transfer(case, "the line's contract has ended")
-            bills = output(case, "get_bills_for_customer", customer_id=customer["customer_id"])
-            if bills is None:
-                return Call("get_bills_for_customer", {"customer_id": customer["customer_id"]})
-            overdue = [b for b in bills if b["status"] == "Overdue"]
-            if overdue and not case.ran("send_payment_request"):
-                bill = {"customer_id": customer["customer_id"], "bill_id": overdue[0]["bill_id"]}
-                return Call("send_payment_request", bill, confirm=True)
-            if overdue and not case.ran("make_payment"):
-                return self._device(case, "make_payment")
-            return Call("resume_line", ids)
+            return self._suspended(case, customer, line, ids)
         if case.ran("resume_line") and not _after(case, "reboot_device", "resume_line"):
             return self._device(case, "reboot_device")
-        status = self._check(case, "check_network_status")
-        if not isinstance(status, str):
-            return status
-        if "Airplane mode: on" in status:
-            return self._device(case, "toggle_airplane_mode")
-        if "no SIM card" in status:
-            return self._device(case, "reseat_sim_card")
-        if "locked" in status:
-            return self._transfer(case, "the SIM card is locked")
-        if "Connection: no_service" in status:
-            apn = self._check(case, "check_apn_settings")
-            if not isinstance(apn, str):
-                return apn
-            if "APN: broken" in apn or not case.ran("reset_apn_settings"):
-                return self._reset_apn(case)
-            return self._transfer(case, "the phone has no service after every fix")
+        phone = phone_state(case, self.said)
+        for part in (self._service, self._data, self._mms):
+            step = part(case, phone, line, ids, requests)
+            if step is not None:
+                return step
         return None
 
-    # -- mobile data ---------------------------------------------------------------------------
+    def _suspended(self, case: Case, customer: dict, line: dict, ids: dict) -> Step | None:
+        """A suspended line: its overdue bill paid on the phone, seen paid, then resumed.
 
-    def _data(self, case: Case, customer: dict, line: dict, requests: list[str]) -> Step | None:
+        The customer is told the amount first; the payment request reaches their phone.
+        """
+        if line.get("contract_end_date", "9999") < "2025-02-25":
+            return self._transfer(case, "the line's contract has ended")
+        owner = {"customer_id": customer["customer_id"]}
+        bills = output(case, "get_bills_for_customer", **owner)
+        if bills is None or _latest(case, "get_bills_for_customer") < _latest(case, "make_payment"):
+            return Call("get_bills_for_customer", owner)  # a payment is confirmed on the bill
+        overdue = [b for b in bills if b["status"] == "Overdue"]
+        if not overdue:
+            return Call("resume_line", ids)
+        bill = overdue[0]
+        requested = ("send_payment_request", {**owner, "bill_id": bill["bill_id"]})
+        if requested not in case.done:
+            if not case.has("overdue_told"):
+                note = (
+                    f"Your line is suspended because bill {bill['bill_id']} of "
+                    f"${bill['total_due']:.2f} is overdue. I will send you a payment request "
+                    "that you can pay on your phone; then I can resume the line."
+                )
+                case.learn("overdue_told", note, "tool")
+                return Tell(note, WHO)
+            return Call(*requested, confirm=True)
+        if _after(case, "make_payment", "send_payment_request"):
+            return Done(f"Bill {bill['bill_id']} is still overdue, so the line stays suspended.")
+        return self._device(case, "make_payment")
+
+    def _service(
+        self, case: Case, phone: dict, line: dict, ids: dict, requests: list
+    ) -> Step | None:
+        """No service: airplane mode, the SIM card, the APN (the line was handled before)."""
+        if phone.get("airplane") == "on":
+            return self._device(case, "toggle_airplane_mode")
+        if phone.get("service") is None or phone.get("airplane") is None:
+            return self._look(case, "check_network_status")
+        if phone["service"]:
+            return None
+        sim = phone.get("sim")
+        if sim is None:
+            return self._look(case, "check_network_status")
+        if "no SIM" in sim:
+            return self._device(case, "reseat_sim_card")
+        if "locked" in sim:
+            return self._transfer(case, "the SIM card is locked")
+        if phone.get("apn_reset_pending"):
+            return self._device(case, "reboot_device")
+        if phone.get("apn_ok") is None:
+            return self._look(case, "check_apn_settings")
+        if not phone["apn_ok"]:
+            return self._device(case, "reset_apn_settings")
+        return self._transfer(case, "the phone has no service after every fix")
+
+    def _data(self, case: Case, phone: dict, line: dict, ids: dict, requests: list) -> Step | None:
+        """Mobile data: the data switch and the network mode, then what the speed test shows.
+
+        For picture messages only the basics are looked at here; the speed test comes in
+        when a picture message still fails with every messaging setting right.
+        """
         if not {"data", "mms"} & set(requests):
             return None
-        status = self._check(case, "check_network_status")
-        if not isinstance(status, str):
-            return status
-        if "Mobile data: off" in status:
+        if phone.get("data") is None:
+            return self._look(case, "check_network_status")
+        if phone["data"] == "off":
             return self._device(case, "toggle_data")
-        if "abroad" in " ".join(self.said).lower():
-            if not line["roaming_enabled"] and not case.ran("enable_roaming"):
-                ids = {"customer_id": customer["customer_id"], "line_id": line["line_id"]}
-                return Call("enable_roaming", ids)
-            if "Data roaming: off" in status:
-                return self._device(case, "toggle_roaming")
-        mode = self._check(case, "check_network_mode_preference")
-        if not isinstance(mode, str):
-            return mode
-        wanted = "4g_only" if "4g only" in " ".join(self.said).lower() else GOOD_MODE
-        if wanted not in mode:
-            return self._device(case, "set_network_mode_preference", {"mode": wanted})
-        if "data" not in requests:
+        said = " ".join(self.said).lower()
+        wanted = "4g_only" if "4g only" in said or "4g-only" in said else None
+        slow = ("2G", "3G") if "data" in requests else ("2G",)  # MMS works from 3G up
+        if wanted or phone.get("tech") in slow:
+            step = self._mode(case, phone, wanted or GOOD_MODE)
+            if step is not None:
+                return step
+        if "data" not in requests and not self.deeper:
             return None
-        speed = self._check(case, "run_speed_test")
-        if not isinstance(speed, str) or "(Excellent)" in speed:
-            return speed if not isinstance(speed, str) else None
-        saver = self._check(case, "check_data_restriction_status")
-        if not isinstance(saver, str):
-            return saver
-        if "Data saver: on" in saver:
+        if self.no_data:  # no data with service and the switch on: allowance, roaming
+            step = self._no_data(case, phone, line, ids)
+            if step is not None:
+                return step
+        speed = phone.get("speed")
+        if speed is None:
+            return self._look(case, "run_speed_test")
+        if speed == "none":
+            if not self.no_data:
+                self.no_data = True
+                return self.next_step(case)
+            return self._transfer(case, "mobile data does not work after every fix")
+        if speed == "Excellent" or "data" not in requests:
+            return None
+        if phone.get("saver") is None:
+            return self._look(case, "check_data_restriction_status")
+        if phone["saver"] == "on":
             return self._device(case, "toggle_data_saver_mode")
-        vpn = self._check(case, "check_vpn_status")
-        if not isinstance(vpn, str):
-            return vpn
-        if vpn.startswith("VPN connected"):
+        if phone.get("vpn") in (None, "connected"):  # its server's performance is unknown
+            return self._look(case, "check_vpn_status")
+        if phone["vpn"] == "poor":
             return self._device(case, "disconnect_vpn")
+        return self._mode(case, phone, wanted or GOOD_MODE)
+
+    def _mode(self, case: Case, phone: dict, wanted: str) -> Step | None:
+        mode = phone.get("mode")
+        if mode is None:
+            return self._look(case, "check_network_mode_preference")
+        if mode != wanted:
+            return self._device(case, "set_network_mode_preference", {"mode": wanted})
         return None
 
-    # -- picture messages ----------------------------------------------------------------------
+    def _no_data(self, case: Case, phone: dict, line: dict, ids: dict) -> Step | None:
+        """No data although the phone has service and data is on: the allowance or roaming.
 
-    def _mms(self, case: Case, customer: dict, line: dict, requests: list[str]) -> Step | None:
-        if "mms" not in requests:
+        The allowance is on the line; with data left, the phone is most likely abroad
+        without roaming, which must be allowed on the line and switched on in the phone.
+        """
+        usage = output(case, "get_data_usage", **ids)
+        if usage is None:
+            return Call("get_data_usage", ids)
+        allowance = usage["data_limit_gb"] + usage["data_refueling_gb"]
+        if usage["data_used_gb"] >= allowance and not case.ran("refuel_data"):
+            if "refuel" not in self.diagnosed:  # offered like a refuel asked for
+                self.diagnosed.append("refuel")
+                self.no_data = False  # tested again after the refuel
+                return self.next_step(case)
+            return Done("Your data allowance for this cycle is used up; no data was added.")
+        if not line["roaming_enabled"] and not case.ran("enable_roaming"):
+            return Call("enable_roaming", ids)
+        if phone.get("roaming") is None:
+            return self._look(case, "check_network_status")
+        if phone["roaming"] == "off":
+            return self._device(case, "toggle_roaming")
+        return None
+
+    def _mms(self, case: Case, phone: dict, line: dict, ids: dict, requests: list) -> Step | None:
+        """Picture messages: Wi-Fi calling, the MMS server, the messaging app's permissions."""
+        if "mms" not in requests or phone.get("mms") is True:
             return None
-        sent = self._check(case, "can_send_mms")
-        if not isinstance(sent, str) or "can be sent" in sent:
-            return sent if not isinstance(sent, str) else None
-        calling = self._check(case, "check_wifi_calling_status")
-        if not isinstance(calling, str):
-            return calling
-        if "Wi-Fi calling: on" in calling:
+        if phone.get("wifi_calling") is None:
+            return self._look(case, "check_wifi_calling_status")
+        if phone["wifi_calling"] == "on":
             return self._device(case, "toggle_wifi_calling")
-        apn = self._check(case, "check_apn_settings")
-        if not isinstance(apn, str):
-            return apn
-        if "MMSC URL: Not Set" in apn and not case.ran("reset_apn_settings"):
-            return self._reset_apn(case)
-        if case.ran("reset_apn_settings") and not _after(
-            case, "reboot_device", "reset_apn_settings"
-        ):
+        if phone.get("apn_reset_pending"):
             return self._device(case, "reboot_device")
-        permissions = self._check(case, "check_app_permissions", {"app_name": "messaging"})
-        if not isinstance(permissions, str):
-            return permissions
+        if phone.get("mmsc_set") is None:
+            return self._look(case, "check_apn_settings")
+        if not phone["mmsc_set"]:
+            return self._device(case, "reset_apn_settings")
+        granted = phone.get("permissions", {}).get("messaging")
+        if granted is None:
+            return self._look(case, "check_app_permissions", {"app_name": "messaging"})
         for permission in MMS_PERMISSIONS:
-            if permission not in permissions.split(":", 1)[-1]:
+            if permission not in granted:
                 arguments = {"app_name": "messaging", "permission": permission}
                 return self._device(case, "grant_app_permission", arguments)
-        return None
+        if phone.get("mms") is None:
+            return self._look(case, "can_send_mms")
+        if not self.deeper:  # every messaging setting is right: is mobile data really working?
+            self.deeper = True
+            return self._look(case, "run_speed_test")
+        return self._transfer(case, "picture messages fail after every fix")
 
     # -- device steps ------------------------------------------------------------------------
 
-    def _check(self, case: Case, name: str, arguments: dict | None = None) -> str | Step:
-        """What a check shows since the last change on the phone or line; else the check."""
-        arguments = arguments or {}
-        last_change = max(
-            (i for i, o in enumerate(case.outputs) if o.name not in CHECKS and o.error is None),
-            default=-1,
-        )
-        for index in range(len(case.outputs) - 1, last_change, -1):
-            outcome = case.outputs[index]
-            if outcome.name == name and outcome.arguments == arguments and outcome.error is None:
-                return str(outcome.output)
+    def _look(self, case: Case, name: str, arguments: dict | None = None) -> Step:
+        """Ask the customer to check something on the phone."""
         if name in case.unable:
             return Done("I cannot check your phone without you.")
-        return Call(name, arguments)
-
-    def _device(self, case: Case, name: str, arguments: dict | None = None) -> Step | None:
-        """A step the customer takes on their phone (asked of them; they hold the tool)."""
         return Call(name, arguments or {})
 
-    def _reset_apn(self, case: Case) -> Step:
-        if not case.ran("reset_apn_settings"):
-            return self._device(case, "reset_apn_settings")
-        return self._device(case, "reboot_device")
+    def _device(self, case: Case, name: str, arguments: dict | None = None) -> Step:
+        """A step the customer takes on their phone (asked of them; they hold the tool)."""
+        return Call(name, arguments or {})
 
     def _transfer(self, case: Case, why: str) -> Step | None:
         if case.ran("transfer_to_human_agents"):
@@ -302,12 +389,102 @@ class TelecomPlaybook:
         return Call("transfer_to_human_agents", {"summary": f"Cannot fix remotely: {why}."})
 
     def _summary(self, case: Case, requests: list[str]) -> str:
+        """What was done, and what the last test on the phone showed."""
+        if case.ran("transfer_to_human_agents"):
+            return "I could not fix this remotely; I have transferred you to a human agent."
         done = [name.replace("_", " ") for name, _ in case.done if name not in CHECKS]
         if not done:
             return "I could not change anything for you."
         price = case.facts.get("price_told")  # the cost is part of the answer, asked or not
         told = f" {price}" if price else ""
-        return f"Done: {'; '.join(done)}.{told} Your phone should work now."
+        phone = phone_state(case, self.said)
+        if phone.get("mms") is True:
+            shown = "A test picture message went through."
+        elif phone.get("speed") not in (None, "none"):
+            shown = f"The speed test now reads {phone['speed']}."
+        elif phone.get("service") and "service" in requests:
+            shown = "Your phone has service again."
+        else:
+            shown = "Your phone should work now."
+        return f"Done: {'; '.join(done)}.{told} {shown}"
+
+
+def phone_state(case: Case, statements: list[str]) -> dict[str, Any]:
+    """What is known of the customer's phone: the latest the customer or a check showed.
+
+    The status bar the customer describes comes first, then every output of a step on
+    the phone in order. A speed test or a picture message tells only until the next
+    change on the phone or the line.
+    """
+    phone: dict[str, Any] = {"permissions": {}}
+    for text in statements:
+        if bar := STATUS_BAR.search(text):
+            _read_status_bar(phone, bar.group(1))
+    for outcome in case.outputs:
+        if outcome.error is not None:
+            continue
+        if outcome.name not in CHECKS and not outcome.name.startswith("get_"):
+            phone.pop("speed", None)  # something changed: the symptom needs a fresh test
+            phone.pop("mms", None)
+        _read_output(phone, str(outcome.output))
+    return phone
+
+
+def _read_output(phone: dict[str, Any], text: str) -> None:
+    for key, pattern in SETTINGS:
+        if found := pattern.search(text):
+            phone[key] = found.group(1)
+    if found := re.search(r"Connection: (\w+)", text):
+        phone["service"] = found.group(1) == "connected"
+    if "SIM card reinserted" in text:
+        phone["sim"] = "active"
+    if found := re.search(r"APN: (\S+?); MMSC URL: (.+)", text):
+        phone["apn_ok"] = found.group(1) != "broken"
+        phone["mmsc_set"] = found.group(2).strip() != "Not Set"
+    if "reset to defaults when the phone restarts" in text:
+        phone["apn_reset_pending"] = True
+    if "The phone restarted" in text and phone.pop("apn_reset_pending", False):
+        phone["apn_ok"] = phone["mmsc_set"] = True
+    if re.search(r"VPN is off|VPN is enabled but not|VPN disconnected|no VPN connection", text):
+        phone["vpn"] = "off"
+    if found := re.search(r"^(\w+) permissions: (.+)$", text, re.MULTILINE):
+        granted = [] if found.group(2) == "none" else found.group(2).split(", ")
+        phone["permissions"][found.group(1)] = set(granted)
+    if found := re.search(r"Granted (\w+) to (\w+)", text):
+        phone["permissions"].setdefault(found.group(2), set()).add(found.group(1))
+    if "Speed test failed" in text:
+        phone["speed"] = "none"
+    elif found := re.search(r"Download speed .*?\((Very Poor|Poor|Fair|Good|Excellent)\)", text):
+        phone["speed"] = found.group(1)
+    if "picture message" in text:
+        phone["mms"] = "can be sent" in text
+    if bar := STATUS_BAR.search(text):
+        _read_status_bar(phone, bar.group(1))
+
+
+def _read_status_bar(phone: dict[str, Any], bar: str) -> None:
+    """A status bar: "Signal: good | 4G | Mobile data on (data saver) | VPN | Battery 80%"."""
+    parts = bar.split(" | ")
+    if parts[0] == "Airplane mode":
+        phone.update(airplane="on", service=False, tech="none")
+    elif parts[0] == "No service":
+        phone.update(airplane="off", service=False, tech="none")
+    else:
+        phone.update(airplane="off", service=True, tech=parts[1])
+        phone["data"] = "on" if "Mobile data on" in bar else "off"
+    if "Mobile data on" in bar:
+        phone["data"] = "on"
+    phone["saver"] = "on" if "(data saver)" in bar else "off"
+    if "VPN" not in parts:
+        phone["vpn"] = "off"
+    elif phone.get("vpn") in (None, "off"):
+        phone["vpn"] = "connected"
+
+
+def _latest(case: Case, name: str) -> int:
+    """The position of the latest successful output of a tool (-1 when it never ran)."""
+    found = [i for i, o in enumerate(case.outputs) if o.name == name and o.error is None]
+    return found[-1] if found else -1
 
 
 def _after(case: Case, later: str, earlier: str) -> bool:

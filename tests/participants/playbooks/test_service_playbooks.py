@@ -46,11 +46,16 @@ SAMPLES = {
         "protected": ["telecom_C_001", "telecom_C_002", "telecom_C_003", "telecom_C_004"],
         "told": ["telecom_A_001", "telecom_A_002", "telecom_A_007"],
         "latent": ["telecom_B_016", "telecom_B_017", "telecom_B_018", "telecom_B_019"],
+        "service": ["telecom_A_001", "telecom_A_004", "telecom_A_007"],
+        "mobile_data": ["telecom_A_002", "telecom_A_005", "telecom_A_008"],
+        "mms": ["telecom_A_003", "telecom_A_006", "telecom_A_009"],
     },
 }
 """Per domain: tasks whose text states every needed fact, tasks whose customer holds them
 (pattern A), pattern-C tasks, and tasks with a proactive contribution; for telecom also
-tasks that state the caller ID but whose customer holds a criterion (pattern B)."""
+tasks that state the caller ID but whose customer holds a criterion (pattern B), and the
+first three tasks of each pattern-A troubleshooting family (no service, mobile data,
+picture messages)."""
 
 
 @cache
@@ -133,3 +138,31 @@ def test_telecom_a1_solves_only_what_the_text_states():
     # asked what matters to them, the customers name the 4G-only criterion
     assert rate("telecom", "latent", STRONG, "A3", 0) >= 0.5
     assert rate("telecom", "latent", STRONG, "A3", 3) > rate("telecom", "latent", STRONG, "A1", 3)
+
+
+@pytest.mark.parametrize("family", ["service", "mobile_data", "mms"])
+def test_telecom_troubleshooting_needs_the_customer_and_works_with_them(family):
+    """Every pattern-A family: the phone and the number are the customer's, so A1 solves
+    nothing; at A3 the strong stand-in fixes some phones by asking the customer to check
+    and change them, at least as often as the weak one."""
+    for agent in (STRONG, WEAK):
+        assert rate("telecom", family, agent, "A1", 0) == 0.0
+    assert rate("telecom", family, STRONG, "A3", 0) > 0.0
+    assert rate("telecom", family, STRONG, "A3", 0) >= rate("telecom", family, WEAK, "A3", 0)
+
+
+def test_telecom_picture_messages_are_fixed_from_what_the_checks_show():
+    """Missing messaging permissions: the stand-in looks at the messaging settings only
+    (no speed test or network mode on a phone whose status bar shows 5G and data on),
+    asks the customer to grant what is missing, sends a test message and stops there."""
+    task = tasks("telecom")["telecom_A_006"]
+    trace = asyncio.run(Episode(task, Setting(agency="A3"), Backends(agent=STRONG), 0).run())
+    device = [e.payload for e in trace.of_type("tool_call") if e.payload.side == "user"]
+    names = [p.name for p in device]
+    assert "run_speed_test" not in names and "check_network_mode_preference" not in names
+    granted = {p.arguments["permission"] for p in device if p.name == "grant_app_permission"}
+    assert granted == {"sms", "storage"}
+    assert names[-1] == "can_send_mms"
+    results = [e.payload for e in trace.of_type("tool_result")]
+    assert results[-1].output == "A picture message can be sent."
+    assert trace.termination.reason == "agent_done"
