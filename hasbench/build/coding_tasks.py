@@ -1,7 +1,7 @@
 """The Coding task set: 115 tasks (A 9, B 31, C 7, D 31, E 37) from a seeded generator.
 
 Every task asks for one change to one of the small repositories of
-:mod:`hasbench.build.coding_repos`; the build writes the repositories to
+:mod:`hasbench.envs.coding.repos`; the build writes the repositories to
 ``data/coding/repos/<name>/``, each task's hidden acceptance tests to
 ``data/coding/hidden/<task_id>.py`` and the tasks to ``data/tasks/coding.yaml``. The
 reference solution is a unified diff computed from the rendered change; the hidden tests
@@ -54,7 +54,9 @@ from hasbench.build.builder import (
     human,
     proactive,
 )
-from hasbench.build.coding_repos import (
+from hasbench.envs.coding.changes import ChangeRules, sensitive_changes
+from hasbench.envs.coding.patch import apply_file_patch, parse_patch, unified_diff
+from hasbench.envs.coding.repos import (
     Feature,
     Repository,
     cliargs,
@@ -68,8 +70,6 @@ from hasbench.build.coding_repos import (
     tablefmt,
     textkit,
 )
-from hasbench.envs.coding.changes import ChangeRules, sensitive_changes
-from hasbench.envs.coding.patch import apply_file_patch, parse_patch, unified_diff
 from hasbench.paths import DATA_DIR, TASKS_DIR
 from hasbench.personas import domain_personas
 

@@ -9,7 +9,7 @@ put to the authorizing person first when the profile says so).
 
 A feature request (a new behaviour of one function) it implements from its programming
 know-how: the catalogue of the kinds of change these repositories get
-(:mod:`hasbench.build.coding_repos`), i.e. for each kind, the code that implements it with
+(:mod:`hasbench.envs.coding.repos`), i.e. for each kind, the code that implements it with
 its placeholders (a keyword option, its validation, one branch per behaviour) and the code
 of every behaviour it can take, with how people describe that behaviour. That is "how to
 implement X in this library"; what the task leaves open it settles from what it observed:
@@ -44,7 +44,8 @@ import json
 import re
 from typing import Any
 
-from hasbench.build.coding_repos import (
+from hasbench.envs.coding.patch import unified_diff
+from hasbench.envs.coding.repos import (
     Feature,
     cliargs,
     configlite,
@@ -57,7 +58,6 @@ from hasbench.build.coding_repos import (
     tablefmt,
     textkit,
 )
-from hasbench.envs.coding.patch import unified_diff
 from hasbench.participants.standin import Call, Case, Done, Need, Review, Step
 
 _REMOVE = re.compile(r"drops the deprecated module (\S+) and the name (\w+) it exports")

@@ -1,6 +1,6 @@
 """datekit: parsing dates, counting working days, describing durations."""
 
-from hasbench.build.coding_repos import Feature, Legacy, Mode, Rename, Repository, project_files
+from hasbench.envs.coding.repos import Feature, Legacy, Mode, Rename, Repository, project_files
 
 FILES = {
     **project_files(

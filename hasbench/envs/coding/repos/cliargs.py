@@ -1,6 +1,6 @@
 """cliargs: small helpers for command-line programs."""
 
-from hasbench.build.coding_repos import Feature, Legacy, Mode, Rename, Repository, project_files
+from hasbench.envs.coding.repos import Feature, Legacy, Mode, Rename, Repository, project_files
 
 _PARSE_OLD = '''\
 def parse_args(argv, spec):

@@ -1,6 +1,6 @@
 """configlite: INI-style configuration files."""
 
-from hasbench.build.coding_repos import Feature, Legacy, Mode, Rename, Repository, project_files
+from hasbench.envs.coding.repos import Feature, Legacy, Mode, Rename, Repository, project_files
 
 _PARSE_OLD = '''\
 def parse_config(text):

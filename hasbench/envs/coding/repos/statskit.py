@@ -1,6 +1,6 @@
 """statskit: descriptive statistics for lists of numbers."""
 
-from hasbench.build.coding_repos import Feature, Legacy, Mode, Rename, Repository, project_files
+from hasbench.envs.coding.repos import Feature, Legacy, Mode, Rename, Repository, project_files
 
 _PERCENTILE_OLD = '''\
 def percentile(values, q):

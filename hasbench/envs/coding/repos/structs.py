@@ -1,6 +1,6 @@
 """structs: a bounded cache and a priority queue."""
 
-from hasbench.build.coding_repos import Feature, Legacy, Mode, Rename, Repository, project_files
+from hasbench.envs.coding.repos import Feature, Legacy, Mode, Rename, Repository, project_files
 
 _CACHE_OLD = '''\
 class BoundedCache:

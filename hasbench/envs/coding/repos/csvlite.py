@@ -1,6 +1,6 @@
 """csvlite: reading and writing delimited text."""
 
-from hasbench.build.coding_repos import Feature, Legacy, Mode, Rename, Repository, project_files
+from hasbench.envs.coding.repos import Feature, Legacy, Mode, Rename, Repository, project_files
 
 _READ_OLD = '''\
 def read_records(text, delimiter=","):

@@ -1,6 +1,6 @@
 """tablefmt: rows as plain-text tables."""
 
-from hasbench.build.coding_repos import Feature, Legacy, Mode, Rename, Repository, project_files
+from hasbench.envs.coding.repos import Feature, Legacy, Mode, Rename, Repository, project_files
 
 _RENDER_OLD = '''\
 def render(rows, headers):

@@ -1,6 +1,6 @@
 """retrykit: when and how long to wait before retrying a request."""
 
-from hasbench.build.coding_repos import Feature, Legacy, Mode, Rename, Repository, project_files
+from hasbench.envs.coding.repos import Feature, Legacy, Mode, Rename, Repository, project_files
 
 FILES = {
     **project_files(
