@@ -883,10 +883,38 @@ def _asked_keys(view: HumanView, request: ChannelRequest) -> list[str]:
 
 
 def _about(topic: str, key: str) -> bool:
-    """Whether a topic names a fact: the words of one include the words of the other."""
-    words = set(re.findall(r"[a-z0-9]+", topic.lower()))
-    key_words = set(re.findall(r"[a-z0-9]+", key.lower()))
-    return bool(words) and (words <= key_words or key_words <= words)
+    """Whether a topic names a fact: the words of one include the words of the other.
+
+    Words are compared by their stems, without filler words, so "how digits are grouped"
+    asks about ``digit_grouping``.
+    """
+    words, key_words = _stems(topic), _stems(key)
+    return bool(words) and bool(key_words) and (words <= key_words or key_words <= words)
+
+
+_FILLER = frozenset(
+    "a an the is are was be do does did how what which who whom when where why your my "
+    "of for to in on at by with and or it its this that".split()
+)
+
+
+def _stems(text: str) -> set[str]:
+    """The stems of a text's words, filler words left out ("grouped" and "grouping": group)."""
+    return {_stem(w) for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _FILLER}
+
+
+def _stem(word: str) -> str:
+    """A word without its plural or verb ending (a light stemmer for matching topics)."""
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("sses"):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        word = word[:-1]
+    for ending in ("ing", "ed"):
+        if word.endswith(ending) and len(word) - len(ending) >= 4:
+            return word[: -len(ending)]
+    return word
 
 
 @user_backend("scripted:user", label="scripted user (answers from its known facts by persona)")

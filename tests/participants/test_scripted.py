@@ -75,6 +75,19 @@ def test_user_reveals_only_what_is_asked():
     assert reply.info == {} and not reply.refused
 
 
+def test_a_topic_in_other_words_still_names_the_fact():
+    """Topics are matched by word stems without filler: "how digits are grouped" asks about
+    ``digit_grouping``; a topic sharing no word with a fact still gets "don't know"."""
+    user = ScriptedUser(np.random.default_rng(0))
+    facts = {"digit_grouping": "groups of three with commas", "amount": "30.00"}
+    reserved = dataclasses.replace(view("research_demanding_pi"), known_info=facts)
+    reply = answer(user.clarify(reserved, ask("How should digits be grouped?",
+                                              ["how digits are grouped"])))  # fmt: skip
+    assert reply.info == {"digit_grouping": "groups of three with commas"}
+    reply = answer(user.clarify(reserved, ask("Which colour?", ["colour"])))
+    assert reply.info == {} and "don't know" in reply.content
+
+
 def test_a_forthcoming_user_volunteers_one_untold_fact():
     user = ScriptedUser(np.random.default_rng(0))  # mock_cooperative: cooperativeness 0.9
     reply = answer(user.clarify(view(), ask("What is your email?", ["email"])))
