@@ -89,8 +89,26 @@ def test_run_writes_one_record_and_trace_per_episode_and_rerun_skips(tmp_path, c
 
 IDENTITY_KEYS = (
     "format", "task_id", "scenario_hash", "setting", "backends", "seed", "package_version",
-    "prompt_hashes",
+    "code", "prompt_hashes",
 )  # fmt: skip
+
+
+def test_the_episode_key_changes_with_the_package_code(tmp_path, monkeypatch):
+    """Results of other code are never reused: the key includes a hash of the source."""
+    from hasbench.runner import experiment
+
+    package = tmp_path / "hasbench"
+    (package / "envs").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "envs" / "retail.py").write_text("LIMIT = 10\n")
+    monkeypatch.setattr(experiment.hasbench, "__file__", str(package / "__init__.py"))
+    keys = []
+    for source in ("LIMIT = 10\n", "LIMIT = 10\n", "LIMIT = 11\n"):
+        (package / "envs" / "retail.py").write_text(source)
+        experiment.code_fingerprint.cache_clear()
+        keys.append(experiment.code_fingerprint())
+    experiment.code_fingerprint.cache_clear()
+    assert keys[0] == keys[1] != keys[2]
 
 
 def test_failed_episode_is_recorded_and_the_run_goes_on(tmp_path):

@@ -10,6 +10,8 @@ problem (``exp.yaml: seeds.0: Input should be greater than or equal to 0``).
 
 from __future__ import annotations
 
+import functools
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -25,6 +27,7 @@ from pydantic import (
     field_validator,
 )
 
+import hasbench
 from hasbench import __version__
 from hasbench.agency import Setting
 from hasbench.paths import REPO_ROOT, RUNS_DIR
@@ -200,8 +203,23 @@ class EpisodeSpec:
             "backends": self.backends.identity(),
             "seed": self.seed,
             "package_version": __version__,
+            "code": code_fingerprint(),
             "prompt_hashes": prompts,
         }
+
+
+@functools.cache
+def code_fingerprint() -> str:
+    """A hash of the package's Python source (part of every episode's identity).
+
+    A results store never reuses an episode that other code produced (an edited playbook,
+    a fixed environment); model calls still come from the response cache.
+    """
+    root = Path(hasbench.__file__).parent
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def episode_key(identity: dict[str, Any]) -> str:
