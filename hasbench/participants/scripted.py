@@ -734,7 +734,7 @@ class ScriptedUser:
         text = request.content.lower()
         wants = f"{view.goal} {view.task_instructions}".lower()
         for key, value in view.known_info.items():
-            if str(value).lower() in text or key in edits:
+            if _states(text, value) or key in edits:
                 continue
             label = key.replace("_", " ").lower()
             relevant = key.lower() in text or label in text or label in wants
@@ -880,6 +880,12 @@ def _asked_keys(view: HumanView, request: ChannelRequest) -> list[str]:
         return asked + unmatched
     text = request.content.lower()
     return [k for k in candidates if k.lower() in text or k.replace("_", " ").lower() in text]
+
+
+def _states(text: str, value: Any) -> bool:
+    """Whether a (lower-case) text states a value as a whole: "mode" is not in "model"."""
+    wanted = re.escape(str(value).lower())
+    return re.search(rf"(?<![a-z0-9_]){wanted}(?![a-z0-9_])", text) is not None
 
 
 def _about(topic: str, key: str) -> bool:

@@ -157,6 +157,16 @@ def test_review_points_out_missing_known_facts():
     assert assertive.edits == {"email": "a@example.org", "amount": "30.00"}
 
 
+def test_a_reviewer_wants_its_value_as_a_whole_not_inside_another_word():
+    user = ScriptedUser(np.random.default_rng(0))
+    reviewer = dataclasses.replace(view(), known_info={"option_name": "mode"})
+    draft = "Option name: model. The model keyword picks the layout."
+    review = answer(user.review(reviewer, ask(draft, form="review")))
+    assert review.edits == {"option_name": "mode"}
+    review = answer(user.review(reviewer, ask("Option name: mode.", form="review")))
+    assert review.labels == ["accept"]
+
+
 def test_control_decisions_follow_known_info_and_risk_tolerance():
     user = ScriptedUser(np.random.default_rng(0))
     high = ActionFacts(risk="high", kind="write", side="agent", known=True)
