@@ -39,9 +39,16 @@ def store_size(directory: Path) -> tuple[int, int]:
 
 
 def load_time(source: Path, records: int, root: Path) -> float:
-    """Seconds to load a store of ``records`` records made from the source store's records."""
+    """Seconds to load a store of ``records`` records made from the source store's records.
+
+    Loading checks every record's trace (its SHA-256), so the records point at the source
+    store's traces, linked into the big store.
+    """
     big = root / "big"
     (big / "episodes").mkdir(parents=True)
+    (big / "traces").mkdir()
+    for trace in source.glob("traces/*.jsonl"):  # records share the source's traces
+        (big / "traces" / trace.name).hardlink_to(trace)
     originals = [json.loads(p.read_text()) for p in sorted(source.glob("episodes/*.json"))]
     for index in range(records):
         record = dict(originals[index % len(originals)])
