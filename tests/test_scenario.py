@@ -234,3 +234,10 @@ def test_counterparty_defaults_to_false_and_keeps_content_hashes():
     assert outside.content_hash() != scn.content_hash()
     assert outside.counterparties == {scn.agents[0].agent_id}
 
+
+def test_a_counterpartys_writes_need_no_authorization_of_the_team():
+    (d008,) = [s for s in load_tasks("data/tasks/bargaining.yaml") if s.task_id.endswith("D_008")]
+    assert d008.counterparties == {"seller_agent"}
+    assert d008.protects("seller_accept", "medium")  # whoever makes it, by risk alone
+    assert not d008.protects("seller_accept", "medium", "seller_agent")
+    assert d008.protects("buyer_accept", "medium", "closer")
