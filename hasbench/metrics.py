@@ -376,8 +376,8 @@ async def judge_process(trace: Trace, judge: Judge) -> dict[str, Any]:
     a channel request or response, a goal revision; tool calls and finishing only
     respond) as initiative-taking or not; ``h_init_judged`` is the Initiative Entropy of
     those verdicts over the team's members (a counterparty's turns are not judged), with
-    ``initiative_missing`` and ``initiative_evidence``. (The rule judge reproduces the ``h_init`` of
-    :func:`trace_metrics`.)
+    ``initiative_missing`` and ``initiative_evidence``. (The rule judge reproduces the
+    ``h_init`` of :func:`trace_metrics`.)
     """
     from hasbench.participants.judges import excerpt
 
