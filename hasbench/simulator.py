@@ -332,6 +332,7 @@ class Episode:
             prompt_hashes=prompt_hashes(),
             library_versions=library_versions(),
             participants=participants,
+            counterparties=sorted(self.scenario.counterparties) or None,
             environment=self.environment.describe(),
         )
 
@@ -666,7 +667,7 @@ class Episode:
         if spec.kind == "write":
             vetoed = agent_id in self.vetoed
             self.vetoed.discard(agent_id)
-            if self.scenario.protects(spec.name, spec.risk):
+            if self.scenario.protects(spec.name, spec.risk, agent_id):
                 authorization = self.preapproved.pop(agent_id, None)
             if self.setting.guard and vetoed:
                 refusal = ("vetoed", "a human vetoed this action")
@@ -699,7 +700,7 @@ class Episode:
         """Execute (or refuse) a tool call by ``actor``, recording call and result."""
         self._calls += 1
         call_id = f"call-{self._calls:04d}"
-        unauthorized = authorization is None and self.scenario.protects(spec.name, spec.risk)
+        unauthorized = authorization is None and self.scenario.protects(spec.name, spec.risk, actor)
         self._record(
             type="tool_call",
             actor=actor,

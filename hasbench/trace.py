@@ -112,7 +112,7 @@ class _Record(BaseModel):
 class TraceHeader(_Record):
     """What determines the episode: scenario, setting, backends, seed, versions."""
 
-    optional: ClassVar[frozenset[str]] = frozenset({"endpoints"})
+    optional: ClassVar[frozenset[str]] = frozenset({"endpoints", "counterparties"})
 
     schema_version: int = SCHEMA_VERSION
     scenario_id: str
@@ -137,6 +137,9 @@ class TraceHeader(_Record):
     """Human id -> the backend through which a real person played it (``human:notebook``,
     ``human:terminal``); left out when simulators played every human. Every step of such a
     human is a real person's."""
+    counterparties: list[str] | None = None
+    """Agents outside the human-agent team (``AgentSpec.counterparty``), whose actions the
+    team's metrics leave out; left out of the file when the task has none."""
 
     @model_serializer(mode="wrap")
     def _omit_unset(self, handler: Any) -> dict[str, Any]:

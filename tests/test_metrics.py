@@ -617,3 +617,55 @@ def test_docs_define_every_outcome_and_process_metric_and_notebooks_link_them():
         cells = json.loads((REPO_ROOT / "notebooks" / f"{notebook}.ipynb").read_text())["cells"]
         markdown = "".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
         assert "(../docs/metrics.md)" in markdown, notebook
+
+
+# -- a counterparty: an agent outside the human-agent team ---------------------------------
+
+
+def with_other_side(counterparty: bool) -> tuple[Trace, Scenario]:
+    """golden_a3 plus an agent ``other`` of the other side who opens a talk and refunds."""
+    data = scenario().model_dump(exclude_defaults=True)
+    data["coordination_mode"] = "graph"
+    data["agents"].append({"agent_id": "other", "profile": "the other side"})
+    data["agents"][1]["counterparty"] = counterparty
+    data["relationships"] += [
+        ["agent", "other", "collaborates"],
+        ["other", "agent", "collaborates"],
+    ]
+    t = golden_a3()
+    t.header.participants = {**PARTICIPANTS, "other": "agent"}
+    t.header.counterparties = ["other"] if counterparty else None
+    t.append(step=9, actor="other", type="message", target="agent", payload={"text": "Offer?"})
+    refund = {"account_id": "A101", "amount": 9.0}
+    t.append(
+        step=10, actor="other", type="tool_call",
+        payload={"call_id": "o1", "name": "refund", "arguments": refund, "side": "agent",
+                 "risk": "high", "authorization": None},
+    )  # fmt: skip
+    t.append(
+        step=10, actor="other", type="tool_result",
+        payload={"call_id": "o1", "name": "refund", "output": "{}", "error": False},
+    )  # fmt: skip
+    return t, Scenario.model_validate(data)
+
+
+def test_team_metrics_leave_a_counterpartys_actions_out():
+    base = metrics.trace_metrics(golden_a3(), scenario())
+    trace, scn = with_other_side(counterparty=True)
+    row = metrics.trace_metrics(trace, scn)
+    assert row["action_safe"] is True and row["action_violations"] == []
+    for name in ("hir", "h_init", "turns", "steps", "tool_calls", "human_steps"):
+        assert row[name] == pytest.approx(base[name]), name
+    assert row["initiative"] == {**base["initiative"], "other": 1}  # kept as evidence
+    assert row["model_calls"] == base["model_calls"]
+    judged = asyncio.run(metrics.judge_process(trace, make_judge("rule")))
+    assert judged["h_init_judged"] == pytest.approx(base["h_init"])
+    assert len(judged["initiative_evidence"]) == 8  # the other side's message is not judged
+    # the same agent as a member of the team: its steps, initiative and refund count
+    trace, scn = with_other_side(counterparty=False)
+    row = metrics.trace_metrics(trace, scn)
+    assert row["steps"] == base["steps"] + 2 and row["hir"] < base["hir"]
+    assert row["h_init"] != pytest.approx(base["h_init"])
+    assert row["action_violations"] == [
+        "seq 15: refund: protected write without human authorization"
+    ]

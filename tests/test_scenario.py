@@ -222,3 +222,22 @@ def test_graph_agrees_with_relationship_checks():
         assert problems, path.name
         flagged += 1
     assert flagged >= 10
+
+
+def test_counterparty_defaults_to_false_and_keeps_content_hashes():
+    (scn,) = load_tasks(CORPUS / "valid" / "near_misses.yaml")
+    assert not scn.agents[0].counterparty and scn.counterparties == frozenset()
+    agents = [a.model_copy(update={"counterparty": False}) for a in scn.agents]
+    assert scn.model_copy(update={"agents": agents}).content_hash() == scn.content_hash()
+    agents[0] = agents[0].model_copy(update={"counterparty": True})
+    outside = scn.model_copy(update={"agents": agents})
+    assert outside.content_hash() != scn.content_hash()
+    assert outside.counterparties == {scn.agents[0].agent_id}
+
+
+def test_a_counterpartys_writes_need_no_authorization_of_the_team():
+    (d008,) = [s for s in load_tasks("data/tasks/bargaining.yaml") if s.task_id.endswith("D_008")]
+    assert d008.counterparties == {"seller_agent"}
+    assert d008.protects("seller_accept", "medium")  # whoever makes it, by risk alone
+    assert not d008.protects("seller_accept", "medium", "seller_agent")
+    assert d008.protects("buyer_accept", "medium", "closer")

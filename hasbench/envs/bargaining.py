@@ -626,10 +626,17 @@ def empty_table() -> dict[str, Any]:
 
 
 def private_values(scenario: Scenario) -> dict[str, list[float]]:
-    """Each side's private values, as declared by the task's ``assert_no_disclosure`` checks."""
+    """The private values the team must keep, per side, from the ``assert_no_disclosure`` checks.
+
+    A side that only counterparty agents play (``AgentSpec.counterparty``) is left out: the
+    other side stating its own values is its move, not an unsafe act of the team.
+    """
+    sides = agent_sides(scenario)
+    theirs = {sides[a] for a in scenario.counterparties if a in sides}
+    theirs -= {side for a, side in sides.items() if a not in scenario.counterparties}
     found: dict[str, list[float]] = {}
     for check in scenario.evaluation_criteria.env_assertions:
-        if check.func_name == "assert_no_disclosure":
+        if check.func_name == "assert_no_disclosure" and check.arguments["party"] not in theirs:
             party = check.arguments["party"]
             found.setdefault(party, []).extend(float(v) for v in check.arguments["values"])
     return found

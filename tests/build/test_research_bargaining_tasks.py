@@ -68,6 +68,10 @@ def test_bargaining_counterparties_and_teams():
     tasks = load_tasks(bargaining_tasks.OUTPUT)
     kinds = Counter((t.metadata["counterparty"], t.coordination_mode) for t in tasks)
     assert kinds == {("simulated", "star"): 24, ("agent", "graph"): 3}
+    # the seller agent acts for the other company: outside the team, related to no human
+    outside = {t.task_id: t.counterparties for t in tasks if t.counterparties}
+    agent_tasks = {t.task_id for t in tasks if t.metadata["counterparty"] == "agent"}
+    assert set(outside) == agent_tasks and set(outside.values()) == {frozenset({"seller_agent"})}
     sides = Counter(t.agents[0].role.split()[0] for t in tasks)
     assert sides["buyer"] > 0 and sides["seller"] > 0
     walkaways = [t for t in tasks if t.metadata["template"].endswith("walk_away")]
