@@ -378,6 +378,10 @@ async def judge_process(trace: Trace, judge: Judge) -> dict[str, Any]:
     those verdicts over the team's members (a counterparty's turns are not judged), with
     ``initiative_missing`` and ``initiative_evidence``. (The rule judge reproduces the
     ``h_init`` of :func:`trace_metrics`.)
+
+    An evidence dict holds the judge's verdict, criteria, raw output and the focal event's
+    ``seq``, not the excerpt it read: that is ``judges.excerpt(trace, seq)`` of the stored
+    trace, so records stay small.
     """
     from hasbench.participants.judges import excerpt
 
@@ -408,8 +412,14 @@ async def judge_process(trace: Trace, judge: Judge) -> dict[str, Any]:
 
 
 def _evidence(events: list[Event], results: list[Any]) -> list[dict[str, Any]]:
+    """One dict per judged event, without the excerpt (rebuilt from the trace and ``seq``)."""
     return [
-        {"seq": e.seq, "value": r.value, "missing_reason": r.missing_reason, **r.evidence}
+        {
+            "seq": e.seq,
+            "value": r.value,
+            "missing_reason": r.missing_reason,
+            **{k: v for k, v in r.evidence.items() if k != "excerpt"},
+        }
         for e, r in zip(events, results, strict=True)
     ]
 

@@ -669,3 +669,25 @@ def test_team_metrics_leave_a_counterpartys_actions_out():
     assert row["action_violations"] == [
         "seq 15: refund: protected write without human authorization"
     ]
+
+
+def test_evidence_leaves_out_the_excerpt_which_the_trace_rebuilds():
+    """Records stay small: each verdict keeps its event's seq, and the excerpt the judge read
+    is rebuilt from the stored trace."""
+    from hasbench.participants.judges import excerpt
+
+    judge = make_judge("rule")
+    read: dict[int, str] = {}
+    rate = judge.rate
+
+    async def recording(metric, text):
+        focal = next(line for line in text.splitlines() if '"focus": true' in line)
+        read[int(focal.split('"seq": ')[1].split(",")[0])] = text
+        return await rate(metric, text)
+
+    judge.rate = recording
+    trace = golden_a3()
+    out = asyncio.run(metrics.judge_process(trace, judge))
+    items = [i for k, v in out.items() if k.endswith("_evidence") for i in v]
+    assert items and all("excerpt" not in item for item in items)
+    assert all(excerpt(trace, item["seq"]) == read[item["seq"]] for item in items)
