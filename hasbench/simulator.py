@@ -411,7 +411,10 @@ class Episode:
         reaches: tuple[Contact, ...] = (),
     ) -> Contact:
         p = self.graph.participant(pid)
-        return Contact(pid, p.kind, p.role, tuple(p.responsibilities), channels, tools, reaches)
+        other_side = pid in self.scenario.counterparties
+        return Contact(
+            pid, p.kind, p.role, tuple(p.responsibilities), channels, tools, reaches, other_side
+        )
 
     def agent_view(self, agent_id: str) -> AgentView:
         """What an agent of this episode may know (the view its backend was given)."""

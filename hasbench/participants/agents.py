@@ -105,6 +105,8 @@ def _describe(contact: Contact) -> str:
     parts = [f"- {contact.participant_id}"]
     if contact.role:
         parts.append(f"({contact.role})")
+    if contact.counterparty:
+        parts.append("[the other side, not your team]")
     if contact.responsibilities:
         parts.append(": " + "; ".join(contact.responsibilities))
     if contact.channels:

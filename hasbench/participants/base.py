@@ -129,6 +129,8 @@ class Contact:
     over control)."""
     reaches: tuple[Contact, ...] = ()
     """For a peer: the people it is shown, as it sees them (whom it can ask on one's behalf)."""
+    counterparty: bool = False
+    """For a peer: an agent of the other side (e.g. across a negotiation), not a teammate."""
 
 
 @dataclass(frozen=True)

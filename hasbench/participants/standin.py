@@ -319,7 +319,7 @@ class StandIn:
             return errand
         action = self._next_action(obs)
         if isinstance(action, CallTool):
-            if self.streak >= ROUND_BUDGET and self.view.peers:
+            if self.streak >= ROUND_BUDGET and self.team:
                 self.expect = None
                 return self._pass_on()
             self.streak += 1
@@ -362,9 +362,14 @@ class StandIn:
                 return action
         return self._finish("I could not make further progress on my own.", obs)
 
+    @property
+    def team(self) -> tuple[Contact, ...]:
+        """The peers of its own side: the case and its facts go only to them."""
+        return tuple(p for p in self.view.peers if not p.counterparty)
+
     def _pass_on(self) -> Action:
-        """Hand the case to the next peer in turn (after a long run of tool calls)."""
-        peer = self.view.peers[self.passes % len(self.view.peers)]
+        """Hand the case to the next teammate in turn (after a long run of tool calls)."""
+        peer = self.team[self.passes % len(self.team)]
         self.passes += 1
         self.streak = 0
         return SendMessage(
@@ -471,7 +476,7 @@ class StandIn:
         for this fact; with probability ``ask`` (else it guesses, see :meth:`_guess`).
         """
         own = {p.participant_id for p in self.view.people}
-        for peer in self.view.peers:
+        for peer in self.team:
             for person in peer.reaches:
                 key = (need.slot, person.participant_id)
                 if (
@@ -500,7 +505,7 @@ class StandIn:
         person = self._person("feedback", review.who)
         matching = person is not None and _about(person, review.who)
         if not matching and review.who and self.view.coordination_mode == "graph":
-            for peer in self.view.peers:  # a collaborator may reach the reviewer
+            for peer in self.team:  # a teammate may reach the reviewer
                 if (peer.participant_id, review.key) not in self.routed:
                     self.routed.add((peer.participant_id, review.key))
                     text = "Over to you: the next step needs a review.\n" + _pack(self.case)
@@ -558,7 +563,7 @@ class StandIn:
 
         Not twice to the same peer with nothing new learned in between.
         """
-        peer = next((p for p in self.view.peers if tool in p.tools), None)
+        peer = next((p for p in self.team if tool in p.tools), None)
         if peer is None or not self._first_time(peer.participant_id, tool):
             return None
         return SendMessage(peer.participant_id, self._handoff(tool))

@@ -144,3 +144,20 @@ def test_participants_never_touch_the_episode():
     for path in sorted((REPO_ROOT / "hasbench" / "participants").glob("*.py")):
         text = path.read_text(encoding="utf-8")
         assert "Episode" not in text and "hasbench.simulator" not in text, path.name
+
+
+def test_an_agent_is_told_which_peer_is_the_other_side():
+    """Across a negotiation the seller agent is a peer but not a teammate: the views and the
+    model prompt say so, and the stand-in keeps its case to its own team."""
+    from hasbench.participants.agents import _describe
+
+    task = next(
+        t for t in load_tasks(TASKS_DIR / "bargaining.yaml") if t.task_id == "bargaining_D_003"
+    )
+    episode = Episode(task, Setting(agency="A3"), Backends(agent="scripted:standin"))
+    peers = {p.participant_id: p for p in episode.agent_view("agent_0").peers}
+    assert peers["seller_agent"].counterparty and not peers["closer"].counterparty
+    assert "the other side" in _describe(peers["seller_agent"])
+    assert "the other side" not in _describe(peers["closer"])
+    buyer = episode.agents["agent_0"].policy
+    assert [p.participant_id for p in buyer.team] == ["closer"]
