@@ -685,8 +685,8 @@ def _facts_text(facts: dict[str, Any]) -> str:
 def _pack(case: Case) -> str:
     """The facts and completed writes as lines a stand-in can read back."""
     facts = _facts_text(case.facts)
-    done = "; ".join(f"{name} {json.dumps(args, sort_keys=True)}" for name, args in case.done)
-    return f"Facts: {facts or 'none'}\nDone: {done or 'none'}"
+    done = json.dumps([[name, args] for name, args in case.done], sort_keys=True)
+    return f"Facts: {facts or 'none'}\nDone: {done if case.done else 'none'}"
 
 
 _STATED = re.compile(r"\bMy ([a-z][a-z ]{0,30}?) is (.+?)\.(?=\s|$)")
@@ -704,9 +704,7 @@ def _unpack(text: str) -> tuple[dict[str, Any], list[tuple[str, dict[str, Any]]]
             for key, raw in _FACT.findall(line[len("Facts: ") :]):
                 facts[key] = parsed_output(raw.strip())
         elif line.startswith("Done: ") and line != "Done: none":
-            for item in line[len("Done: ") :].split("; "):
-                name, _, raw = item.partition(" ")
-                arguments = parsed_output(raw)
+            for name, arguments in parsed_output(line[len("Done: ") :]):
                 done.append((name, arguments if isinstance(arguments, dict) else {}))
     return facts, done
 

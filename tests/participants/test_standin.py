@@ -116,9 +116,14 @@ def test_facts_and_completed_writes_pass_between_stand_ins_in_messages():
     case.learn("amount", 12.5, "user_0")
     case.learn("gone", None, "guess")
     case.done.append(("refund", {"account_id": "A1", "amount": 12.5}))
+    patch = "--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a = 1; b = 2\n+a = 1; b = 3\n"
+    case.done.append(("apply_patch", {"patch": patch}))
     facts, done = _unpack("Over to you.\n" + _pack(case))
     assert facts == {"amount": 12.5, "email": "a@b.org"}
-    assert done == [("refund", {"account_id": "A1", "amount": 12.5})]
+    assert done == [
+        ("refund", {"account_id": "A1", "amount": 12.5}),
+        ("apply_patch", {"patch": patch}),  # a patch's '; ' and newlines survive
+    ]
 
 
 def test_a_stand_in_takes_up_a_change_of_plan_a_person_tells_unasked():
