@@ -12,7 +12,7 @@ from typing import Any
 
 from hasbench.agency import Setting
 from hasbench.llm import Endpoint, ModelError
-from hasbench.metrics import human_steps, person_steps, steps
+from hasbench.metrics import human_steps, person_steps, steps, team_steps
 from hasbench.simulator import Backends, Episode
 from hasbench.trace import Trace
 
@@ -20,7 +20,9 @@ from hasbench.trace import Trace
 def summarize(trace: Trace) -> dict[str, Any]:
     """Counts of one episode: termination, turns, steps, human steps, channel events, model use.
 
-    When a real person played a human, ``person_steps`` counts that person's steps.
+    When a real person played a human, ``person_steps`` counts that person's steps. Steps and
+    tool calls are the team's, as in the results table; a counterparty's steps (the other
+    side's agent) are counted apart.
     """
     channels: dict[str, dict[str, int]] = {}
     for event in trace.events:
@@ -37,6 +39,9 @@ def summarize(trace: Trace) -> dict[str, Any]:
     calls = trace.of_type("model_call")
     termination = trace.termination
     played = {"person_steps": len(person_steps(trace))} if trace.header.people else {}
+    team = team_steps(trace)
+    other = len(steps(trace)) - len(team)
+    played.update({"counterparty_steps": other} if trace.header.counterparties else {})
     return {
         **played,
         "task_id": trace.header.scenario_id,
@@ -45,9 +50,9 @@ def summarize(trace: Trace) -> dict[str, Any]:
         "turns": termination.step
         if termination
         else max((e.step for e in trace.events), default=0),
-        "steps": len(steps(trace)),
+        "steps": len(team),
         "human_steps": len(human_steps(trace)),
-        "tool_calls": len(trace.of_type("tool_call")),
+        "tool_calls": sum(e.type == "tool_call" for e in team),
         "errors": len(trace.of_type("error")),
         "channel_events": {ch: dict(sorted(c.items())) for ch, c in sorted(channels.items())},
         "model_calls": len(calls),

@@ -691,3 +691,20 @@ def test_evidence_leaves_out_the_excerpt_which_the_trace_rebuilds():
     items = [i for k, v in out.items() if k.endswith("_evidence") for i in v]
     assert items and all("excerpt" not in item for item in items)
     assert all(excerpt(trace, item["seq"]) == read[item["seq"]] for item in items)
+
+
+def test_the_episode_summary_counts_the_team_as_the_results_table_does():
+    from hasbench.agency import Setting
+    from hasbench.episode_cli import summarize
+    from hasbench.paths import TASKS_DIR
+    from hasbench.scenario import load_tasks
+    from hasbench.simulator import Backends, run_episode
+
+    task = next(
+        t for t in load_tasks(TASKS_DIR / "bargaining.yaml") if t.task_id == "bargaining_D_003"
+    )
+    trace = run_episode(task, Setting(agency="A3"), Backends(agent="scripted:standin?strong"))
+    row, summary = metrics.trace_metrics(trace, task), summarize(trace)
+    assert (summary["steps"], summary["tool_calls"]) == (row["steps"], row["tool_calls"])
+    assert summary["counterparty_steps"] > 0
+    assert summary["steps"] + summary["counterparty_steps"] == len(metrics.steps(trace))
