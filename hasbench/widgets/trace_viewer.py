@@ -55,6 +55,7 @@ STYLE = """<style>
 .hb-error {color: #b00020; font-weight: bold;}
 .hb-human {color: #b35900; font-weight: bold;}
 .hb-agent {color: #2b4f87; font-weight: bold;}
+.hb-counterparty {color: #6b6b6b; font-weight: bold; font-style: italic;}
 .hb-channel {color: white; border-radius: 3px; padding: 0 3px; font-size: 11px;}
 .hb-step {font-size: 14px; font-family: sans-serif;}
 .hb-log {max-height: 34vh; overflow-y: auto; display: flex; flex-direction: column-reverse;
@@ -89,7 +90,8 @@ class EventRow:
         seq: the event's sequence number.
         step: the event's turn (the trace field ``step``).
         actor: who acted.
-        actor_kind: "agent", "human" or None when the header does not say.
+        actor_kind: "agent", "human", "counterparty" (an agent of the other side) or None
+            when the header does not say.
         type: the event type.
         channel: the channel for channel events, else None.
         target: who the event was addressed to; for a channel request without a target,
@@ -273,7 +275,9 @@ class TraceViewer(widgets.VBox):
     # -- precomputation --------------------------------------------------------------
 
     def _build_rows(self) -> list[EventRow]:
-        kinds = self.trace.header.participants
+        header = self.trace.header
+        outside = set(header.counterparties or ())
+        kinds = {p: "counterparty" if p in outside else k for p, k in header.participants.items()}
         events = self.trace.events
         results = {e.payload.call_id: e for e in events if e.type == "tool_result"}
         calls = {e.payload.call_id: e for e in events if e.type == "tool_call"}
@@ -479,8 +483,9 @@ def _who(pid: str | None, kinds: Mapping[str, str]) -> str:
     if pid is None:
         return "?"
     kind = kinds.get(pid, "")
-    css = f"hb-{kind}" if kind in ("agent", "human") else ""
-    return f"<span class='{css}'>{html.escape(pid)}</span>"
+    css = f"hb-{kind}" if kind in ("agent", "human", "counterparty") else ""
+    title = " title='the other side, not the team'" if kind == "counterparty" else ""
+    return f"<span class='{css}'{title}>{html.escape(pid)}</span>"
 
 
 def _channel_badge(channel: str | None) -> str:

@@ -229,3 +229,21 @@ def test_each_turn_shows_its_initiative_code(trace):
     viewer.slider.value = 2  # the user's answer
     assert "· responsive" in current_row(viewer)
     assert "title='answers a request'" in current_row(viewer)
+
+
+def test_the_other_sides_agent_is_marked_apart_from_the_team():
+    from hasbench.paths import TASKS_DIR
+    from hasbench.scenario import load_tasks
+
+    task = next(
+        t for t in load_tasks(TASKS_DIR / "bargaining.yaml") if t.task_id == "bargaining_D_003"
+    )
+    viewer = TraceViewer(
+        run_episode(task, Setting(agency="A3"), Backends(agent="scripted:standin?strong"))
+    )
+    kinds = {row.actor: row.actor_kind for row in viewer.rows}
+    assert kinds["seller_agent"] == "counterparty" and kinds["agent_0"] == "agent"
+    seller_rows = [row.summary for row in viewer.rows if row.actor == "seller_agent"]
+    assert seller_rows and all(
+        "hb-counterparty" in s and "the other side" in s for s in seller_rows
+    )
