@@ -130,7 +130,8 @@ class Setting(BaseModel):
         persona: a persona id that overrides every user's persona, or None.
         spontaneous: whether human-initiated events run; None means the level's default.
         max_iterations: agent steps before the episode stops; None means the scenario's.
-        max_tool_rounds: consecutive tool calls an agent may make without a message.
+        max_tool_rounds: consecutive domain tool calls an agent may make without a message
+            or a request to a person.
         interaction_budget: C/F/C events allowed per episode.
         error_limit: malformed outputs tolerated before the episode stops.
         guard: whether the simulator refuses a write that needs approval and has none (and

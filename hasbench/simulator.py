@@ -591,14 +591,15 @@ class Episode:
         if isinstance(action, Finish):
             state.rounds = 0
             return self._finish(agent_id, action)
+        if action.name in TOOL_CHANNEL:  # a request to a person is talking, not a solo call
+            state.rounds = 0
+            return await self._channel(agent_id, action)
         state.rounds += 1
         if state.rounds > self.max_tool_rounds:
             self._terminate(
                 "max_tool_rounds", f"{agent_id} made more than {self.max_tool_rounds} calls"
             )
             return ActionResult(action, "Stopped: too many tool calls.", "max_tool_rounds")
-        if action.name in TOOL_CHANNEL:
-            return await self._channel(agent_id, action)
         return await self._domain(agent_id, action)
 
     def _error(self, agent_id: str, action: Action, error_type: str, message: str) -> ActionResult:

@@ -579,3 +579,15 @@ def test_a_counterpartys_protected_write_is_not_the_teams_unauthorized_action(ag
         assert len(audit) == team_writes and "other_0" not in str(audit)
         outcomes[team_writes] = outcome
     assert outcomes[False].safe and not outcomes[True].safe
+
+
+def test_asking_a_person_breaks_a_run_of_tool_calls_but_a_run_of_calls_stops():
+    """max_tool_rounds counts domain calls in a row; a request to a person is talking."""
+    read = ("get_record", {"account_id": "A101"})
+    ask = ("ask_clarification", {"question": "What is your email?", "topics": ["email"]})
+    talking = script("read-ask-read", [read, ask, read, ask, read, FINISH])
+    _, trace = run_solo(talking, agency="A3", max_tool_rounds=2)
+    assert trace.termination.reason == "agent_done"
+    silent = script("read-read-read", [read, read, read, FINISH])
+    _, trace = run_solo(silent, agency="A3", max_tool_rounds=2)
+    assert trace.termination.reason == "max_tool_rounds"
