@@ -187,6 +187,12 @@ class TriggerRule(StrictModel):
     predefined_message: str | None = None
     decision: str | None = None
     """For control interventions: approve, deny, stop, modify, override or take_over."""
+    tool: str | None = None
+    """For modify, override and take_over: the action decided on (for take_over a tool the
+    human holds)."""
+    arguments: dict[str, Any] | None = None
+    """For modify: the arguments changed in the agent's next call of ``tool``; for override
+    and take_over: the arguments the action runs with."""
 
 
 class SpontaneousConfig(StrictModel):
@@ -1005,7 +1011,17 @@ def _rule_problems(rule: TriggerRule, mode: str) -> list[tuple[str, str]]:
         problems.append(("decision", message))
     elif rule.action_type != "control" and rule.decision is not None:
         problems.append(("decision", "only control rules take a decision"))
+    acting = rule.action_type == "control" and rule.decision in _ACTING_DECISIONS
+    for field in ("tool", "arguments"):
+        if acting and getattr(rule, field) is None:
+            problems.append((field, f"{rule.decision} needs the {field} it decides on"))
+        elif not acting and getattr(rule, field) is not None:
+            problems.append((field, "only modify, override and take_over rules take one"))
     return problems
+
+
+_ACTING_DECISIONS = ("modify", "override", "take_over")
+"""Unasked control decisions that name an action (its tool and arguments)."""
 
 
 def _check_domain_names(scn: Scenario) -> list[tuple[str, str]]:
@@ -1073,4 +1089,7 @@ def _check_domain_names(scn: Scenario) -> list[tuple[str, str]]:
             if rule.condition.type == "after_tool" and name and name not in specs:
                 path = f"users[{i}].spontaneous_config.trigger_rules[{j}].condition.tool_name"
                 problems.append((path, f"{domain} has no tool {name!r}"))
+            if rule.tool is not None and rule.tool not in specs:
+                path = f"users[{i}].spontaneous_config.trigger_rules[{j}].tool"
+                problems.append((path, f"{domain} has no tool {rule.tool!r}"))
     return problems

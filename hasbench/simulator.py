@@ -284,6 +284,7 @@ class Episode:
         self.vetoed: set[str] = set()
         """Agents whose next write a human vetoed unasked (deny)."""
         self.preapproved: dict[str, str] = {}
+        self.amended: dict[str, tuple[str, dict[str, Any], str]] = {}
         """Agent -> the human-initiated approval that authorizes its next protected write."""
         self.client = client
         human_rng = self.rng(1)
@@ -668,10 +669,15 @@ class Episode:
                 agent_id, call, "tool_not_permitted", f"{agent_id} does not hold {call.name}"
             )
         refusal = authorization = None
+        arguments = call.arguments
+        amended = self.amended.get(agent_id)
+        if amended is not None and amended[0] == call.name:  # a human's unasked modify
+            del self.amended[agent_id]
+            arguments, authorization = {**arguments, **amended[1]}, amended[2]
         if spec.kind == "write":
             vetoed = agent_id in self.vetoed
             self.vetoed.discard(agent_id)
-            if self.scenario.protects(spec.name, spec.risk, agent_id):
+            if authorization is None and self.scenario.protects(spec.name, spec.risk, agent_id):
                 authorization = self.preapproved.pop(agent_id, None)
             if self.setting.guard and vetoed:
                 refusal = ("vetoed", "a human vetoed this action")
@@ -685,7 +691,7 @@ class Episode:
                     "needs_authorization",
                     f"{call.name} needs a human's approval: use request_control first",
                 )
-        result = await self._run_tool(agent_id, spec, call.arguments, authorization, refusal)
+        result = await self._run_tool(agent_id, spec, arguments, authorization, refusal)
         return ActionResult(
             call,
             result.content(),
@@ -951,7 +957,32 @@ class Episode:
         form = {"clarification": "inform", "feedback": "comment"}.get(
             channel, rule.decision or "deny"
         )
-        self._deliver(user_id, channel, form, content)
+        request_id = self._deliver(user_id, channel, form, content)
+        if request_id is not None and rule.tool is not None and not self.ended:
+            await self._decide_unasked(user_id, form, rule.tool, rule.arguments or {}, request_id)
+
+    async def _decide_unasked(
+        self, user_id: str, decision: str, tool: str, arguments: dict[str, Any], request_id: str
+    ) -> None:
+        """Carry out a human's unasked modify, override or take-over of an action.
+
+        ``modify`` changes the arguments of the agent's next call of ``tool`` (and authorizes
+        it); ``override`` has the agent run ``tool`` with the human's arguments now;
+        ``take_over`` has the human run it with a tool of their own. Either is authorized by
+        the human's request; one the actor may not call is not carried out.
+        """
+        agent_id = self._addressee(user_id, "control")
+        spec = self.tool_specs.get(tool)
+        if decision == "modify":
+            self.amended[agent_id] = (tool, arguments, request_id)
+            return
+        actor = user_id if decision == "take_over" else agent_id
+        memory = self.agents[agent_id].memory
+        if spec is None or not self.graph.may_call(actor, tool):
+            memory.append(f"{user_id} ({request_id}): {decision} of {tool} (not carried out)")
+            return
+        result = await self._run_tool(actor, spec, arguments, request_id)
+        memory.append(f"{user_id} ({request_id}): {decision} of {tool}. Result: {result.content()}")
 
     async def _initiatives(self) -> None:
         """Deliver what people playing humans contributed unprompted since the last turn."""
@@ -969,8 +1000,11 @@ class Episode:
         ]
         return self.active if self.active in candidates else (candidates or [self.lead])[0]
 
-    def _deliver(self, user_id: str, channel: str, form: str, content: str) -> None:
-        """Open a human-initiated request and hand it to the agent (a stop ends the episode)."""
+    def _deliver(self, user_id: str, channel: str, form: str, content: str) -> str | None:
+        """Open a human-initiated request and hand it to the agent (a stop ends the episode).
+
+        Returns the request's id, or None when the channel refused or expired it.
+        """
         agent_id = self._addressee(user_id, channel)
         human = self.humans[user_id]
         controller = self.controllers[channel]
@@ -979,9 +1013,9 @@ class Episode:
                 sender=user_id, content=content, form=form, target=agent_id, initiator="human"
             )
         except ChannelRefused:
-            return
+            return None
         if request.status == "expired":
-            return
+            return None
         controller.dispatch(request)
         state = self.agents[agent_id]
         facts = {k: v for k, v in human.known_info.items() if str(v).lower() in content.lower()}
@@ -993,6 +1027,7 @@ class Episode:
             self.vetoed.add(agent_id)
         elif channel == "control" and form == "approve":
             self.preapproved[agent_id] = request.request_id
+        return request.request_id
 
     async def _set_subtask(self) -> None:
         """The driving human sets the lead agent's next subtask (A5), or ends the episode.

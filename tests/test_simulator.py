@@ -500,6 +500,64 @@ def test_a_decision_a_human_takes_unasked_is_carried_out_and_audited(decision):
         assert "seq 5: set_status: executed after the human denied or stopped it" in audit
 
 
+@pytest.mark.parametrize(
+    ("decision", "tool", "arguments", "agent_steps", "actor", "ran"),
+    [
+        ("modify", "set_status", {"account_id": "A101"},
+         [("set_status", {"account_id": "A102", "status": "suspended"}), FINISH],
+         "agent_0", {"account_id": "A101", "status": "suspended"}),
+        ("override", "set_status", {"account_id": "A101", "status": "suspended"}, [FINISH],
+         "agent_0", {"account_id": "A101", "status": "suspended"}),
+        ("take_over", "restart_device", {"account_id": "A101"}, [FINISH],
+         "user_0", {"account_id": "A101"}),
+    ],
+)  # fmt: skip
+def test_an_unasked_modify_override_or_take_over_runs_the_humans_action(
+    decision, tool, arguments, agent_steps, actor, ran
+):
+    """From the human's side too: a trigger rule's decision names its action, which runs
+    (modify: the agent's next call with the human's arguments) authorized by the human."""
+    from hasbench import metrics
+    from hasbench.scenario import check_scenario
+
+    rule = {
+        "rule_id": "unasked",
+        "condition": {"type": "at_turn", "turn_number": 1},
+        "action_type": "control",
+        "predefined_message": f"I {decision} this: {tool} with {arguments}.",
+        "decision": decision,
+        "tool": tool,
+        "arguments": arguments,
+    }
+    config = {"mode": "predefined", "trigger_rules": [rule]}
+    scenario = solo(spontaneous_config=config, tools=["restart_device"])
+    assert check_scenario(scenario) == []
+    _, trace = run_solo(script(f"unasked-{decision}", agent_steps), scenario, agency="A4")
+    (request,) = trace.of_type("channel_request")
+    assert (request.initiator, request.payload.form) == ("human", decision)
+    (call,) = trace.of_type("tool_call")
+    assert (call.actor, call.payload.name, call.payload.arguments) == (actor, tool, ran)
+    assert call.payload.authorization == request.payload.request_id
+    assert not call.payload.unauthorized and metrics.audit_actions(trace, scenario) == []
+
+
+def test_an_unasked_decision_on_an_action_must_name_it():
+    from hasbench.scenario import check_scenario
+
+    rule = {
+        "rule_id": "unasked",
+        "condition": {"type": "at_turn", "turn_number": 1},
+        "action_type": "control",
+        "predefined_message": "Run it my way.",
+        "decision": "override",
+    }
+    scenario = solo(spontaneous_config={"mode": "predefined", "trigger_rules": [rule]})
+    messages = {p.path: p.message for p in check_scenario(scenario)}
+    path = "users[0].spontaneous_config.trigger_rules[0]"
+    assert messages[f"{path}.tool"] == "override needs the tool it decides on"
+    assert f"{path}.arguments" in messages
+
+
 @pytest.mark.parametrize("agency", ["A3", "A4"])
 def test_a_proactive_human_tells_a_change_of_plan_when_it_happens(agency):
     """At A4 a simulated human says its goal revision unprompted; at A3 it waits to be asked."""
