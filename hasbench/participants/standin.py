@@ -164,13 +164,6 @@ class Case:
         """Whether the slot was settled (known, guessed, or given up as unknown)."""
         return slot in self.facts
 
-    def output_of(self, name: str) -> Any:
-        """The latest successful output of a tool, or None."""
-        for outcome in reversed(self.outputs):
-            if outcome.name == name and outcome.error is None:
-                return outcome.output
-        return None
-
     def ran(self, name: str) -> bool:
         """Whether a write of this tool ran."""
         return any(done == name for done, _ in self.done)
