@@ -660,7 +660,9 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--repair-rounds", type=int, default=2, help="repairs of a CONDITIONAL task")
     q.add_argument("--per-stratum", type=int, default=2, help="human-review sample per stratum")
     q.add_argument("--seed", type=int, default=0, help="seed of personas, revisions, sample")
-    q.add_argument("--workers", type=int, default=2, help="processes for the checks")
+    q.add_argument(
+        "--workers", type=number(int, least=1), default=2, help="processes for the checks"
+    )
     q.add_argument("--quiet", action="store_true", help="no progress on stderr")
     q.set_defaults(func=cmd_build_has_bench)
     q = build.add_parser("agreement", help="means and inter-rater agreement of review sheets")
@@ -683,7 +685,9 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument(
         "--report", metavar="DIR", help="run the checks; write <FILE>_import.csv/.md here"
     )
-    q.add_argument("--workers", type=int, default=2, help="processes for the checks")
+    q.add_argument(
+        "--workers", type=number(int, least=1), default=2, help="processes for the checks"
+    )
     q.set_defaults(func=cmd_import_tau2)
     q = source.add_parser("marble", help="MultiAgentBench JSONL (coding, research, bargaining)")
     q.add_argument("file", metavar="FILE.jsonl", help="a MultiAgentBench task file")
@@ -774,7 +778,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument(
         "--workers",
-        type=int,
+        type=number(int, least=1),
         metavar="N",
         help="worker processes for offline (CPU-bound) episodes (default: one per CPU; 1: none)",
     )

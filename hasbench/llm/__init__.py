@@ -58,7 +58,9 @@ from hasbench.llm.client import (
     CallBudget,
     ClientStats,
     LLMClient,
+    did_you_mean,
     error_kind,
+    model_problem,
     provider_of,
     redact,
     retry_after,
@@ -84,6 +86,7 @@ __all__ = [
     "LOCAL_CONTEXT", "LOCAL_KEPT_STATES", "LOCAL_MAX_TOKENS", "LOCAL_MODELS", "LOCAL_SEED",
     "NO_KEY", "PERMANENT_KINDS", "RETRYABLE_KINDS", "CallBudget",
     "ClientStats", "Endpoint", "LLMClient", "ModelError", "ModelResponse", "Respond",
-    "ResponseCache", "ToolCallRequest", "error_kind", "provider_of", "redact",
+    "ResponseCache", "ToolCallRequest", "did_you_mean", "error_kind", "model_problem",
+    "provider_of", "redact",
     "register_test_provider", "request_key", "retry_after",
 ]  # fmt: skip

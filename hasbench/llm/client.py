@@ -354,6 +354,50 @@ def provider_of(model: str) -> str:
         return model
 
 
+def model_problem(model: str) -> str | None:
+    """Why a model string cannot name a model, or None; known before any call is made.
+
+    A ``provider/model`` string needs a provider litellm knows (or ``local``, ``test``);
+    ``local/`` names one of :data:`~hasbench.llm.local.LOCAL_MODELS`; a bare name is one
+    litellm can place (``gpt-4o-mini``). The model names a provider serves are not checked
+    (a server may serve any). Problems end with a "did you mean" where one is close.
+    """
+    provider, _, name = model.partition("/") if "/" in model else ("", "", model)
+    if provider == "test":
+        return None if name else "test/ needs a name (register_test_provider)"
+    if provider == "local":
+        if name in local.LOCAL_MODELS:
+            return None
+        return f"unknown local model {model!r}" + did_you_mean(
+            model, [f"local/{known}" for known in local.LOCAL_MODELS]
+        )
+    litellm = _litellm()
+    providers = sorted({getattr(p, "value", p) for p in litellm.provider_list} | {"local", "test"})
+    if provider:
+        if provider in providers:
+            return None
+        close = did_you_mean(provider, providers)
+        return f"unknown provider {provider!r} (not a litellm provider){close}"
+    try:
+        litellm.get_llm_provider(model)
+        return None
+    except Exception:  # litellm raises several types for a name it cannot place
+        pass
+    known = (litellm.model_cost.get(model) or {}).get("litellm_provider")
+    hint = f"; did you mean {known + '/' + model!r}?" if known else did_you_mean(
+        model, litellm.model_list
+    )  # fmt: skip
+    return f"unknown model {model!r}: it names no provider (provider/model){hint}"
+
+
+def did_you_mean(word: str, candidates: Iterable[str]) -> str:
+    """``"; did you mean 'x'?"`` for the closest candidate, or "" when none is close."""
+    import difflib
+
+    close = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.75)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
 _MISSING_KEY = re.compile(
     r"missing credentials|missing [\w ]{0,20}api key|api_key client option must be set"
     r"|no api key",

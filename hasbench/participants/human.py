@@ -519,9 +519,8 @@ def parse_answer(ask: Ask, line: str) -> Answer:
 # The backend
 
 
-@user_backend(PREFIX, prefix=True, label="a real person (human:notebook, human:terminal)")
-def person(spec: str, seat: HumanSeat) -> UserPolicy:
-    """A real person plays the seat's human, or ``others`` does when it is not played.
+def person_options(spec: str) -> tuple[str, dict[str, str]]:
+    """The interface (notebook, terminal) and the options of a ``human:`` backend string.
 
     Raises:
         ValueError: an interface other than notebook or terminal, or an unknown option.
@@ -534,8 +533,22 @@ def person(spec: str, seat: HumanSeat) -> UserPolicy:
     unknown = set(options) - {"play", "others"}
     if unknown:
         raise ValueError(f"{spec}: unknown option(s) {sorted(unknown)}; known: play, others")
+    return interface, options
+
+
+@user_backend(
+    PREFIX, prefix=True, label="a real person (human:notebook, human:terminal)",
+    check=person_options,
+)  # fmt: skip
+def person(spec: str, seat: HumanSeat) -> UserPolicy:
+    """A real person plays the seat's human, or ``others`` does when it is not played.
+
+    Raises:
+        ValueError: an interface other than notebook or terminal, or an unknown option.
+    """
+    interface, options = person_options(spec)
     played = [u for u in options.get("play", "").split(",") if u]
     if played and seat.user_id not in played:
         return make_user(options.get("others", DEFAULT_OTHERS), seat)
     front: Front = notebook_desk() if interface == "notebook" else terminal()
-    return PersonPolicy(seat.user_id, name, front)
+    return PersonPolicy(seat.user_id, spec.partition("?")[0], front)

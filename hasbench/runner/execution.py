@@ -129,12 +129,19 @@ async def run_experiment(
         progress: show live progress (a line in a notebook, a bar in a terminal; see
             :class:`~hasbench.runner.progress.Progress`).
         workers: worker processes for CPU-bound episodes (see
-            :func:`hasbench.runner.pool.open_pool`; None: sized to the machine).
+            :func:`hasbench.runner.pool.open_pool`; None: sized to the machine; 1: none).
         cluster: a Dask scheduler address, or ``local:N``: run the episodes there
             (:mod:`hasbench.runner.cluster`) instead of in local worker processes.
+
+    Raises:
+        ExperimentError: a backend string that cannot play its role (nothing is written).
+        ValueError: ``workers`` below 1.
     """
     from hasbench.llm import PERMANENT_KINDS, CallBudget, LLMClient, ResponseCache
 
+    if workers is not None and workers < 1:
+        raise ValueError(f"workers: must be at least 1, got {workers}")
+    experiment.check_backends()
     specs = grid(experiment)  # a bad task selection fails before the store is touched
     store = Path(directory) if directory is not None else experiment.default_dir()
     results.open_store(store, experiment)

@@ -111,7 +111,7 @@ def open_pool(
     Args:
         specs: the episodes about to run.
         workers: worker processes; None: one per CPU of the machine, when there are at
-            least :data:`MIN_POOL_EPISODES` CPU-bound episodes; 0 or 1: no pool.
+            least :data:`MIN_POOL_EPISODES` CPU-bound episodes; 1: no pool.
         client: the main process's client (its response cache file is shared).
         run_one: what runs one episode into a store (``execution.run_one``).
     """
