@@ -399,6 +399,10 @@ def test_damaged_records_and_traces_are_reported_quarantined_and_run_again(tmp_p
             "backends.0.endpoints.agent.retries: Input should be greater than or equal to 0",
         ),
         (
+            {"backends": [{"agent": "openai/x", "endpoints": {"agent": {"stop_after": 0}}}]},
+            "backends.0.endpoints.agent.stop_after: Input should be greater than or equal to 1",
+        ),
+        (
             {"budget": {"max_calls": 0}},
             "budget.max_calls: Input should be greater than or equal to 1",
         ),

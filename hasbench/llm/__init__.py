@@ -28,8 +28,10 @@ The shared cache lives in ``CACHE_DIR`` (``HASBENCH_CACHE``), see
 :meth:`ResponseCache.default`.
 
 Every failure of a call is a :class:`ModelError` with a kind: transient kinds are retried
-first; permanent kinds (``PERMANENT_KINDS``: auth, not_found, quota, unreachable) mean no
-later call to that backend can succeed, and ``FIXES`` says what to change.
+first, and a run stops a backend after ``STOP_AFTER`` episodes in a row end in one (per
+endpoint: ``Endpoint.stop_after``); permanent kinds (``PERMANENT_KINDS``: auth,
+not_found, quota, unreachable) mean no later call to that backend can succeed, and
+``FIXES`` says what to change.
 
 litellm is imported lazily, on the first model call, because importing it is slow.
 
@@ -45,6 +47,8 @@ from hasbench.llm.base import (
     FIXES,
     PERMANENT_KINDS,
     RETRYABLE_KINDS,
+    STOP_AFTER,
+    TRANSIENT_KINDS,
     Endpoint,
     ModelError,
     ModelResponse,
@@ -84,7 +88,7 @@ from hasbench.llm.local import _parse_local_reply as _parse_local_reply
 __all__ = [
     "CACHE_FORMAT", "DEFAULT_CONCURRENCY", "FALLBACK_CONCURRENCY", "FIXES", "LOCAL_BATCH",
     "LOCAL_CONTEXT", "LOCAL_KEPT_STATES", "LOCAL_MAX_TOKENS", "LOCAL_MODELS", "LOCAL_SEED",
-    "NO_KEY", "PERMANENT_KINDS", "RETRYABLE_KINDS", "CallBudget",
+    "NO_KEY", "PERMANENT_KINDS", "RETRYABLE_KINDS", "STOP_AFTER", "TRANSIENT_KINDS", "CallBudget",
     "ClientStats", "Endpoint", "LLMClient", "ModelError", "ModelResponse", "Respond",
     "ResponseCache", "ToolCallRequest", "did_you_mean", "error_kind", "model_problem",
     "provider_of", "redact",

@@ -104,6 +104,9 @@ class LLMClient:
         sleep: The coroutine used to pause between attempts (tests inject a fake).
         rng: Draws the jitter (seed it for reproducible pauses; default: unseeded).
         budget: A limit on calls and cost shared by every call of this client.
+
+    Raises:
+        ValueError: a concurrency limit below 1.
     """
 
     def __init__(
@@ -119,6 +122,9 @@ class LLMClient:
         rng: np.random.Generator | None = None,
         budget: CallBudget | None = None,
     ) -> None:
+        low = {name: limit for name, limit in (concurrency or {}).items() if limit < 1}
+        if low:
+            raise ValueError(f"concurrency: every limit must be at least 1, got {low}")
         self.cache = cache
         self.max_retries = max_retries
         self.concurrency = {**DEFAULT_CONCURRENCY, **(concurrency or {})}

@@ -69,9 +69,9 @@ class EpisodePool:
     def __init__(self, workers: int, client: LLMClient, run_one: RunOne) -> None:
         cache = getattr(client.cache, "path", None) if client.cache is not None else None
         self.workers = workers
+        """Worker processes (the run keeps twice as many episodes in flight)."""
         self.client = client
         self._run_one = run_one
-        self._slots = asyncio.Semaphore(2 * workers)
         self._executor = worker_pool(
             workers, initializer=_start_worker, initargs=(None if cache is None else str(cache),)
         )
@@ -86,11 +86,10 @@ class EpisodePool:
     ) -> dict[str, Any]:
         """Run one episode in a worker; write its trace and record here; return the record."""
         loop = asyncio.get_running_loop()
-        async with self._slots:
-            future = self._executor.submit(
-                _run_episode, self._run_one, spec, identity, key, judge_process
-            )
-            record, trace, calls, hits = await asyncio.wrap_future(future, loop=loop)
+        future = self._executor.submit(
+            _run_episode, self._run_one, spec, identity, key, judge_process
+        )
+        record, trace, calls, hits = await asyncio.wrap_future(future, loop=loop)
         if trace is not None:
             results.write_trace(store, key, trace)
         results.write_record(store, key, record)
