@@ -80,10 +80,9 @@ def test_tool_request_gives_tool_call_or_message_and_repeat_is_cache_hit(tmp_pat
 
 
 def forget_states():
-    from hasbench import llm
+    from hasbench.llm import local
 
-    model = llm._LOCAL_LOADED["smollm2-135m"]
-    model._live, model._saved = [], []
+    local.stop_models()  # a new process keeps no prompt states
 
 
 def test_reply_depends_on_the_request_only_not_on_earlier_calls():

@@ -10,7 +10,8 @@ plus two families served in this process:
   per-call overhead (about 1 ms of CPU).
 - ``local/<name>``: a real small model run by llama.cpp through a litellm custom provider
   (``local/smollm2-135m``, needs the ``[local]`` extra), with tool calls constrained to
-  valid JSON by a grammar.
+  valid JSON by a grammar. Each runs in a process of its own: if llama.cpp crashes, that
+  call fails (kind ``died``) and the next one starts the model again.
 
 The client adds what a study needs around litellm: an on-disk response cache keyed by a
 hash of the request and its endpoint (a warm rerun makes no model calls), retries for rate
@@ -37,8 +38,9 @@ litellm is imported lazily, on the first model call, because importing it is slo
 
 The package has one module per job: :mod:`~hasbench.llm.client` (the client, retries,
 error classification), :mod:`~hasbench.llm.cache` (the response cache),
-:mod:`~hasbench.llm.doubles` (``test/`` models) and :mod:`~hasbench.llm.local`
-(``local/`` models), on the shared types of :mod:`~hasbench.llm.base`.
+:mod:`~hasbench.llm.doubles` (``test/`` models), :mod:`~hasbench.llm.local` (``local/``
+models: the provider and the model's process) over :mod:`~hasbench.llm.llama` (what runs
+in that process), on the shared types of :mod:`~hasbench.llm.base`.
 """
 
 # The underscored names are internals that tests/test_llm.py and tests/test_local_model.py
@@ -72,8 +74,7 @@ from hasbench.llm.client import (
 from hasbench.llm.client import _convert as _convert
 from hasbench.llm.client import _litellm as _litellm
 from hasbench.llm.doubles import Respond, register_test_provider
-from hasbench.llm.local import _LOCAL_LOADED as _LOCAL_LOADED
-from hasbench.llm.local import (
+from hasbench.llm.llama import (
     LOCAL_BATCH,
     LOCAL_CONTEXT,
     LOCAL_KEPT_STATES,
@@ -81,9 +82,9 @@ from hasbench.llm.local import (
     LOCAL_MODELS,
     LOCAL_SEED,
 )
-from hasbench.llm.local import _grammar_safe as _grammar_safe
-from hasbench.llm.local import _local_messages as _local_messages
-from hasbench.llm.local import _parse_local_reply as _parse_local_reply
+from hasbench.llm.llama import _grammar_safe as _grammar_safe
+from hasbench.llm.llama import _local_messages as _local_messages
+from hasbench.llm.llama import _parse_local_reply as _parse_local_reply
 
 __all__ = [
     "CACHE_FORMAT", "DEFAULT_CONCURRENCY", "FALLBACK_CONCURRENCY", "FIXES", "LOCAL_BATCH",

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from hasbench.llm import doubles, local
+from hasbench.llm import doubles, llama, local
 from hasbench.llm.base import RETRYABLE_KINDS, Endpoint, ModelError, ModelResponse, ToolCallRequest
 from hasbench.llm.cache import ResponseCache, request_key
 from hasbench.trace import Usage
@@ -256,7 +256,8 @@ class LLMClient:
             attempt += 1
             try:
                 response = await _dispatch(model, kwargs)
-            except Exception as exc:  # every provider failure is classified below
+            except Exception as raised:  # every provider failure is classified below
+                exc = own_error(raised) or raised
                 kind = error_kind(exc)
                 if kind != "connection":
                     self._reached.add(where)  # the server answered, if only with an error
@@ -364,7 +365,7 @@ def model_problem(model: str) -> str | None:
     """Why a model string cannot name a model, or None; known before any call is made.
 
     A ``provider/model`` string needs a provider litellm knows (or ``local``, ``test``);
-    ``local/`` names one of :data:`~hasbench.llm.local.LOCAL_MODELS`; a bare name is one
+    ``local/`` names one of :data:`~hasbench.llm.llama.LOCAL_MODELS`; a bare name is one
     litellm can place (``gpt-4o-mini``). The model names a provider serves are not checked
     (a server may serve any). Problems end with a "did you mean" where one is close.
     """
@@ -372,10 +373,10 @@ def model_problem(model: str) -> str | None:
     if provider == "test":
         return None if name else "test/ needs a name (register_test_provider)"
     if provider == "local":
-        if name in local.LOCAL_MODELS:
+        if name in llama.LOCAL_MODELS:
             return None
         return f"unknown local model {model!r}" + did_you_mean(
-            model, [f"local/{known}" for known in local.LOCAL_MODELS]
+            model, [f"local/{known}" for known in llama.LOCAL_MODELS]
         )
     litellm = _litellm()
     providers = sorted({getattr(p, "value", p) for p in litellm.provider_list} | {"local", "test"})
@@ -412,10 +413,23 @@ _MISSING_KEY = re.compile(
 _QUOTA = re.compile(r"insufficient_quota|exceeded your current quota", re.IGNORECASE)
 
 
+def own_error(exc: BaseException) -> ModelError | None:
+    """The :class:`ModelError` a provider of this package raised, if litellm wrapped one."""
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, ModelError):
+            return cause
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return None
+
+
 def error_kind(exc: BaseException) -> str:
     """Classify a provider exception (ours or litellm's) into a :class:`ModelError` kind."""
-    if isinstance(exc, ModelError):
-        return exc.kind
+    own = own_error(exc)
+    if own is not None:
+        return own.kind
     import litellm
 
     text = str(exc)
