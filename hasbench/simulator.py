@@ -29,7 +29,6 @@ from hasbench.agency import Setting
 from hasbench.channels import (
     CHANNEL_TOOLS,
     TOOL_CHANNEL,
-    ActionRef,
     Budget,
     ChannelController,
     ChannelRefused,
@@ -38,6 +37,7 @@ from hasbench.channels import (
     ControlDecision,
     FeedbackResponse,
     control_tool,
+    parse_channel_call,
 )
 from hasbench.envs import make_environment
 from hasbench.envs.base import ToolResult
@@ -801,51 +801,20 @@ class Episode:
     def _open(
         self, agent_id: str, channel: str, args: dict[str, Any]
     ) -> tuple[ChannelRequest, ToolSpec | None]:
-        """Validate a channel tool's arguments and open the request."""
-        target = args.get("target")
-        if target is not None and not isinstance(target, str):
-            raise ValueError("target must be a participant id")
-        controller = self.controllers[channel]
-        if channel == "clarification":
-            question = args.get("question")
-            if not isinstance(question, str) or not question.strip():
-                raise ValueError("question must be a non-empty string")
-            topics = args.get("topics") or []
-            if not isinstance(topics, list) or not all(isinstance(t, str) for t in topics):
-                raise ValueError("topics must be a list of strings")
-            return controller.open(
-                sender=agent_id, content=question, form="question", target=target, topics=topics
-            ), None
-        if channel == "feedback":
-            artifact = args.get("artifact")
-            if not isinstance(artifact, str) or not artifact.strip():
-                raise ValueError("artifact must be a non-empty string")
-            question = args.get("question")
-            content = artifact if not question else f"{artifact}\n\n{question}"
-            return controller.open(
-                sender=agent_id, content=content, form="review", target=target
-            ), None
-        name, arguments, mode = args.get("tool_name"), args.get("arguments", {}), args.get("mode")
-        if mode not in ("approval", "execute"):
-            raise ValueError("mode must be 'approval' or 'execute'")
-        if not isinstance(arguments, dict):
-            raise ValueError("arguments must be an object")
-        spec = self.tool_specs.get(name) if isinstance(name, str) else None
-        if spec is None:
-            raise ValueError(f"no tool named {name!r}")
-        if mode == "approval" and (
+        """Read a channel tool's call and open the request."""
+        parsed = parse_channel_call(CHANNEL_TOOLS[channel].name, args, self.tool_specs)
+        spec = parsed.tool
+        if parsed.form == "approval" and (
             spec.side != "agent" or not self.graph.may_call(agent_id, spec.name)
         ):
             raise ChannelRefused("tool_not_permitted", f"{agent_id} does not hold {spec.name}")
-        reason = args.get("reason") or ""
-        verb = "approve" if mode == "approval" else "carry out"
-        content = f"Please {verb} {name}" + (f": {reason}" if reason else ".")
-        request = controller.open(
+        request = self.controllers[channel].open(
             sender=agent_id,
-            content=content,
-            form=mode,
-            target=target,
-            action=ActionRef(name=name, arguments=arguments),
+            content=parsed.content,
+            form=parsed.form,
+            target=parsed.target,
+            topics=parsed.topics,
+            action=parsed.action,
         )
         return request, spec
 
