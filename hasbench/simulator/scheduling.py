@@ -114,7 +114,6 @@ class Scheduler:
             return
         self.subtasks += 1
         self.lead_done = False
-        channel = (
-            "control" if "control" in self._context.setup.setting.enabled_channels() else "feedback"
-        )
+        enabled = self._context.setup.setting.enabled_channels()
+        channel = "control" if "control" in enabled else "feedback"
         self._context.hand_over(self.driver, channel, SUBTASK, text, self.lead, "next subtask")
