@@ -44,7 +44,7 @@ from hasbench.build.builder import (
     suitable_personas,
 )
 from hasbench.envs.airline import AirlineEnvironment
-from hasbench.envs.airline_db import TODAY
+from hasbench.envs.airline.db import TODAY
 from hasbench.paths import TASKS_DIR
 from hasbench.personas import domain_personas
 
