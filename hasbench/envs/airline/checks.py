@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from hasbench.envs.airline.reservations import NEW_CERTIFICATE_IDS, plain_number
-from hasbench.envs.base import Environment, assertion, changed_keys
+from hasbench.envs.base import Environment, assertion
+from hasbench.envs.state import changed_keys
 
 if TYPE_CHECKING:
     from hasbench.scenario import Scenario
