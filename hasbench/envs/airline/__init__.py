@@ -8,6 +8,9 @@ The domain's rooms:
 - :mod:`~hasbench.envs.airline.reservations`: members, reservations, payments and the
   agent's tools that book, change and cancel;
 - :mod:`~hasbench.envs.airline.checks`: the safety rules and the hidden assertions;
+- :mod:`~hasbench.envs.airline.policy`: the policy's numbers (the clock, free bags, fees,
+  compensation, the free-cancellation window), also read by the playbook and the task
+  builder;
 - :mod:`~hasbench.envs.airline.db`: the τ²-bench schema and the seeded generator.
 
 This module declares the domain (``DOMAIN``): its tools, tasks, deliverable and unsafe

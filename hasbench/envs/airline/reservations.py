@@ -11,15 +11,13 @@ from typing import Any, Literal
 
 from typing_extensions import TypedDict
 
-from hasbench.envs.airline.db import NOW
+from hasbench.envs.airline.policy import BAG_FEE, INSURANCE_FEE, NOW
 from hasbench.envs.base import ToolError, tool
 from hasbench.envs.service import not_found
 
 Cabin = Literal["business", "economy", "basic_economy"]
 NEW_RESERVATION_IDS = ("HATHAT", "HATHAU", "HATHAV")
 NEW_CERTIFICATE_IDS = ("certificate_3221322", "certificate_3221323", "certificate_3221324")
-INSURANCE_FEE = 30
-BAG_FEE = 50
 
 
 class FlightInfo(TypedDict):
