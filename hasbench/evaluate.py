@@ -43,7 +43,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from hasbench.envs import make_environment, replayed_environment
-from hasbench.envs.base import Environment, state_diff
+from hasbench.envs.base import Environment
+from hasbench.envs.state import state_diff
 from hasbench.registry import get_domain
 from hasbench.scenario import GoldAction, Scenario
 from hasbench.trace import Trace
