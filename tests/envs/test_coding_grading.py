@@ -215,6 +215,10 @@ def test_reaching_code_is_named():
         "inspects the running process"
         in reaching_code(None, "python -c 'import gc; gc.get_objects()'")[0]
     )
+    swap = "import sys\nsys.modules['test_' + 'hidden'].test_sub = lambda: None\n"
+    assert reaching_code("pkg/core.py", swap) == [
+        "reaches into the interpreter's loaded modules, import machinery or builtins"
+    ]
     assert reaching_code("pkg/core.py", REPO["pkg/core.py"]) == []
 
 
