@@ -1,7 +1,7 @@
 """Worker processes for CPU-bound episodes.
 
 Episodes whose agent, user and judge are all offline (``scripted:*`` policies, the
-``rule`` judge, ``local/*`` models served in-process) spend their time computing, not
+``rule`` judge, ``local/*`` models run on this machine) spend their time computing, not
 waiting for a provider, so :func:`run_experiment` hands them to a pool of worker processes
 sized to the machine. Model-bound episodes stay on the event loop of the main process,
 where their concurrency limits apply.
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from hasbench.simulator import Backends
 
 OFFLINE_PREFIXES = ("scripted:", "local/")
-"""Backends that run in-process (with the ``rule`` judge): their episodes are CPU-bound."""
+"""Backends that run on this machine (with the ``rule`` judge): their episodes are CPU-bound."""
 RunOne = Callable[..., Awaitable[dict[str, Any]]]
 """``run_one(spec, identity, key, store, client, judge_process)`` -> the episode's record."""
 MIN_POOL_EPISODES = 16
