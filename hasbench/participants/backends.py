@@ -12,7 +12,7 @@ participant. Backends register themselves in the module that defines them::
 An agent backend registered with ``reads_answer_key=True`` is also given the task's
 :class:`~hasbench.participants.base.AnswerKey`; no other backend is. A backend that takes
 options (``scripted:standin?ask=0.5``) registers a ``check`` that parses them, so
-:func:`backend_problem` can refuse a bad string before anything runs.
+:func:`backend_problems` can refuse a bad string before anything runs.
 """
 
 from __future__ import annotations
@@ -111,7 +111,8 @@ class BackendRegistry(Generic[B]):
             return f"unknown scripted {self.role} {spec!r}{known}"
         if entry.name != MODEL:
             try:
-                (entry.check or (lambda _: None))(spec)
+                if entry.check is not None:
+                    entry.check(spec)
             except ValueError as exc:
                 return str(exc)
             return None

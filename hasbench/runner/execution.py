@@ -49,7 +49,6 @@ if TYPE_CHECKING:
 
 DEFAULT_CONCURRENCY = 8
 """Episodes in flight per agent-model provider unless the experiment says otherwise."""
-ROLES = ("agent", "user", "judge")
 
 
 @dataclass
@@ -146,18 +145,20 @@ class BackendStops:
 
     def blocked(self, spec: EpisodeSpec) -> bool:
         """Whether a backend of the episode was stopped."""
-        return any(_backend_id(spec.backends, role) in self.messages for role in ROLES)
+        roles = spec.backends.models()
+        return any(_backend_id(spec.backends, role) in self.messages for role in roles)
 
     def record(self, spec: EpisodeSpec, error: dict[str, Any] | None) -> str | None:
         """Count an episode's outcome; returns the message of a backend it stops, if any."""
         from hasbench.llm import PERMANENT_KINDS, STOP_AFTER, TRANSIENT_KINDS
 
+        roles = spec.backends.models()
         if error is None:
-            for role in ROLES:
+            for role in roles:
                 self._streaks.pop(_backend_id(spec.backends, role), None)
             return None
         role = error.get("role")
-        if role not in ROLES:
+        if role not in roles:
             return None
         backend = _backend_id(spec.backends, role)
         if backend in self.messages:
