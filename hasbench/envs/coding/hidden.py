@@ -7,7 +7,8 @@ can take it over:
 - the interpreter starts isolated: no user site (``-s``), neither the script's folder nor
   the working directory on ``sys.path`` (``-P``), and an environment the host sets whole
   (no ``PYTHONPATH``), so ``sitecustomize.py``, ``usercustomize.py`` and ``*.pth`` files of
-  the workspace are never read;
+  the workspace are never read. This is what ``-I`` does, except that ``-I`` would also
+  ignore ``PYTHONHASHSEED=0``, which keeps the tests' output (and traces) deterministic;
 - the runner (:mod:`hasbench.envs.coding.hidden_runner`) and the hidden tests are bound
   read-only at ``/grader`` and ``/hidden``; pytest and its plugins come from the
   interpreter's read-only installation, with ``/hidden`` as the root, its own
