@@ -23,6 +23,7 @@ import json
 import os
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -480,8 +481,14 @@ def build_problem() -> str | None:
     )
 
 
-def serve(name: str) -> int:
-    """Answer requests for the local model ``name``: one JSON line in, one JSON line out."""
+def serve(name: str, parent: int | None = None) -> int:
+    """Answer requests for the local model ``name``: one JSON line in, one JSON line out.
+
+    The process ends when its input closes, or at once when ``parent`` (the process that
+    started it) is gone: killed mid-request, nobody would read the reply.
+    """
+    if parent is not None:
+        threading.Thread(target=_end_with_parent, args=(parent,), daemon=True).start()
     replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)  # whatever else writes to stdout (llama.cpp) goes to stderr
     for line in sys.stdin:
@@ -496,3 +503,9 @@ def serve(name: str) -> int:
         replies.write(json.dumps(answer) + "\n")
         replies.flush()
     return 0
+
+
+def _end_with_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(0)

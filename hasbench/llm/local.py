@@ -101,7 +101,7 @@ class ModelProcess:
             return self.process
         self._log = tempfile.TemporaryFile()
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "hasbench.llm", "serve", self.name],
+            [sys.executable, "-m", "hasbench.llm", "serve", self.name, str(os.getpid())],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log,
         )  # fmt: skip
         return self.process
