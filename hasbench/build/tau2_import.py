@@ -28,7 +28,6 @@ database before anything is written; problems name the file, the task and the fi
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any, Literal
@@ -36,10 +35,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from hasbench.agency import Setting
+from hasbench.build import sources
 from hasbench.build.builder import dump_tasks
 from hasbench.build.reachability import Reach, make_reachable
 from hasbench.envs import environment_class
 from hasbench.envs.base import EnvironmentDataError
+from hasbench.paths import is_data_file
 from hasbench.registry import all_domains
 from hasbench.scenario import Scenario, check_scenario
 
@@ -215,19 +216,15 @@ def _is_reservation(code: str, before: str) -> bool:
 
 
 def read_tau2_tasks(path: str | Path) -> list[dict[str, Any]]:
-    """The raw task objects of a τ²-bench task file."""
-    path = Path(path)
+    """The raw task objects of a τ²-bench task file (on disk or inside the wheel).
+
+    Raises:
+        Tau2ImportError: the file cannot be read or holds no task list.
+    """
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise Tau2ImportError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except json.JSONDecodeError as exc:
-        raise Tau2ImportError(f"{path}: not valid JSON: {exc}") from None
-    if isinstance(data, dict) and isinstance(data.get("tasks"), list):
-        data = data["tasks"]
-    if not isinstance(data, list):
-        raise Tau2ImportError(f"{path}: expected a JSON list of tasks (or {{'tasks': [...]}})")
-    return data
+        return sources.read_tau2_tasks(path)
+    except sources.SourceError as error:
+        raise Tau2ImportError(str(error)) from None
 
 
 def convert_task(
@@ -389,14 +386,26 @@ def import_tau2(
     domain: str,
     user_db: str | Path | None = None,
     pattern: str = "A",
+    only: set[str] | None = None,
 ) -> tuple[list[Scenario], list[str]]:
     """Convert a τ²-bench task file; returns the scenarios and the skipped-task notes.
 
-    Every scenario's environment is built against the database, so a bad database file
-    or initial state is reported here, naming the task.
+    Each task is converted on its own: one that cannot be imported (a tool the domain
+    lacks, an initial state that fails on the database, a field it cannot represent) is
+    skipped with its reason and the others import. Every scenario's environment is built
+    against the database, so what imports is known to run.
+
+    Args:
+        tasks_file: the task file (on disk or inside the wheel).
+        db: the domain's database file.
+        user_db: telecom's phone database (telecom only).
+        domain: the domain the tasks belong to.
+        pattern: the pattern label of the imported tasks.
+        only: import only the tasks with these τ² ids.
 
     Raises:
-        Tau2ImportError: on any problem with the files or a task.
+        Tau2ImportError: the file, a database or the domain is unusable, or no task could
+            be imported because of the database.
     """
     if domain not in tau2_domains():
         choices = ", ".join(tau2_domains())
@@ -405,32 +414,38 @@ def import_tau2(
         raise Tau2ImportError("--user-db is required for telecom and only allowed for telecom")
     source = str(tasks_file)
     for path in (db, user_db):
-        if path is not None and not Path(path).is_file():
+        if path is not None and not is_data_file(path):
             raise Tau2ImportError(f"{path}: database file not found")
     scenarios: list[Scenario] = []
     skipped: list[str] = []
+    database_errors = 0
     env_class = environment_class(domain)
     for index, raw in enumerate(read_tau2_tasks(tasks_file)):
-        if not isinstance(raw, dict):
-            raise Tau2ImportError(f"{source}: task [{index}]: expected an object")
-        task_id = f"{domain}_{pattern}_{len(scenarios) + 1:03d}"
-        scenario, note = convert_task(
-            raw,
-            domain=domain,
-            task_id=task_id,
-            db_path=str(db),
-            user_db_path=None if user_db is None else str(user_db),
-            pattern=pattern,
-            source=source,
-        )
-        if scenario is None:
-            skipped.append(note or "")
+        label = raw.get("id", f"[{index}]") if isinstance(raw, dict) else f"[{index}]"
+        if only is not None and str(label) not in only:
             continue
+        task_id = f"{domain}_{pattern}_{len(scenarios) + 1:03d}"
         try:
-            env = env_class.from_scenario(scenario)
-        except EnvironmentDataError as exc:
-            raise Tau2ImportError(f"{source}: task {scenario.source_task_id}: {exc}") from None
-        scenarios.append(_with_reach(scenario, make_reachable(scenario, env), source))
+            if not isinstance(raw, dict):
+                raise Tau2ImportError(f"{source}: task [{index}]: expected an object")
+            scenario, note = convert_task(
+                raw, domain=domain, task_id=task_id, db_path=str(db),
+                user_db_path=None if user_db is None else str(user_db), pattern=pattern,
+                source=source,
+            )  # fmt: skip
+            if scenario is None:
+                skipped.append(note or f"task {label}: nothing to import")
+                continue
+            try:
+                env = env_class.from_scenario(scenario)
+            except EnvironmentDataError as exc:
+                database_errors += 1
+                raise Tau2ImportError(f"{source}: task {label}: {exc}") from None
+            scenarios.append(_with_reach(scenario, make_reachable(scenario, env), source))
+        except Tau2ImportError as error:
+            skipped.append(str(error))
+    if not scenarios and database_errors and database_errors == len(skipped):
+        raise Tau2ImportError(f"no task imports with {db}: {skipped[0]}")
     return scenarios, skipped
 
 
