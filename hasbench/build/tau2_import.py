@@ -7,7 +7,8 @@ one scenario with a single agent ``agent_0`` serving a single customer ``user_0`
   instructions) is the goal, ``task_instructions`` plus the prose ``known_info`` and any
   persona paragraph are the behaviour instructions, and the ids, e-mail, zip code, phone
   number and name found in the scenario text become ``known_info`` entries (so the agent
-  has to ask for them); ``unknown_info`` is kept;
+  has to ask for them); ``unknown_info``'s prose joins the behaviour instructions and the
+  facts it says the customer lacks become ``unknown_info`` names (``email``, ``order_id``);
 - the criteria map ``DB`` → ``ENV``, ``NL_ASSERTION`` → ``NL_ASSERTIONS`` (the others keep
   their names), requestor ``assistant`` → ``agent_0`` and ``user`` → ``user_0``, with
   ``compare_args`` kept; a dimension whose criterion is empty is left out of the basis
@@ -206,6 +207,41 @@ def extract_facts(text: str) -> dict[str, str]:
     return facts
 
 
+_UNKNOWN_TOPICS = {
+    "email": r"\be-?mail",
+    "order_id": r"\border (?:id|number)",
+    "reservation_id": r"\breservation (?:id|number|code)",
+    "user_id": r"\buser id",
+    "flight_number": r"\bflight number",
+    "cabin": r"\bcabin\b",
+    "dob": r"\bdob\b|\bdate of birth|\bbirthday",
+    "zip": r"\bzip",
+    "phone_number": r"\bphone number",
+}
+"""Fact name -> how τ²'s prose names it (in a sentence that says it is not known)."""
+_NOT_KNOWN = re.compile(
+    r"\b(?:do not|don't|does not|doesn't|cannot|can't|can not)\s+(?:remember|know|recall|have)"
+    r"\b|\bforg[eo]t",
+    re.IGNORECASE,
+)
+
+
+def unknown_facts(text: str) -> list[str]:
+    """The names of the facts τ²'s ``unknown_info`` prose says the customer lacks.
+
+    Only sentences saying something is not known or not had count ("You do not remember
+    your email address" gives ``email``); the prose itself stays in the instructions.
+    """
+    found: list[str] = []
+    for sentence in re.split(r"(?<=[.!?])\s+", text):
+        if not _NOT_KNOWN.search(sentence):
+            continue
+        for name, pattern in _UNKNOWN_TOPICS.items():
+            if re.search(pattern, sentence, re.IGNORECASE) and name not in found:
+                found.append(name)
+    return found
+
+
 def _is_reservation(code: str, before: str) -> bool:
     if re.fullmatch(r"HAT\d{3}|W\d{5}|\d{6}", code) or not re.search(r"[A-Z]", code):
         return False
@@ -313,6 +349,9 @@ def _user(task: _Task, domain: str) -> dict[str, Any]:
     parts = [behaviour]
     if known_text:
         parts.append(f"What you know: {known_text}")
+    unknown_text = " ".join(u.strip() for u in unknown if u.strip(" ."))
+    if unknown_text:
+        parts.append(f"What you do not know: {unknown_text}")
     if scenario.persona:
         parts.append(f"How you come across: {scenario.persona}")
     user_tools: list[str] = []
@@ -321,13 +360,14 @@ def _user(task: _Task, domain: str) -> dict[str, Any]:
         user_tools = sorted(n for n, s in env_class._specs.items() if s.side == "user")
         if task.user_tools is not None:
             user_tools = sorted(task.user_tools)
+    known = extract_facts("\n".join([goal, known_text, behaviour]))
     return {
         "user_id": "user_0",
         "role": "customer",
         "goal": goal,
         "task_instructions": "\n\n".join(p for p in parts if p),
-        "known_info": extract_facts("\n".join([goal, known_text, behaviour])),
-        "unknown_info": unknown,
+        "known_info": known,
+        "unknown_info": [k for k in unknown_facts(unknown_text) if k not in known],
         "tools": user_tools,
     }
 
@@ -475,7 +515,10 @@ def _with_reach(scenario: Scenario, reach: Reach, source: str) -> Scenario:
     """The scenario with the lookups and customer facts that make its gold path reachable."""
     data = scenario.model_dump(exclude_defaults=True)
     data["evaluation_criteria"]["actions"] = reach.actions
-    data["users"][0]["known_info"] = distinct_fact_names(reach.known_info, reach.actions)
+    known = distinct_fact_names(reach.known_info, reach.actions)
+    data["users"][0]["known_info"] = known
+    unknown = [k for k in data["users"][0].get("unknown_info", []) if k not in known]
+    data["users"][0]["unknown_info"] = unknown
     data["environment"]["max_iterations"] = max(MAX_ITERATIONS, 20 + 5 * len(reach.actions))
     rounds = 2 * len(reach.actions) + len(reach.known_info)
     if rounds > DEFAULT.max_tool_rounds:

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
+from hasbench.build.checks import passes
 from hasbench.prompts import render
 from hasbench.scenario import HUMAN_RELATIONS, Scenario, check_scenario, held_facts
 
@@ -307,7 +308,7 @@ def episodes_review(panel: Panel, ev: Evidence) -> Review:
     if ev.check is None:
         return Review(reviewer="rule:episodes", panel=panel, error="no automatic checks given")
     r = ev.check.results
-    ok = lambda name: r.get(name) in ("ok", "-")  # noqa: E731
+    ok = lambda name: passes(r.get(name, "-"))  # noqa: E731
     if panel == "structural":
         out.rate("D1", "PASS" if ok("validates") else "FAIL", r.get("validates", ""))
         out.rate("D4", "PASS" if ok("environment") else "FAIL", r.get("environment", ""))
@@ -318,16 +319,12 @@ def episodes_review(panel: Panel, ev: Evidence) -> Review:
         )
         if not ok("oracle_A3"):
             out.rate("D6", "FAIL", r.get("oracle_A3", ""))
-        else:
-            out.rate("D6", "PASS" if ok("idle") else "WARN", r.get("idle", ""))
+        else:  # criteria that give doing nothing a score do not separate success from failure
+            out.rate("D6", "PASS" if ok("idle") else "FAIL", f"doing nothing scores: {r['idle']}")
         out.rate("D7", "PASS" if ok("facts_hidden_A1") else "FAIL", r.get("facts_hidden_A1", ""))
     else:
         idle = r.get("idle", "")
-        if ok("idle"):
-            out.rate("W2", "PASS")
-        else:
-            succeeded = re.search(r"idle scored 1\.0", idle) is not None
-            out.rate("W2", "FAIL" if succeeded else "WARN", f"doing nothing: {idle}")
+        out.rate("W2", "PASS" if ok("idle") else "FAIL", f"doing nothing scores: {idle}")
         protected = ok("protected_path") and r.get("protected_path") == "ok"
         alone = ok("oracle_fails_A1")
         out.rate(
@@ -579,9 +576,8 @@ async def validate(
                 return Validation(task_id=scenario.task_id, verdict="INCLUDE",
                                   rounds=rounds), scenario  # fmt: skip
             if worth.overall == "EXCLUDE":
-                failed = [d for d, v in worth.labels.items() if v == "FAIL"]
                 return Validation(task_id=scenario.task_id, verdict="EXCLUDE",
-                                  reason=f"worthiness FAIL on {', '.join(failed)}",
+                                  reason=f"worthiness FAIL on {_failures(worth)}",
                                   rounds=rounds), scenario  # fmt: skip
             concerns += worth.reviews
         if round_no == max_rounds:
@@ -598,7 +594,26 @@ async def validate(
         checked = await asyncio.to_thread(recheck, scenario)  # checks run their own loop
         ev = Evidence(scenario, ev.base, checked, ev.siblings)
     last = rounds[-1]
-    state = "structural FAIL" if "worthiness" not in last else "still CONDITIONAL"
+    if "worthiness" in last:
+        state = "still CONDITIONAL"
+    else:
+        state = f"structural FAIL on {_failures(PanelVerdict.model_validate(last['structural']))}"
     return Validation(task_id=scenario.task_id, verdict="EXCLUDE",
                       reason=f"{state} after {len(rounds) - 1} repair rounds",
                       rounds=rounds), scenario  # fmt: skip
+
+
+def _failures(verdict: PanelVerdict) -> str:
+    """The failed dimensions with what failed, e.g. ``D6 (doing nothing scores)``.
+
+    What failed is the first issue a reviewer raised on the dimension, up to its details.
+    """
+    parts = []
+    for dim, label in verdict.labels.items():
+        if label != "FAIL":
+            continue
+        issues = [i for r in verdict.reviews if r.labels.get(dim) == "FAIL" for i in r.issues
+                  if i.startswith(f"{dim}: ")]  # fmt: skip
+        cause = re.split(r"[:(;]", issues[0].removeprefix(f"{dim}: "))[0].strip() if issues else ""
+        parts.append(f"{dim} ({cause})" if cause else dim)
+    return ", ".join(parts)

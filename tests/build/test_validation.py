@@ -117,7 +117,9 @@ def test_rule_panels_include_a_sound_task_and_exclude_one_doing_nothing_passes()
     assert [r["reviewer"] for r in reviews] == list(RULE_REVIEWERS)
     refusal = adapted("airline", "1", "A")  # τ²: look up, then refuse the cancellation
     bad, _ = run(refusal, "1")
-    assert bad.verdict == "EXCLUDE" and bad.reason.startswith("worthiness FAIL on W2, W3")
+    assert bad.verdict == "EXCLUDE" and bad.reason.startswith(
+        "worthiness FAIL on W2 (doing nothing scores), W3 (an agent alone solves it"
+    )
     labels = bad.rounds[0]["worthiness"]["labels"]
     assert labels["W2"] == "FAIL" and labels["W3"] == "FAIL"
 
