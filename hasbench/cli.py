@@ -662,7 +662,10 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="MODEL",
         help="W1-W5 reviewers (as --structural)",
     )
-    q.add_argument("--patterns-per-task", type=int, default=2, help="scenarios per base task")
+    q.add_argument(
+        "--patterns-per-task", type=int, default=None,
+        help="at most this many scenarios per base task (default: every supported pattern)",
+    )  # fmt: skip
     q.add_argument("--repair-rounds", type=int, default=2, help="repairs of a CONDITIONAL task")
     q.add_argument("--per-stratum", type=int, default=2, help="human-review sample per stratum")
     q.add_argument("--seed", type=int, default=0, help="seed of personas, revisions, sample")
