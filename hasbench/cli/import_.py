@@ -6,8 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from hasbench.cli.build import TAU2_HELP
-from hasbench.cli.options import DomainChoices
+from hasbench.cli.options import TAU2_HELP, DomainChoices
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
