@@ -21,6 +21,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, ValidationError
 
 from hasbench.envs.base import EnvironmentDataError, fast_copy
+from hasbench.paths import read_data_bytes
 
 TODAY = "2025-02-25"
 NOW = "2025-02-25 12:08:00"
@@ -264,7 +265,7 @@ def read_data_file(path: str | Path) -> dict[str, Any]:
     """Read a JSON or TOML file into a dict; any problem is an EnvironmentDataError."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_data_bytes(path).decode("utf-8")
     except OSError as exc:
         raise EnvironmentDataError(f"{path}: cannot read: {exc.strerror or exc}") from None
     try:
