@@ -130,8 +130,8 @@ class Bill(_Record):
     period_start: date
     period_end: date
     issue_date: date
-    due_date: date
     total_due: float
+    due_date: date
     line_items: list[LineItem] = Field(default_factory=list)
     status: Literal["Draft", "Issued", "Awaiting Payment", "Paid", "Overdue", "Disputed"] = "Draft"
 
