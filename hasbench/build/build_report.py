@@ -16,6 +16,8 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hasbench.build.source_filter import PAPER_KEPT
+
 if TYPE_CHECKING:
     from hasbench.build.pipeline import BuildResult, BuildSettings
     from hasbench.build.validation import Validation
@@ -98,6 +100,9 @@ def _causes(
         bases, none = stages["bases"][domain], stages["unassigned"][domain]
         lines.append(f"step 1 kept {bases} base tasks; the pattern panel supported no pattern "
                      f"on {none} of them")  # fmt: skip
+        per_base = sum(stages["included"].get(domain, {}).values()) / bases if bases else 0
+        paper = PAPER_TASKS[domain] / PAPER_KEPT[domain][1]
+        lines.append(f"{per_base:.2f} included scenarios per base task (the paper: {paper:.2f})")
     per = {p: n for p, n in _flat(stages["supported"], domain, pattern).items() if n}
     lines.append(
         "pattern panel (3 of 4 judges find the pattern viable): "
@@ -109,6 +114,10 @@ def _causes(
         lines.append(f"templates declined {declined}: {reasons('declined')}")
     if excluded:
         lines.append(f"validation excluded {excluded}: {reasons('excluded')}")
+    included = _flat(stages["included"], domain, pattern)
+    lines.append(
+        "included: " + (", ".join(f"{k} {n}" for k, n in included.items() if n) or "nothing")
+    )
     return lines
 
 

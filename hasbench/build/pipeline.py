@@ -429,6 +429,7 @@ def _count(
         "supported": {d: dict(c) for d, c in supported.items()},
         "declined": {d: {} for d in DOMAINS},
         "excluded": {d: {} for d in DOMAINS},
+        "included": result.domain_patterns,
     }  # fmt: skip
     for d in declined:
         domain = d["task"].split(":")[0]
