@@ -48,7 +48,7 @@ def one_session(backend: str, turn_budget: int) -> Run:
         clock=ManualClock(),
     )
     run = Run(session.log, 0.0)
-    play_round = session._round  # instrumented: a turn is one call of Session._round
+    play_round = session._loop.round  # instrumented: a turn is one round of the loop
 
     async def timed_round(discussion):
         calls = len(session.log.of_type("model_call"))
@@ -57,7 +57,7 @@ def one_session(backend: str, turn_budget: int) -> Run:
         run.round_seconds.append(time.perf_counter() - start)
         run.round_calls.append(len(session.log.of_type("model_call")) - calls)
 
-    session._round = timed_round
+    session._loop.round = timed_round
     start = time.perf_counter()
     asyncio.run(run_demo(session, DEMOS["workshop"]))
     run.seconds = time.perf_counter() - start

@@ -97,7 +97,7 @@ def test_applying_a_message_after_a_block_inserts_a_fitted_block():
     block = session.document.block(op.block_id)
     assert session.document.ids().index(block.id) == session.document.ids().index("b21") + 1
     assert not block.text.endswith(".") and "I " not in block.text  # like its list neighbours
-    assert session._batch.pending == [op]  # an ordinary edit: it waits for the trigger
+    assert session._trigger.batch.pending == [op]  # an ordinary edit: it waits for the trigger
 
 
 def test_applying_a_summary_item_uses_its_text():
@@ -140,7 +140,7 @@ def test_a_message_while_the_last_run_is_still_finishing_runs_the_discussion_aga
             if event.type == "status" and event.payload["status"] == "converged":
                 break
         await stream.aclose()
-        finishing = session._loops[d.id]
+        finishing = session._loop.loops[d.id]
         await session.post(d.id, "One more option: a quiz lunch with the other labs?")
         return d, finishing
 

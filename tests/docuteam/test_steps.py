@@ -52,13 +52,13 @@ def sample_inputs():
     """One realistic input per step (built by a scripted session run)."""
     session = make_session()
     seen = {}
-    original = session._steps.run
+    original = session._state.steps.run
 
     async def spy(name, data, discussion=None):
         seen.setdefault(name, data)
         return await original(name, data, discussion)
 
-    session._steps.run = spy
+    session._state.steps.run = spy
 
     async def main():
         session.edit("b22", NETWORKING_EDIT)
