@@ -11,13 +11,14 @@ The engine (DocuTeam paper §4, App. C) and the user-study analysis (``study``):
     await session.settle()     # and runs until it converges or asks the user
     session_measures(session.log)
 
-``document`` holds the block document, ``agents`` profiles and memory, ``session`` the
-engine (with ``discussion`` state and ``timing``: clocks and the edit debounce),
+``document`` holds the block document, ``agents`` profiles and memory, ``session/`` the
+engine (a front over its trigger, discussion loop, memory upkeep, steering and
+incorporation; with ``discussion`` state and ``timing``: clocks and the edit debounce),
 ``steps``/``schemas`` the model steps (prompts in ``hasbench/prompts/docuteam/``),
 ``scripted`` the offline stand-ins, ``log`` the JSONL session log, ``measures`` the
-process measures, ``demo`` a scripted user's session, ``widget`` the notebook UI
-(:class:`~hasbench.docuteam.widget.DocuTeamWidget`) and ``simulation`` simulated study
-participants.
+process measures, ``demo`` a scripted user's session, ``widget/`` the notebook UI
+(:class:`~hasbench.docuteam.widget.DocuTeamWidget`: document pane, cards, side panel,
+thread) and ``simulation`` simulated study participants.
 """
 
 from hasbench.docuteam.agents import Agent, AgentProfile, Memory, MemoryEntry, load_agents
