@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from hasbench.docuteam import ManualClock, Session, SessionConfig, SessionLog
 from hasbench.docuteam.demo import DEMOS, DOCUTEAM_DATA, run_demo
-from hasbench.docuteam.steps import Backends
+from hasbench.docuteam.steps import RoleModels
 from hasbench.llm import LLMClient
 
 
@@ -43,7 +43,7 @@ def one_session(backend: str, turn_budget: int) -> Run:
     session = Session.from_folder(
         DOCUTEAM_DATA / "workshop",
         config=SessionConfig(turn_budget=turn_budget),
-        backends=Backends.all(backend),
+        backends=RoleModels.all(backend),
         client=None if backend.startswith("scripted:") else LLMClient(cache=None),
         clock=ManualClock(),
     )

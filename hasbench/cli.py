@@ -444,7 +444,7 @@ def cmd_docuteam_demo(args: argparse.Namespace) -> int:
 
     from hasbench.docuteam import ManualClock, Session, SessionConfig, session_measures
     from hasbench.docuteam.demo import DEMOS, DOCUTEAM_DATA, run_demo
-    from hasbench.docuteam.steps import Backends
+    from hasbench.docuteam.steps import RoleModels
 
     config = SessionConfig(
         condition=args.condition,
@@ -456,7 +456,7 @@ def cmd_docuteam_demo(args: argparse.Namespace) -> int:
     session = Session.from_folder(
         DOCUTEAM_DATA / args.task,
         config=config,
-        backends=Backends.all(args.backend),
+        backends=RoleModels.all(args.backend),
         clock=ManualClock(),
         log_path=args.out,
     )

@@ -2,7 +2,7 @@
 
 The engine (DocuTeam paper §4, App. C) and the user-study analysis (``study``)::
 
-    from hasbench.docuteam import Backends, ManualClock, Session, SessionConfig
+    from hasbench.docuteam import RoleModels, ManualClock, Session, SessionConfig
 
     session = Session.from_folder("data/docuteam/workshop", clock=ManualClock())
     session.edit("b22", "Networking: random tables of five, or speed rounds?")
@@ -27,13 +27,13 @@ from hasbench.docuteam.document import Block, Document, EditOp, word_changes
 from hasbench.docuteam.log import LogEvent, SessionLog
 from hasbench.docuteam.measures import session_measures, study_data, study_rows
 from hasbench.docuteam.session import ConditionError, Session, SessionConfig
-from hasbench.docuteam.steps import Backends
+from hasbench.docuteam.steps import RoleModels
 from hasbench.docuteam.timing import ManualClock, SystemClock
 
 __all__ = [
     "Agent",
     "AgentProfile",
-    "Backends",
+    "RoleModels",
     "Block",
     "ConditionError",
     "Discussion",

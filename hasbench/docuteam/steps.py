@@ -2,7 +2,7 @@
 
 Every step (focus, moderator, utterance, memory updates, summary, bubble, edit reading,
 agent selection, need scoring, incorporation) belongs to one of five roles, and a
-:class:`Backends` names the model or scripted stand-in that plays each role. The
+:class:`RoleModels` names the model or scripted stand-in that plays each role. The
 :class:`StepRunner` renders the step's prompts (``hasbench/prompts/docuteam/``), calls
 the model through :class:`hasbench.llm.LLMClient` (response cache, retries) with a JSON
 schema response format, parses and checks the reply, and asks once more with the
@@ -34,7 +34,7 @@ RAW_KEPT = 600
 """Characters of an unusable reply kept in its error event."""
 
 
-class Backends(BaseModel):
+class RoleModels(BaseModel):
     """Which model or scripted stand-in plays each DocuTeam role.
 
     Any litellm model string, ``local/<name>``, ``test/<name>`` or ``scripted:docuteam``.
@@ -59,7 +59,7 @@ class Backends(BaseModel):
         return value
 
     @classmethod
-    def all(cls, model: str) -> Backends:
+    def all(cls, model: str) -> RoleModels:
         """The same backend for every role."""
         return cls(**dict.fromkeys(ROLES, model))
 
@@ -71,7 +71,7 @@ class Backends(BaseModel):
 # --------------------------------------------------------------------------- prompt text
 
 
-def render_agents(agents: list[s.AgentView]) -> str:
+def render_agents(agents: list[s.PublicProfile]) -> str:
     """One line per agent: id, name, role, stance and expertise."""
     return "\n".join(
         f"- {a.id}: {a.name}, {a.role}. Stance: {a.stance} Expertise: {', '.join(a.expertise)}."
@@ -79,7 +79,7 @@ def render_agents(agents: list[s.AgentView]) -> str:
     )
 
 
-def render_profile(agent: s.AgentView) -> str:
+def render_profile(agent: s.PublicProfile) -> str:
     """An agent's profile as prompt text."""
     return (
         f"Name: {agent.name} (id {agent.id})\nRole: {agent.role}\nStance: {agent.stance}\n"
@@ -392,7 +392,7 @@ class StepRunner:
         record: Appends an event to the session log.
     """
 
-    def __init__(self, backends: Backends, client: LLMClient | None, record: Recorder) -> None:
+    def __init__(self, backends: RoleModels, client: LLMClient | None, record: Recorder) -> None:
         if backends.uses_models() and client is None:
             raise ValueError("a model backend needs an LLMClient (with a ResponseCache)")
         self.backends = backends

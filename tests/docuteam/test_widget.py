@@ -15,7 +15,7 @@ from docuteam_helpers import NETWORKING_EDIT, WORKSHOP
 
 from hasbench.docuteam import Session, SessionConfig, SystemClock
 from hasbench.docuteam.discussion import summary_entries
-from hasbench.docuteam.steps import Backends
+from hasbench.docuteam.steps import RoleModels
 from hasbench.docuteam.widget import DocuTeamWidget, session_widget
 from hasbench.llm import LLMClient, register_test_provider
 
@@ -25,7 +25,7 @@ def live(condition="DocuTeam", backends=None, **config) -> DocuTeamWidget:
     session = Session.from_folder(
         WORKSHOP,
         config=SessionConfig(**config),
-        backends=backends or Backends(),
+        backends=backends or RoleModels(),
         client=LLMClient(cache=None) if backends else None,
         clock=SystemClock(),
     )
@@ -277,7 +277,7 @@ def test_a_running_discussion_shows_thinking_leaves_the_widget_usable_and_stops(
     model = register_test_provider("docuteam-widget-slow", slow_moderator, delay=SLOW)
 
     async def main():
-        w = live(backends=Backends(moderator=model))
+        w = live(backends=RoleModels(moderator=model))
         w.document_pane.rows["b19"].select.value = True
         for agent in ("budget", "program"):
             w.side.agent_boxes[agent].value = True
@@ -363,6 +363,6 @@ def test_adding_and_clearing_blocks_from_the_document_pane():
 def test_session_widget_opens_a_task_by_name_and_names_the_known_ones():
     w = session_widget("sports_day", "Baseline")
     assert w.session.config.task_name == "sports_day" and w.baseline
-    assert w.session.backends == Backends()
+    assert w.session.backends == RoleModels()
     with pytest.raises(FileNotFoundError, match="known: sports_day, workshop"):
         session_widget("picnic")

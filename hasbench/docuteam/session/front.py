@@ -42,7 +42,7 @@ from hasbench.docuteam.session.memory import MemoryUpkeep
 from hasbench.docuteam.session.state import SessionState
 from hasbench.docuteam.session.steering import Steering
 from hasbench.docuteam.session.trigger import ProactiveTrigger
-from hasbench.docuteam.steps import PROMPT_FOLDER, Backends
+from hasbench.docuteam.steps import PROMPT_FOLDER, RoleModels
 from hasbench.docuteam.timing import ManualClock, SystemClock
 from hasbench.llm import LLMClient, ResponseCache
 from hasbench.prompts import prompt_hashes
@@ -72,7 +72,7 @@ class Session:
         task: str = "",
         *,
         config: SessionConfig | None = None,
-        backends: Backends | None = None,
+        backends: RoleModels | None = None,
         client: LLMClient | None = None,
         log_path: str | Path | None = None,
         clock: SystemClock | ManualClock | None = None,
@@ -80,7 +80,7 @@ class Session:
         if len(agents) < 2:
             raise ValueError("a session needs at least two agents")
         config = config or SessionConfig()
-        self.backends = backends or Backends()
+        self.backends = backends or RoleModels()
         header = LogHeader(
             condition=config.condition,
             participant=config.participant,

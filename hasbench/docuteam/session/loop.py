@@ -113,7 +113,7 @@ class DiscussionLoop:
             scope=state.scope_view(d),
             mode=d.mode,
             comment=d.comment if comment is None else comment,
-            agents=[state.view_of(a) for a in d.participants],
+            agents=[state.public_profile(a) for a in d.participants],
             initiator="agents" if d.initiator == "agents" and comment is None else "user",
         )
         out = await state.steps.run("focus", data, d.id)
@@ -182,7 +182,7 @@ class DiscussionLoop:
                 mode=d.mode,
                 scope=state.scope_view(d),
                 focus=d.focus,
-                agents=[state.view_of(a) for a in d.participants],
+                agents=[state.public_profile(a) for a in d.participants],
                 agent_turns=d.agent_turns,
                 messages=state.recent(d),
                 dialog_state=d.dialog_state,
@@ -216,7 +216,7 @@ class DiscussionLoop:
                 mode=d.mode,
                 focus=d.focus,
                 scope=state.scope_view(d),
-                agent=state.view_of(speaker.id),
+                agent=state.public_profile(speaker.id),
                 memory=speaker.memory.snapshot(),
                 elsewhere=self._elsewhere(speaker.id, d.id),
                 direction=decision.speaking_direction,
@@ -254,7 +254,7 @@ class DiscussionLoop:
         d.summarized_at = len(d.messages)
         messages = list(d.messages)
         agents = [
-            state.view_of(a)
+            state.public_profile(a)
             for a in dict.fromkeys([*d.participants, *d.speakers()])
             if a in state.agents
         ]

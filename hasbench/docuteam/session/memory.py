@@ -33,7 +33,7 @@ class MemoryUpkeep:
                 state.steps.run(
                     "memory_discussion",
                     s.DiscussionMemoryInput(
-                        agent=state.view_of(a),
+                        agent=state.public_profile(a),
                         mode=d.mode,
                         focus=d.focus,
                         messages=list(d.messages),

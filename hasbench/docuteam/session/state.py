@@ -19,7 +19,7 @@ from hasbench.docuteam.discussion import Discussion, Status
 from hasbench.docuteam.document import Document
 from hasbench.docuteam.log import EventType, LogEvent, SessionLog
 from hasbench.docuteam.session.config import ConditionError, SessionConfig
-from hasbench.docuteam.steps import Backends, StepRunner
+from hasbench.docuteam.steps import RoleModels, StepRunner
 from hasbench.docuteam.timing import ManualClock, SystemClock
 from hasbench.llm import LLMClient
 from hasbench.trace import Usage
@@ -45,7 +45,7 @@ class SessionState:
         agents: dict[str, Agent],
         task: str,
         config: SessionConfig,
-        backends: Backends,
+        backends: RoleModels,
         client: LLMClient | None,
         log: SessionLog,
         clock: SystemClock | ManualClock,
@@ -107,9 +107,9 @@ class SessionState:
         except KeyError:
             raise KeyError(f"no discussion {discussion_id!r}") from None
 
-    def view_of(self, agent_id: str) -> s.AgentView:
-        """An agent as the steps show it to others."""
-        return s.AgentView.of(self.agents[agent_id].profile)
+    def public_profile(self, agent_id: str) -> s.PublicProfile:
+        """An agent's profile as the steps show it."""
+        return s.PublicProfile.of(self.agents[agent_id].profile)
 
     def set_status(self, d: Discussion, status: Status, reason: str) -> None:
         """Give a discussion a new status and log why."""

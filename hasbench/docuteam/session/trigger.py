@@ -100,7 +100,7 @@ class ProactiveTrigger:
             s.SelectInput(
                 goal=read.goal,
                 interpretation=read.interpretation,
-                agents=[state.view_of(a) for a in state.agents],
+                agents=[state.public_profile(a) for a in state.agents],
             ),
         )
         if selected is None:
@@ -157,7 +157,7 @@ class ProactiveTrigger:
                         goal=read.goal,
                         interpretation=read.interpretation,
                         edits=views,
-                        agent=state.view_of(agent_id),
+                        agent=state.public_profile(agent_id),
                         nearby=nearby_views,
                     ),
                 )

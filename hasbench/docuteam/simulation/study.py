@@ -44,7 +44,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from hasbench.docuteam.demo import DOCUTEAM_DATA
 from hasbench.docuteam.measures import final_document, initial_document, study_rows
 from hasbench.docuteam.session import Session, SessionConfig
-from hasbench.docuteam.simulation.personas import PERSONAS_FILE, StudyPersona, load_personas
+from hasbench.docuteam.simulation.personas import (
+    STUDY_PERSONAS_FILE,
+    StudyPersona,
+    load_study_personas,
+)
 from hasbench.docuteam.simulation.rating import RULE, PlanRating, rate_plan
 from hasbench.docuteam.simulation.survey import (
     ITEMS,
@@ -54,13 +58,13 @@ from hasbench.docuteam.simulation.survey import (
 )
 from hasbench.docuteam.simulation.user import (
     SCRIPTED_USER,
-    ModelUser,
-    ScriptedUser,
+    ModelParticipant,
+    ParticipantPolicy,
+    ScriptedParticipant,
     UserLog,
-    UserPolicy,
     run_user,
 )
-from hasbench.docuteam.steps import SCRIPTED, Backends
+from hasbench.docuteam.steps import SCRIPTED, RoleModels
 from hasbench.docuteam.study.analysis import StudyAnalysis
 from hasbench.docuteam.study.data import (
     COLUMNS,
@@ -100,7 +104,7 @@ class SimulationConfig(BaseModel):
     respondent: str | None = None
     budget: int = Field(default=12, ge=1)
     seed: int = 0
-    personas: str = str(PERSONAS_FILE)
+    personas: str = str(STUDY_PERSONAS_FILE)
     concurrency: int = Field(default=4, ge=1)
 
     @property
@@ -157,11 +161,11 @@ def _policy(
     persona: StudyPersona,
     rng: np.random.Generator,
     client: LLMClient | None,
-) -> UserPolicy:
+) -> ParticipantPolicy:
     if config.user == SCRIPTED_USER:
-        return ScriptedUser(persona, rng)
+        return ScriptedParticipant(persona, rng)
     assert client is not None
-    return ModelUser(config.user, persona, client)
+    return ModelParticipant(config.user, persona, client)
 
 
 def _rows(
@@ -218,7 +222,7 @@ async def _session(
             order=order,
             simulated_user=True,
         ),
-        backends=Backends.all(config.engine),
+        backends=RoleModels.all(config.engine),
         client=client,
         clock=ManualClock(),
         log_path=stem.with_suffix(".jsonl"),
@@ -300,7 +304,7 @@ async def simulate_study(
     out.mkdir(parents=True, exist_ok=True)
     if client is None and config.uses_models():
         client = LLMClient(cache=ResponseCache.default())
-    personas = load_personas(config.personas)
+    personas = load_study_personas(config.personas)
     design = assign_personas(config.participants, personas)
     limit = asyncio.Semaphore(config.concurrency)
 

@@ -13,7 +13,7 @@ the discussions to pause, and writes one line per step to the participant's log.
 
 Two players:
 
-- :class:`ScriptedUser` (``scripted``) follows the rules below, drawn with a seeded
+- :class:`ScriptedParticipant` (``scripted``) follows the rules below, drawn with a seeded
   generator and shaped by its persona's expertise (e), initiative (i) and trust (t).
   Its own ideas are the requests of the task sheet (the bullets of ``task.md``), in
   their own words. At each step it takes the first rule that applies:
@@ -40,7 +40,7 @@ Two players:
      line after the block that shares most words with it, else it waits; with every
      request written it finishes.
 
-- :class:`ModelUser` (any model string or ``local/<name>``) is shown the persona in
+- :class:`ModelParticipant` (any model string or ``local/<name>``) is shown the persona in
   words and the rendered view, and replies with one JSON action (asked again once, the
   problem stated, when the reply is unusable; after that the step is a recorded failure).
 
@@ -173,7 +173,7 @@ class UserView(s.Strict):
     step: int
     steps_left: int
     blocks: list[Block]
-    agents: list[s.AgentView]
+    agents: list[s.PublicProfile]
     discussions: list[DiscussionView]
     notices: list[str]
     """What the agents did since the last step: reactions to edits, discussions opened."""
@@ -216,7 +216,7 @@ def build_view(
         step=step,
         steps_left=steps_left,
         blocks=[b.model_copy() for b in session.document.blocks],
-        agents=[s.AgentView.of(agent.profile) for agent in session.agents.values()],
+        agents=[s.PublicProfile.of(agent.profile) for agent in session.agents.values()],
         discussions=[DiscussionView.of(d) for d in session.discussions.values()],
         notices=notices,
         last_result=last_result,
@@ -383,7 +383,7 @@ class Reply:
     calls: list[dict[str, Any]] = field(default_factory=list)
 
 
-class UserPolicy(Protocol):
+class ParticipantPolicy(Protocol):
     """Who plays the participant."""
 
     model: str
@@ -436,11 +436,11 @@ def _closest(text: str, candidates: list[str]) -> str:
     return max(candidates, key=lambda c: len(content_stems(c) & words))
 
 
-def _profile_text(agent: s.AgentView) -> str:
+def _profile_text(agent: s.PublicProfile) -> str:
     return " ".join([agent.role, agent.stance, *agent.expertise])
 
 
-class ScriptedUser:
+class ScriptedParticipant:
     """The rule-following participant (see the module docstring for the rules).
 
     Args:
@@ -608,7 +608,7 @@ class ScriptedUser:
         return UserAction(action="insert", block_id=anchor.id, text=idea[:1].upper() + idea[1:])
 
 
-class ModelUser:
+class ModelParticipant:
     """A model playing the persona (see the module docstring).
 
     Args:
@@ -709,7 +709,9 @@ class UserLog:
         return log
 
 
-async def run_user(session: Session, policy: UserPolicy, budget: int, log: UserLog) -> UserLog:
+async def run_user(
+    session: Session, policy: ParticipantPolicy, budget: int, log: UserLog
+) -> UserLog:
     """Let a participant work on a session for at most ``budget`` steps.
 
     The session must run on a :class:`~hasbench.docuteam.timing.ManualClock`. After each

@@ -13,7 +13,7 @@ import ipywidgets as widgets
 from hasbench.docuteam.demo import DOCUTEAM_DATA
 from hasbench.docuteam.log import LogEvent
 from hasbench.docuteam.session import Condition, Session, SessionConfig
-from hasbench.docuteam.steps import SCRIPTED, Backends
+from hasbench.docuteam.steps import SCRIPTED, RoleModels
 from hasbench.docuteam.timing import SystemClock
 from hasbench.docuteam.widget.cards import DiscussionCard, Notices, reaction_html
 from hasbench.docuteam.widget.common import STYLE, WidgetContext, avatar
@@ -204,7 +204,7 @@ def session_widget(
     if not folder.is_dir():
         known = ", ".join(sorted(p.name for p in DOCUTEAM_DATA.iterdir() if p.is_dir()))
         raise FileNotFoundError(f"no DocuTeam task {task!r} (known: {known})")
-    backends = Backends(**{**Backends.all(backend).model_dump(), **(role_backends or {})})
+    backends = RoleModels(**{**RoleModels.all(backend).model_dump(), **(role_backends or {})})
     config = SessionConfig(
         condition=condition, task_name=folder.name, participant=participant, debounce=debounce
     )
