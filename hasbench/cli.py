@@ -403,11 +403,14 @@ def cmd_study_logs(args: argparse.Namespace) -> int:
         return 1
     path = write_study(data, args.out)
     print(f"wrote {len(data.frame)} rows from {len(args.logs)} session logs to {path}")
+    if "steps_lost" in data.meta:
+        print(f"note: model steps lost to infrastructure failures: {data.meta['steps_lost']}")
     return 0
 
 
 def cmd_study_simulate(args: argparse.Namespace) -> int:
     """Run a simulated DocuTeam study; write logs, the study CSV, Table 2 and the figures."""
+    from hasbench.docuteam.failures import FailedSessionError
     from hasbench.docuteam.simulation.study import SimulationConfig, run_simulated_study
     from hasbench.docuteam.study import StudyDataError
     from hasbench.paths import FIGURES_DIR, RUNS_DIR
@@ -426,7 +429,7 @@ def cmd_study_simulate(args: argparse.Namespace) -> int:
     figures = Path(args.figures) if args.figures else FIGURES_DIR / "docuteam_simulated"
     try:
         study, analysis, paths = run_simulated_study(config, out, figures, alpha=args.alpha)
-    except StudyDataError as error:
+    except (StudyDataError, FailedSessionError) as error:
         print(error, file=sys.stderr)
         return 1
     print(
@@ -435,7 +438,13 @@ def cmd_study_simulate(args: argparse.Namespace) -> int:
         f"see {study.manifest})"
     )
     print(f"wrote {len(paths)} files to {figures}")
-    return 0
+    for failed in study.failed:
+        print(
+            f"hasbench: failed session {failed['participant']} {failed['condition']} "
+            f"({failed['log']}), its participant left out: {failed['reason']}",
+            file=sys.stderr,
+        )
+    return 1 if study.failed else 0
 
 
 def cmd_docuteam_demo(args: argparse.Namespace) -> int:
@@ -461,7 +470,24 @@ def cmd_docuteam_demo(args: argparse.Namespace) -> int:
         log_path=args.out,
     )
     asyncio.run(run_demo(session, DEMOS[args.task]))
-    print(json.dumps(session_measures(session.log), sort_keys=True))
+    if session.failure is not None:
+        from hasbench.docuteam.failures import describe_failure
+
+        print(
+            f"hasbench: the DocuTeam session failed: {describe_failure(session.failure)}. "
+            f"The session is an error, not a result; its log {args.out} is marked failed.",
+            file=sys.stderr,
+        )
+        return 1
+    measures = session_measures(session.log)
+    print(json.dumps(measures, sort_keys=True))
+    if measures["steps_lost"]:
+        print(
+            f"hasbench: {measures['steps_lost']} model step(s) lost to infrastructure "
+            "failures (the log's error events say which); the measures are of the session "
+            "without them",
+            file=sys.stderr,
+        )
     return 0
 
 

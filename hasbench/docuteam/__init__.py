@@ -15,8 +15,9 @@ The engine (DocuTeam paper §4, App. C) and the user-study analysis (``study``):
 engine (a front over its trigger, discussion loop, memory upkeep, steering and
 incorporation; with ``discussion`` state and ``timing``: clocks and the edit debounce),
 ``steps``/``schemas`` the model steps (prompts in ``hasbench/prompts/docuteam/``),
-``scripted`` the offline stand-ins, ``log`` the JSONL session log, ``measures`` the
-process measures, ``demo`` a scripted user's session, ``widget/`` the notebook UI
+``scripted`` the offline stand-ins, ``log`` the JSONL session log, ``failures`` lost
+steps and failed sessions (infrastructure failures: errors, not measures), ``measures``
+the process measures, ``demo`` a scripted user's session, ``widget/`` the notebook UI
 (:class:`~hasbench.docuteam.widget.DocuTeamWidget`: document pane, cards, side panel,
 thread) and ``simulation`` simulated study participants.
 """

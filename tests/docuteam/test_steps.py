@@ -161,7 +161,13 @@ def test_a_model_failure_is_recorded_not_retried_by_the_step():
     runner = StepRunner(RoleModels(moderator=model), LLMClient(cache=None, max_retries=0), None)
     out, events = run(runner, "moderator", MODERATOR_INPUT)
     assert out is None
-    assert [(e[0], e[1]["error_type"]) for e in events] == [("error", "model_failure")]
+    error, failed = events  # a missing key fails the session at once (see test_failures.py)
+    assert (error[0], error[1]["error_type"], error[1]["kind"]) == (
+        "error",
+        "model_failure",
+        "auth",
+    )
+    assert failed[0] == "session_failed" and failed[1]["permanent"]
 
 
 def test_responses_are_cached(tmp_path):

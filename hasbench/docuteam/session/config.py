@@ -44,6 +44,9 @@ class SessionConfig(BaseModel):
     """A mode's scores are capped here when an open nearby discussion has that mode."""
     summary_every: int = Field(default=4, ge=1)
     """Agent turns between summary refreshes (also refreshed whenever a run pauses)."""
+    failed_steps_in_a_row: int = Field(default=3, ge=1)
+    """Model steps lost in a row to infrastructure failures that fail the session (a
+    permanent failure, such as a missing key or extra, fails it at once)."""
     auto_run: bool = True
     """Run discussions the agents open right away, in the background."""
     participant: str = ""

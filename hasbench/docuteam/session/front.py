@@ -44,7 +44,7 @@ from hasbench.docuteam.session.steering import Steering
 from hasbench.docuteam.session.trigger import ProactiveTrigger
 from hasbench.docuteam.steps import PROMPT_FOLDER, RoleModels
 from hasbench.docuteam.timing import ManualClock, SystemClock
-from hasbench.llm import LLMClient, ResponseCache
+from hasbench.llm import LLMClient, ModelError, ResponseCache
 from hasbench.prompts import prompt_hashes
 
 DOCUMENT_FILES = ("plan.md", "plan.json")
@@ -136,6 +136,23 @@ class Session:
     def baseline(self) -> bool:
         """True in the Baseline condition."""
         return self._state.baseline
+
+    @property
+    def failure(self) -> dict[str, Any] | None:
+        """Why the session failed (the ``session_failed`` payload), or None.
+
+        See :mod:`hasbench.docuteam.failures`: a failed session runs no model step and
+        gives no measures.
+        """
+        return self._state.steps.failure
+
+    def fail(self, role: str, model: str, step: str, error: ModelError) -> None:
+        """Mark the session failed because a model outside the engine failed for good.
+
+        A simulated participant's model is such a model. The engine stops calling its
+        own models, and the log records why (once).
+        """
+        self._state.steps.fail(role, model, step, error)
 
     def subscribe(self, observer: Callable[[LogEvent], None]) -> Callable[[], None]:
         """Call ``observer(event)`` for every new log event; returns an unsubscribe function."""

@@ -56,7 +56,7 @@ class SessionState:
         self.config = config
         self.log = log
         self.clock = clock
-        self.steps = StepRunner(backends, client, self.record_step)
+        self.steps = StepRunner(backends, client, self.record_step, config.failed_steps_in_a_row)
         self.discussions: dict[str, Discussion] = {}
         self.background: set[asyncio.Task[Any]] = set()
 

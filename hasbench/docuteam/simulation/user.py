@@ -62,12 +62,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from hasbench.docuteam import schemas as s
 from hasbench.docuteam.discussion import Discussion, summary_entries
 from hasbench.docuteam.document import Block
+from hasbench.docuteam.failures import LossCounter
 from hasbench.docuteam.scripted import content_stems
 from hasbench.docuteam.session import Session
 from hasbench.docuteam.simulation.personas import StudyPersona
 from hasbench.docuteam.simulation.rating import is_open
 from hasbench.docuteam.steps import ask_model, parse_reply
-from hasbench.llm import LLMClient, ModelResponse
+from hasbench.llm import LLMClient, ModelError, ModelResponse
 from hasbench.prompts import prompt_hashes, render
 from hasbench.vocab import canonical_json
 
@@ -376,11 +377,16 @@ async def perform(session: Session, action: UserAction) -> str:
 
 @dataclass
 class Reply:
-    """A player's answer to one view: the action, or why there is none, and model calls."""
+    """A player's answer to one view: the action, or why there is none, and model calls.
+
+    ``model_error`` is the infrastructure failure that left the step without an action
+    (a lost step, see :mod:`hasbench.docuteam.failures`).
+    """
 
     action: UserAction | None
     error: str | None = None
     calls: list[dict[str, Any]] = field(default_factory=list)
+    model_error: ModelError | None = None
 
 
 class ParticipantPolicy(Protocol):
@@ -643,11 +649,19 @@ class ModelParticipant:
         ]
         calls: list[dict[str, Any]] = []
         failure: list[str] = []
+        errors: list[ModelError] = []
 
         def parse(content: str | None) -> BaseModel:
             action = parse_reply(UserAction, content, "action")
             action.check(view)
             return action
+
+        def failed(
+            kind: str, message: str, attempt: int, raw: str | None, error: ModelError | None
+        ) -> None:
+            failure.append(f"{kind}: {message}")
+            if error is not None:
+                errors.append(error)
 
         action = await ask_model(
             self.client,
@@ -657,9 +671,14 @@ class ModelParticipant:
             UserAction,
             parse,
             on_call=lambda response, attempt: calls.append(_call(response, attempt)),
-            on_error=lambda kind, message, attempt, raw: failure.append(f"{kind}: {message}"),
+            on_error=failed,
         )
-        return Reply(action, failure[0] if failure else None, calls)  # type: ignore[arg-type]
+        return Reply(
+            action,  # type: ignore[arg-type]
+            failure[0] if failure else None,
+            calls,
+            errors[0] if errors else None,
+        )
 
 
 def _call(response: ModelResponse, attempt: int) -> dict[str, Any]:
@@ -717,16 +736,25 @@ async def run_user(
     The session must run on a :class:`~hasbench.docuteam.timing.ManualClock`. After each
     step the clock moves on by :data:`STEP_SECONDS` (so the agents read the edits) and
     every discussion runs until it pauses. A refused action or a failed model reply is
-    recorded as the step's result, and the participant goes on.
+    recorded as the step's result, and the participant goes on, unless the session has
+    failed (:mod:`hasbench.docuteam.failures`; the participant's model failing counts
+    as the engine's does): then the participant stops.
     """
     applied: list[str] = []
     last_result = ""
     seen = len(session.log.events)
+    losses = LossCounter(session.config.failed_steps_in_a_row)
     for step in range(1, budget + 1):
+        if session.failure is not None:
+            break
         view = build_view(session, step, budget - step + 1, seen, last_result, applied)
         seen = len(session.log.events)
         reply = await policy.act(view)
         record: dict[str, Any] = {"step": step, "calls": reply.calls}
+        if reply.calls:
+            losses.answered()
+        if reply.model_error is not None and losses.lost(reply.model_error):
+            session.fail("participant", policy.model, "act", reply.model_error)
         if reply.action is None:
             last_result = f"no action: {reply.error}"
             log.add({**record, "ok": False, "action": None, "result": last_result})

@@ -11,6 +11,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from hasbench.docuteam.demo import DOCUTEAM_DATA
+from hasbench.docuteam.failures import describe_failure
 from hasbench.docuteam.log import LogEvent
 from hasbench.docuteam.session import Condition, Session, SessionConfig
 from hasbench.docuteam.steps import SCRIPTED, RoleModels
@@ -137,6 +138,11 @@ class DocuTeamWidget(widgets.VBox):
             self._triggered(event)
         elif event.type == "moderator":
             self.thread.note_event(event)
+        elif event.type == "session_failed":
+            self._show_error(
+                f"The session failed: {describe_failure(event.payload)}. The agents have "
+                "stopped; this session gives no study data."
+            )
         elif event.type == "error":
             payload = event.payload
             self._show_error(
