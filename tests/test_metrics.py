@@ -695,7 +695,7 @@ def test_evidence_leaves_out_the_excerpt_which_the_trace_rebuilds():
 
 def test_the_episode_summary_counts_the_team_as_the_results_table_does():
     from hasbench.agency import Setting
-    from hasbench.episode_cli import summarize
+    from hasbench.cli.episode import summarize
     from hasbench.paths import TASKS_DIR
     from hasbench.scenario import load_tasks
     from hasbench.simulator import Backends, run_episode

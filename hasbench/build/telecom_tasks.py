@@ -45,7 +45,7 @@ from hasbench.build.builder import (
     star,
 )
 from hasbench.envs.telecom import TelecomEnvironment
-from hasbench.envs.telecom_db import PLANS, generate_db
+from hasbench.envs.telecom.db import PLANS, generate_db
 from hasbench.paths import TASKS_DIR
 from hasbench.personas import domain_personas
 from hasbench.scenario import Scenario
