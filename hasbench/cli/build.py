@@ -30,27 +30,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     q.add_argument("--marble", required=True, metavar="DIR", help="MARBLE's multiagentbench folder")
     q.add_argument("--out", required=True, metavar="DIR", help="where tasks and reports go")
     q.add_argument(
-        "--judges",
-        nargs="+",
-        default=None,
-        metavar="MODEL",
+        "--judges", nargs="+", default=None, metavar="MODEL",
         help="pattern judges: rule:holder, rule:path, ... or model strings",
-    )
+    )  # fmt: skip
     q.add_argument("--min-agree", type=int, default=3, help="viable votes a pattern needs")
     q.add_argument(
-        "--structural",
-        nargs="+",
-        default=None,
-        metavar="MODEL",
+        "--structural", nargs="+", default=None, metavar="MODEL",
         help="D1-D7 reviewers: rule:static, rule:episodes, rule:source or models",
-    )
+    )  # fmt: skip
     q.add_argument(
-        "--worthiness",
-        nargs="+",
-        default=None,
-        metavar="MODEL",
+        "--worthiness", nargs="+", default=None, metavar="MODEL",
         help="W1-W5 reviewers (as --structural)",
-    )
+    )  # fmt: skip
     q.add_argument("--patterns-per-task", type=int, default=2, help="scenarios per base task")
     q.add_argument("--repair-rounds", type=int, default=2, help="repairs of a CONDITIONAL task")
     q.add_argument("--per-stratum", type=int, default=2, help="human-review sample per stratum")

@@ -147,7 +147,7 @@ def episode_command(
     from hasbench.agency import Setting
     from hasbench.evaluate import evaluate
     from hasbench.llm import LLMClient, ModelError, ResponseCache
-    from hasbench.participants.judges import make_judge
+    from hasbench.participants.backends import make_judge
     from hasbench.scenario import load_tasks
     from hasbench.simulator import Backends, Episode
 

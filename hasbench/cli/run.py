@@ -14,16 +14,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--out", metavar="DIR", help="results directory (default: runs/<name>)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument(
-        "--workers",
-        type=int,
-        metavar="N",
+        "--workers", type=int, metavar="N",
         help="worker processes for offline (CPU-bound) episodes (default: one per CPU; 1: none)",
-    )
+    )  # fmt: skip
     p.add_argument(
-        "--cluster",
-        metavar="ADDRESS",
+        "--cluster", metavar="ADDRESS",
         help="run the episodes on a Dask cluster (scheduler address, or local:N to start one)",
-    )
+    )  # fmt: skip
     p.add_argument(
         "--max-calls", type=number(int, least=1), metavar="N", help="stop after N model calls"
     )
