@@ -13,10 +13,7 @@ and carrier tools), which this mode shows instead.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from hasbench.envs.base import Environment
+from typing import Any
 
 
 class Record(dict):
@@ -62,8 +59,14 @@ def records(output: Any) -> Any:
     return output
 
 
-def tau2_text(env: Environment, name: str, output: Any) -> str:
-    """The text τ²-bench's environment would give the caller for this result."""
+def tau2_text(env: Any, name: str, output: Any) -> str:
+    """The text τ²-bench's environment would give the caller for this result.
+
+    Args:
+        env: the environment (its ``tau2_result`` says what τ²'s tool returns).
+        name: the tool.
+        output: what our tool returned.
+    """
     shaped = env.tau2_result(name, output)
     if isinstance(shaped, str):
         return shaped
