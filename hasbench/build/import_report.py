@@ -63,7 +63,8 @@ class ImportRow:
     source_task_id: str
     passed: bool
     oracle_solved: bool
-    """The oracle solves the task under A3 (Task Score 1.0)."""
+    """The oracle solves the task under A3 (Task Score 1.0; where a dimension waits for a
+    judge, 1.0 on every other)."""
     failed: str
     """``check: reason`` of each failed check, joined by `` | ``."""
     exception: str = ""
@@ -99,7 +100,7 @@ def _row(scenario: Scenario, check: TaskCheck) -> ImportRow:
         task_id=scenario.task_id,
         source_task_id=scenario.source_task_id or "",
         passed=check.passed,
-        oracle_solved=check.results.get("oracle_A3") == "ok",
+        oracle_solved=passes(check.results.get("oracle_A3", "")),
         failed=" | ".join(
             f"{name}: {value}" for name, value in check.results.items() if not passes(value)
         ),
