@@ -135,6 +135,8 @@ def check(ask: Ask, answer: Answer) -> None:
             raise ValueError(f"decide one of {', '.join(ask.decisions)}, not {answer.decision!r}")
         if answer.decision in TAKES_ARGUMENTS and not isinstance(answer.arguments, dict):
             raise ValueError(f"{answer.decision} needs the action's values as a JSON object")
+        if answer.decision == "modify" and not answer.arguments:
+            raise ValueError("modify needs at least one changed value (or approve)")
         own = [t.name for t in ask.view.tools]
         if answer.decision == "take_over" and answer.tool not in own:
             raise ValueError(f"take over with one of your tools: {', '.join(own)}")
@@ -236,12 +238,14 @@ class ActionShown:
     Attributes:
         name: the tool.
         arguments: its arguments as the agent gave them.
-        about: its kind, risk and side (``write, risk high``).
+        about: its kind and risk (``write, risk high``).
+        texts: each argument's value as text, as the sentence of what is asked writes it.
     """
 
     name: str
     arguments: dict[str, Any]
     about: str
+    texts: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -303,7 +307,7 @@ def card(ask: Ask) -> Card:
         name, arguments = (ref.name, dict(ref.arguments)) if ref is not None else ("?", {})
         facts = ask.facts
         about = f"{facts.kind}, risk {facts.risk}" if facts is not None else ""
-        action = ActionShown(name, arguments, about)
+        action = ActionShown(name, arguments, about, {k: _value(v) for k, v in arguments.items()})
         with_values = f" with {_arguments_text(arguments)}" if arguments else ""
         if request is not None and request.form == EXECUTE:
             heading = f"{sender} asks you to carry out an action"
