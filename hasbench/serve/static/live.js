@@ -9,6 +9,7 @@ const HB = (() => {
   let socket = null;
   let render = null;
   let retry = 500;
+  let failures = 0;
   let everConnected = false;
 
   function randomId() {
@@ -29,6 +30,7 @@ const HB = (() => {
     socket = new WebSocket(`${scheme}://${location.host}/live/${token}`);
     socket.onopen = () => {
       retry = 500;
+      failures = 0;
       everConnected = true;
       banner(null);
       for (const [id, item] of pending) socket.send(JSON.stringify({ id, action: item.action }));
@@ -44,9 +46,11 @@ const HB = (() => {
       }
     };
     socket.onclose = () => {
-      banner(everConnected
+      failures += 1;
+      banner(everConnected && failures < 4
         ? "Connection lost: reconnecting… (nothing you did is lost)"
-        : "Cannot reach the server. If this goes on, ask the researcher for a new link.");
+        : "Cannot reach the server, or this link was replaced. If this goes on, ask the " +
+          "researcher for your link.");
       setTimeout(connect, retry);
       retry = Math.min(retry * 2, 5000);
     };
