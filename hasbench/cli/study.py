@@ -94,11 +94,17 @@ def cmd_study_logs(args: argparse.Namespace) -> int:
         return 1
     path = write_study(data, args.out)
     print(f"wrote {len(data.frame)} rows from {len(args.logs)} session logs to {path}")
+    if "steps_lost" in data.meta:
+        print(f"note: model steps lost to infrastructure failures: {data.meta['steps_lost']}")
     return 0
 
 
 def cmd_study_simulate(args: argparse.Namespace) -> int:
-    """Run a simulated DocuTeam study; write logs, the study CSV, Table 2 and the figures."""
+    """Run a simulated DocuTeam study; write logs, the study CSV, Table 2 and the figures.
+
+    Exits 1 when a session failed (listed apart; its participant is left out).
+    """
+    from hasbench.docuteam.failures import FailedSessionError
     from hasbench.docuteam.simulation.study import SimulationConfig, run_simulated_study
     from hasbench.docuteam.study import StudyDataError
     from hasbench.paths import FIGURES_DIR, RUNS_DIR
@@ -117,7 +123,7 @@ def cmd_study_simulate(args: argparse.Namespace) -> int:
     figures = Path(args.figures) if args.figures else FIGURES_DIR / "docuteam_simulated"
     try:
         study, analysis, paths = run_simulated_study(config, out, figures, alpha=args.alpha)
-    except StudyDataError as error:
+    except (StudyDataError, FailedSessionError) as error:
         print(error, file=sys.stderr)
         return 1
     print(
@@ -126,4 +132,10 @@ def cmd_study_simulate(args: argparse.Namespace) -> int:
         f"see {study.manifest})"
     )
     print(f"wrote {len(paths)} files to {figures}")
-    return 0
+    for failed in study.failed:
+        print(
+            f"hasbench: failed session {failed['participant']} {failed['condition']} "
+            f"({failed['log']}), its participant left out: {failed['reason']}",
+            file=sys.stderr,
+        )
+    return 1 if study.failed else 0
