@@ -326,3 +326,37 @@ def test_a_person_s_pseudonym_is_in_the_trace_header():
     assert episode.trace.header.people == {"user_1": "human:serve?person=P07"}
     with pytest.raises(ValueError, match="human:serve plays humans through a server"):
         Episode(TASK, Setting(), Backends(user="human:serve"), seed=0)
+
+
+def test_a_person_carries_out_an_action_and_takes_one_over_with_their_own_tool():
+    """mock_C_002: only the customer can restart their device; they own restart_device."""
+    task = load_task(TASKS_DIR / "examples.yaml", "mock_C_002")
+    desk, seen = Desk(), []
+
+    def listener():
+        for ask in list(desk.waiting):
+            if ask not in seen:
+                seen.append(ask)
+                asyncio.get_running_loop().call_soon(settle, ask)
+
+    def settle(ask):
+        if ask.kind != "control":
+            desk.answer(ask, Answer(text="priya.n@example.org"))
+        elif ask.request.form == "execute":
+            desk.answer(ask, Answer(text="Restarted, it is online.", decision="execute"))
+        else:  # the refund: the customer restarts the device again instead (their own tool)
+            desk.answer(ask, Answer(decision="take_over", tool="restart_device",
+                                    arguments={"account_id": "A104"}, text="I do it."))  # fmt: skip
+
+    desk.subscribe(listener)
+    with desk.use():
+        episode = Episode(task, Setting(), Backends(user="human:notebook"), seed=0)
+    trace = asyncio.run(episode.run())
+    decisions = [e.payload for e in trace.of_type("channel_response") if e.payload.decision]
+    assert [(d.decision, d.tool) for d in decisions] == [
+        ("execute", None),
+        ("take_over", "restart_device"),
+    ]
+    runs = [(e.actor, e.payload.name) for e in trace.of_type("tool_call") if e.actor == "user_0"]
+    assert runs == [("user_0", "restart_device"), ("user_0", "restart_device")]
+    assert {e.actor for e in person_steps(trace)} == {"user_0"}
