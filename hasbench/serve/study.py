@@ -177,8 +177,8 @@ class ServedStudy:
 
     def seats(self) -> list[Seat]:
         """Participants, then raters, then the researcher."""
-        seats = [Seat(p, f"participant {p}", "study_participant") for p in self.people]
-        seats += [Seat(r, f"rater {r}", "study_rater") for r in self.design.raters]
+        seats = [Seat(p, f"{p} (participant)", "study_participant") for p in self.people]
+        seats += [Seat(r, f"{r} (rater)", "study_rater") for r in self.design.raters]
         return [*seats, Seat(RESEARCHER, "researcher", "study_watch", "watch", False)]
 
     def bind(self, server: Server) -> None:
