@@ -231,7 +231,8 @@ class SessionController:
             "failed": (
                 None
                 if failure is None
-                else f"The session failed: {describe_failure(failure)}. The agents have stopped."
+                else f"The session failed: {describe_failure(failure)}. The agents have stopped; "
+                "this session gives no study data."
             ),
         }
 
