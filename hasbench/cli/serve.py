@@ -82,7 +82,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from hasbench.llm import LLMClient, ResponseCache
     from hasbench.scenario import load_task
     from hasbench.serve.episode import ServedEpisode, parse_people
-    from hasbench.serve.server import Server
     from hasbench.simulator import Backends
 
     try:
@@ -98,27 +97,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
     needs_models = any(not m.startswith("scripted:") for m in models) or args.judge != "rule"
 
     async def serve() -> None:
-        stopped = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(signum, stopped.set)
+        stopped = _stop_on_signals()
         client = LLMClient(cache=ResponseCache.default()) if needs_models else None
         app = ServedEpisode(
             scenario, people, setting, backends, args.seed, out=args.out, pace=args.pace,
             wait=args.wait, start=args.start, client=client,
         )  # fmt: skip
-        server = Server(
-            app, args.host, args.port, open_to_network=args.open_to_network, base_url=args.url
-        )
-        if server.warning:
-            print(server.warning, file=sys.stderr)
-        address = await server.start()
+        server, address = await _start(app, args)
         _say(f"hasbench serve: {scenario.task_id} ({setting.label()}) on {address}")
         for line in app.earlier:
             _say(f"incomplete earlier episode: {line}")
-        _say("Send each person their own link (it opens in one browser only):")
-        for seat in app.seats():
-            _say(f"  {seat.label}: {server.link(seat.id)}")
+        _links(app, server)
         _say(f"trace (written as the episode goes): {app.path}")
         running = asyncio.create_task(app.run())
         halted = asyncio.create_task(stopped.wait())
@@ -140,7 +129,6 @@ def _serve_study(args: argparse.Namespace) -> int:
     """Serve a DocuTeam study until stopped (Ctrl-C); exit 0, or 1 for a bad design file."""
     from hasbench.docuteam.study.design import StudyDesignError, load_design
     from hasbench.llm import LLMClient, ResponseCache
-    from hasbench.serve.server import Server
     from hasbench.serve.study import ServedStudy
 
     try:
@@ -151,25 +139,15 @@ def _serve_study(args: argparse.Namespace) -> int:
     out = args.out or f"runs/study/{study.path.stem}"
 
     async def serve() -> None:
-        stopped = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(signum, stopped.set)
+        stopped = _stop_on_signals()
         models = study.design.role_models()
         client = LLMClient(cache=ResponseCache.default()) if models.uses_models() else None
         app = ServedStudy(study, out, client=client)
-        server = Server(
-            app, args.host, args.port, open_to_network=args.open_to_network, base_url=args.url
-        )
-        if server.warning:
-            print(server.warning, file=sys.stderr)
-        address = await server.start()
+        server, address = await _start(app, args)
         _say(f"hasbench serve study: {study.design.title} on {address}")
         for name, order in app.interrupted:
             _say(f"session {order} of {name} was cut by the last stop: ended as interrupted")
-        _say("Send each person their own link (it opens in one browser only):")
-        for seat in app.seats():
-            _say(f"  {seat.label}: {server.link(seat.id)}")
+        _links(app, server)
         _say(f"study folder (written as the study goes): {out}")
         _say(f"analyse it at any time: hasbench study analyze {out}")
         await stopped.wait()
@@ -178,6 +156,34 @@ def _serve_study(args: argparse.Namespace) -> int:
 
     asyncio.run(serve())
     return 0
+
+
+def _stop_on_signals() -> asyncio.Event:
+    """An event set by Ctrl-C (SIGINT) or SIGTERM."""
+    stopped = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stopped.set)
+    return stopped
+
+
+async def _start(app: Any, args: argparse.Namespace) -> tuple[Any, str]:
+    """Serve ``app`` where the options say; return the server and its address."""
+    from hasbench.serve.server import Server
+
+    server = Server(
+        app, args.host, args.port, open_to_network=args.open_to_network, base_url=args.url
+    )
+    if server.warning:
+        print(server.warning, file=sys.stderr)
+    return server, await server.start()
+
+
+def _links(app: Any, server: Any) -> None:
+    """Print every seat's private link."""
+    _say("Send each person their own link (it opens in one browser only):")
+    for seat in app.seats():
+        _say(f"  {seat.label}: {server.link(seat.id)}")
 
 
 def _say(text: str) -> None:
