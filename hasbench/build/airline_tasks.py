@@ -40,7 +40,7 @@ from hasbench.build.builder import (
     env_assertion,
     human,
     proactive,
-    replay_gold,
+    require_gold,
     suitable_personas,
 )
 from hasbench.envs.airline import AirlineEnvironment
@@ -193,7 +193,7 @@ class _Generator:
                 "reservation_id": reservation_id,
             },
         )
-        replay_gold(scenario)
+        require_gold(scenario)
 
     # -- templates ----------------------------------------------------------------------
 

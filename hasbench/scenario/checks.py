@@ -467,9 +467,9 @@ def _check_domain_names(scn: Scenario) -> list[tuple[str, str]]:
     users = {u.user_id for u in scn.users}
     for i, action in enumerate(scn.evaluation_criteria.actions):
         where = f"evaluation_criteria.actions[{i}]"
-        if action.requestor not in agents | users:
+        if action.requestor not in agents ^ users:  # undefined or duplicated: reported above
             continue
-        side = "agent" if action.requestor in agents else "user"
+        side = scn.side_of(action)
         if message := tool_problem(action.name, side):
             problems.append((f"{where}.name", message))
             continue

@@ -281,6 +281,10 @@ class Scenario(StrictModel):
         """Return the user with this id."""
         return next(u for u in self.users if u.user_id == user_id)
 
+    def side_of(self, action: GoldAction) -> Literal["agent", "user"]:
+        """The side a gold action runs on: the user's tools when a user performs it."""
+        return "user" if any(u.user_id == action.requestor for u in self.users) else "agent"
+
     @property
     def counterparties(self) -> frozenset[str]:
         """Ids of the agents outside the human-agent team (``AgentSpec.counterparty``)."""
