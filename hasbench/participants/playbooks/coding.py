@@ -45,8 +45,19 @@ import re
 from typing import Any
 
 from hasbench.envs.coding.patch import unified_diff
-from hasbench.envs.coding.repos import Feature
-from hasbench.envs.coding.repos.catalogue import REPOSITORIES
+from hasbench.envs.coding.repos import (
+    Feature,
+    cliargs,
+    configlite,
+    csvlite,
+    datekit,
+    moneyfmt,
+    retrykit,
+    statskit,
+    structs,
+    tablefmt,
+    textkit,
+)
 from hasbench.participants.standin import Call, Case, Done, Need, Review, Step
 
 _REMOVE = re.compile(r"drops the deprecated module (\S+) and the name (\w+) it exports")
@@ -66,7 +77,11 @@ _MESSAGE = re.compile(r"error message:?\s+(?:is\s+)?'?(.+?)'?(?:\.\s|\.?$)", re.
 _OFFERED = ("optional", "also offer", "another value", "as well")
 """Words by which a person says a behaviour is the option's further value, not its default."""
 
-KNOW_HOW: dict[str, tuple[Feature, ...]] = {repo.name: repo.features for repo in REPOSITORIES}
+KNOW_HOW: dict[str, tuple[Feature, ...]] = {
+    module.REPOSITORY.name: module.REPOSITORY.features
+    for module in (cliargs, configlite, csvlite, datekit, moneyfmt, retrykit, statskit, structs,
+                   tablefmt, textkit)
+}  # fmt: skip
 """The kinds of feature change each repository gets, by repository name (the know-how)."""
 
 
