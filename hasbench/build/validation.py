@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, Field
 
 from hasbench.build.checks import TaskCheck, passes
+from hasbench.build.panel_model import PanelModel
 from hasbench.prompts import render
 from hasbench.scenario import HUMAN_RELATIONS, Scenario, check_scenario, held_facts
 
@@ -416,35 +417,23 @@ RULE_FUNCTIONS: dict[str, Callable[[Panel, Evidence], Review]] = {
 }
 
 
-class LLMReviewer:
+class LLMReviewer(PanelModel):
     """A panel reviewer on a language model (temperature 0, cached)."""
-
-    def __init__(self, model: str, client: LLMClient | None = None) -> None:
-        from hasbench.llm import LLMClient, ResponseCache
-
-        self.name = model
-        self.client = client if client is not None else LLMClient(cache=ResponseCache.default())
 
     async def review(self, panel: Panel, ev: Evidence) -> Review:
         """Ask the model; a failed call or an off-format answer is recorded as the error."""
         from hasbench.build.builder import dump_tasks
-        from hasbench.llm import ModelError
 
         prompt = render(PANEL_PROMPTS[panel], scenario=dump_tasks([ev.scenario]))
-        try:
-            response = await self.client.complete(
-                self.name, [{"role": "user", "content": prompt}], temperature=0.0
-            )
-        except ModelError as error:
-            return Review(reviewer=self.name, panel=panel, error=f"model: {error}")
-        raw = response.content or ""
-        try:
-            labels, issues = parse_review(panel, raw)
-        except ValueError as error:
+        answer = await self.ask(prompt, lambda raw: parse_review(panel, raw))
+        if answer.parsed is None:
             return Review(
-                reviewer=self.name, panel=panel, error=f"off-format: {error}", raw_output=raw
+                reviewer=self.name, panel=panel, error=answer.error, raw_output=answer.raw
             )
-        return Review(reviewer=self.name, panel=panel, labels=labels, issues=issues, raw_output=raw)
+        labels, issues = answer.parsed
+        return Review(
+            reviewer=self.name, panel=panel, labels=labels, issues=issues, raw_output=answer.raw
+        )
 
 
 class RuleReviewer:
