@@ -8,14 +8,31 @@ and an off-format answer are the member's recorded error, never a verdict.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 if TYPE_CHECKING:
     from hasbench.llm import LLMClient
 
 T = TypeVar("T")
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)\s*```", flags=re.DOTALL)
+
+
+def json_answer(text: str) -> Any:
+    """A model's JSON answer, bare or inside a ```json fence.
+
+    Raises:
+        ValueError: the text is not JSON.
+    """
+    stripped = text.strip()
+    fenced = _FENCE.fullmatch(stripped)
+    try:
+        return json.loads(fenced.group(1) if fenced else stripped)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not JSON ({exc.msg})") from None
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from hasbench.build.panel_model import PanelModel
+from hasbench.build.panel_model import PanelModel, json_answer
 from hasbench.prompts import render
 from hasbench.stats import category_counts, fleiss_kappa
 
@@ -503,12 +503,7 @@ def parse_verdict(text: str) -> dict[str, Any]:
     Raises:
         ValueError: not one JSON object, a pattern missing, or a field out of range.
     """
-    stripped = text.strip()
-    fenced = re.fullmatch(r"```(?:json)?\s*(.*?)\s*```", stripped, flags=re.DOTALL)
-    try:
-        data = json.loads(fenced.group(1) if fenced else stripped)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"not JSON ({exc.msg})") from None
+    data = json_answer(text)
     if not isinstance(data, dict) or not isinstance(data.get("patterns"), dict):
         raise ValueError("no 'patterns' object")
     missing = [p for p in PATTERNS if p not in data["patterns"]]

@@ -38,7 +38,6 @@ Every review (labels, issues, raw output) is kept as evidence.
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -48,7 +47,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, Field
 
 from hasbench.build.checks import TaskCheck, passes
-from hasbench.build.panel_model import PanelModel
+from hasbench.build.panel_model import PanelModel, json_answer
 from hasbench.prompts import render
 from hasbench.scenario import HUMAN_RELATIONS, Scenario, check_scenario, held_facts
 
@@ -463,12 +462,7 @@ def parse_review(panel: Panel, text: str) -> tuple[dict[str, str | None], list[s
     Raises:
         ValueError: not a JSON object, a dimension missing, or a label not allowed for it.
     """
-    stripped = text.strip()
-    fenced = re.fullmatch(r"```(?:json)?\s*(.*?)\s*```", stripped, flags=re.DOTALL)
-    try:
-        data = json.loads(fenced.group(1) if fenced else stripped)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"not JSON ({exc.msg})") from None
+    data = json_answer(text)
     if not isinstance(data, dict):
         raise ValueError("not a JSON object")
     labels: dict[str, str | None] = {}
