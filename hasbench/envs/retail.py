@@ -168,6 +168,22 @@ class RetailEnvironment(ServiceEnvironment):
         return self._product(product_id)
 
     @tool(kind="read")
+    def get_item_details(self, item_id: str) -> dict[str, Any]:
+        """One item (a product variant): its item id, options, availability and price.
+
+        Added in τ²-bench v1.x; the product it belongs to is not named (look it up with
+        get_product_details when needed).
+
+        Args:
+            item_id: The item id (not a product id), e.g. "1008292230".
+        """
+        for product in self.db["products"].values():
+            variant = product["variants"].get(item_id)
+            if variant is not None:
+                return variant
+        raise not_found("Item not found")
+
+    @tool(kind="read")
     def list_all_product_types(self) -> str:
         """Every product type in the store, as a JSON object from name to product id."""
         names = {p["name"]: pid for pid, p in self.db["products"].items()}
