@@ -167,12 +167,11 @@ class RetailEnvironment(ServiceEnvironment):
         """
         return self._product(product_id)
 
-    @tool(kind="read")
+    @tool(kind="read")  # τ²-bench v1.x's read tool; returns τ²'s Variant record
     def get_item_details(self, item_id: str) -> dict[str, Any]:
         """One item (a product variant): its item id, options, availability and price.
 
-        Added in τ²-bench v1.x; the product it belongs to is not named (look it up with
-        get_product_details when needed).
+        The product it belongs to is not named; get_product_details lists its variants.
 
         Args:
             item_id: The item id (not a product id), e.g. "1008292230".
