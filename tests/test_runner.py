@@ -88,8 +88,8 @@ def test_run_writes_one_record_and_trace_per_episode_and_rerun_skips(tmp_path, c
 
 
 IDENTITY_KEYS = (
-    "format", "task_id", "scenario_hash", "setting", "backends", "seed", "package_version",
-    "code", "prompt_hashes",
+    "format", "task_id", "scenario_hash", "setting", "backends", "seed", "judge_process",
+    "package_version", "code", "prompt_hashes",
 )  # fmt: skip
 
 

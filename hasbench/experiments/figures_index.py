@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from hasbench.experiments.common import MANIFEST
+from hasbench.experiments.study import MANIFEST
 from hasbench.paths import FIGURES_DIR
 from hasbench.runner.notebooks import FigureNotebook, figure_notebooks
 

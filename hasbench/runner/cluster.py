@@ -58,7 +58,6 @@ class ClusterPool:
         identity: dict[str, Any],
         key: str,
         store: Path,
-        judge_process: bool,
     ) -> dict[str, Any]:
         """Run one episode on a worker; write its trace and record here; return the record."""
         future = self._dask.submit(
@@ -67,7 +66,6 @@ class ClusterPool:
             spec,
             identity,
             key,
-            judge_process,
             self._cache,
             key=f"episode-{key}",
             pure=False,

@@ -23,16 +23,16 @@ What can go wrong, and what a run does about it:
 from __future__ import annotations
 
 import asyncio
+import time
 import traceback
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hasbench.prompts import prompt_hashes
 from hasbench.runner import store as results
 from hasbench.runner.cluster import ClusterPool
-from hasbench.runner.experiment import EpisodeSpec, Experiment, episode_key, grid, provider
+from hasbench.runner.experiment import EpisodeSpec, Experiment, provider, resolve
 from hasbench.runner.pool import cpu_bound, open_pool
 from hasbench.runner.progress import Progress
 from hasbench.vocab import canonical_json, text_hash
@@ -51,6 +51,8 @@ class RunSummary:
 
     Attributes:
         directory: The results store.
+        experiment: The experiment's key (its definition is in the store's
+            ``experiments/`` folder; :func:`~hasbench.runner.store.load_results` takes it).
         total: Episodes of the grid.
         skipped: Episodes already done (an intact record without an error).
         ran: Episodes run and recorded by this call.
@@ -62,9 +64,13 @@ class RunSummary:
         stopped: One message per backend stopped by a permanent failure.
         budget: Why the budget stopped the run, if it did.
         quarantined: The damaged records and traces moved to ``quarantine/``.
+        seconds: Wall-clock seconds the call took.
+        estimate: The seconds a plan of the same grid estimated for it, when one preceded
+            it (set by whoever made the plan, e.g. a study notebook).
     """
 
     directory: Path
+    experiment: str
     total: int
     skipped: int
     ran: int
@@ -76,6 +82,8 @@ class RunSummary:
     stopped: list[str] = field(default_factory=list)
     budget: str | None = None
     quarantined: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    estimate: float | None = None
 
     @property
     def complete(self) -> bool:
@@ -135,23 +143,22 @@ async def run_experiment(
     """
     from hasbench.llm import PERMANENT_KINDS, CallBudget, LLMClient, ResponseCache
 
-    specs = grid(experiment)  # a bad task selection fails before the store is touched
+    started = time.monotonic()
+    resolved = resolve(experiment)  # a bad task selection fails before the store is touched
     store = Path(directory) if directory is not None else experiment.default_dir()
-    results.open_store(store, experiment)
-    done, damaged = results.scan_store(store)
+    results.open_store(store, resolved)
+    done, damaged = results.scan_store(store, resolved.keys, verify=True)
     results.quarantine(store, damaged)
     if client is None:
         client = LLMClient(cache=ResponseCache.default(), concurrency=experiment.concurrency)
     if client.budget is None and experiment.budget is not None:
         client.budget = CallBudget(experiment.budget.max_calls, experiment.budget.max_cost)
     calls0, hits0, cost0 = client.stats.calls, client.stats.cache_hits, client.stats.cost
-    prompts = prompt_hashes()
-    todo: list[tuple[EpisodeSpec, dict[str, Any], str]] = []
-    for spec in specs:
-        identity = spec.identity(prompts)
-        key = episode_key(identity)
-        if key not in done or done[key]["error"] is not None:
-            todo.append((spec, identity, key))
+    todo = [
+        (cell.spec, cell.identity, cell.key)
+        for cell in resolved.cells
+        if cell.key not in done or done[cell.key]["error"] is not None
+    ]
     limits: dict[str, asyncio.Semaphore] = {}
     stopped: dict[str, str] = {}
     counts = {"ran": 0, "failed": 0, "not_started": 0}
@@ -168,7 +175,7 @@ async def run_experiment(
 
     async def one(spec: EpisodeSpec, identity: dict[str, Any], key: str) -> None:
         if pool is not None and cpu_bound(spec.backends):
-            record = await pool.run(spec, identity, key, store, experiment.judge_process)
+            record = await pool.run(spec, identity, key, store)
         else:  # model-bound: admitted under its provider's limit (cluster-wide on a cluster)
             group = provider(spec.backends.agent)
             limit = experiment.concurrency.get(group, DEFAULT_CONCURRENCY)
@@ -177,7 +184,7 @@ async def run_experiment(
                     counts["not_started"] += 1
                     bar.update(1)
                     return
-                record = await episode(spec, identity, key, store, experiment.judge_process)
+                record = await episode(spec, identity, key, store)
         bar.update(1)
         if record is None:  # cut short by the budget: left for the next run
             counts["not_started"] += 1
@@ -203,8 +210,9 @@ async def run_experiment(
             pool.close()
     return RunSummary(
         directory=store,
-        total=len(specs),
-        skipped=len(specs) - len(todo),
+        experiment=resolved.key,
+        total=len(resolved.cells),
+        skipped=len(resolved.cells) - len(todo),
         ran=counts["ran"],
         failed=counts["failed"],
         not_started=counts["not_started"],
@@ -214,24 +222,22 @@ async def run_experiment(
         stopped=list(stopped.values()),
         budget=client.budget.exhausted() if client.budget is not None else None,
         quarantined=[str(item) for item in damaged],
+        seconds=time.monotonic() - started,
     )
 
 
 async def _run_here(run: Any, client: LLMClient, *args: Any) -> dict[str, Any] | None:
-    """``run_one`` in this process: ``(spec, identity, key, store, judge_process)``."""
-    spec, identity, key, store, judge_process = args
-    return await run(spec, identity, key, store, client, judge_process)
+    """``run_one`` in this process: ``(spec, identity, key, store)``."""
+    spec, identity, key, store = args
+    return await run(spec, identity, key, store, client)
 
 
 async def run_one(
-    spec: EpisodeSpec,
-    identity: dict[str, Any],
-    key: str,
-    store: Path,
-    client: LLMClient,
-    judge_process: bool = True,
+    spec: EpisodeSpec, identity: dict[str, Any], key: str, store: Path, client: LLMClient
 ) -> dict[str, Any] | None:
     """Run, evaluate and judge one episode; write its trace and record; return the record.
+
+    Its process (CQS, FUR, CRJ events) is judged when ``spec.judge_process``.
 
     An infrastructure failure of any role (the episode's ``model_error`` termination, or
     a judge call that fails) makes an error record with no scores; so does a crash.
@@ -270,6 +276,7 @@ async def run_one(
         jsonl = trace.to_jsonl()
         record["trace"] = results.write_trace(store, key, jsonl)
         record["trace_sha256"] = text_hash(jsonl)
+        record["trace_bytes"] = len(jsonl.encode("utf-8"))
         record["termination"] = (
             trace.termination.model_dump(mode="json") if trace.termination else None
         )
@@ -284,7 +291,7 @@ async def run_one(
             outcome = await evaluate(scn, trace, judge)
             record["outcome"] = outcome.model_dump(mode="json")
             record["metrics"] = trace_metrics(trace, scn)
-            if judge_process:
+            if spec.judge_process:
                 record["process"] = await judge_events(trace, judge)
     except ModelError as exc:  # a judge call: the episode has a trace but no scores
         if exc.kind == "budget":

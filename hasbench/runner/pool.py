@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 OFFLINE_PREFIXES = ("scripted:", "local/")
 """Backends that run in-process (with the ``rule`` judge): their episodes are CPU-bound."""
 RunOne = Callable[..., Awaitable[dict[str, Any]]]
-"""``run_one(spec, identity, key, store, client, judge_process)`` -> the episode's record."""
+"""``run_one(spec, identity, key, store, client)`` -> the episode's record."""
 MIN_POOL_EPISODES = 16
 """Fewer CPU-bound episodes than this run in the main process (starting workers costs more)."""
 
@@ -82,14 +82,11 @@ class EpisodePool:
         identity: dict[str, Any],
         key: str,
         store: Path,
-        judge_process: bool,
     ) -> dict[str, Any]:
         """Run one episode in a worker; write its trace and record here; return the record."""
         loop = asyncio.get_running_loop()
         async with self._slots:
-            future = self._executor.submit(
-                _run_episode, self._run_one, spec, identity, key, judge_process
-            )
+            future = self._executor.submit(_run_episode, self._run_one, spec, identity, key)
             record, trace, calls, hits = await asyncio.wrap_future(future, loop=loop)
         if trace is not None:
             results.write_trace(store, key, trace)
@@ -133,13 +130,12 @@ def run_in_worker(
     spec: EpisodeSpec,
     identity: dict[str, Any],
     key: str,
-    judge_process: bool,
     cache_path: str | None,
 ) -> tuple[dict[str, Any], str | None, int, int]:
     """Run one episode in a worker process that has no pool initializer (a Dask worker)."""
     if not _WORKER:
         _start_worker(cache_path or None)
-    return _run_episode(run_one, spec, identity, key, judge_process)
+    return _run_episode(run_one, spec, identity, key)
 
 
 def _start_worker(cache_path: str | None) -> None:
@@ -158,14 +154,12 @@ def _start_worker(cache_path: str | None) -> None:
 
 
 def _run_episode(
-    run_one: RunOne, spec: EpisodeSpec, identity: dict[str, Any], key: str, judge_process: bool
+    run_one: RunOne, spec: EpisodeSpec, identity: dict[str, Any], key: str
 ) -> tuple[dict[str, Any], str | None, int, int]:
     """(record, trace text or None, model calls, cache hits) of one episode."""
     scratch, client = _WORKER["scratch"], _WORKER["client"]
     calls0, hits0 = client.stats.calls, client.stats.cache_hits
-    record = _WORKER["loop"].run_until_complete(
-        run_one(spec, identity, key, scratch, client, judge_process)
-    )
+    record = _WORKER["loop"].run_until_complete(run_one(spec, identity, key, scratch, client))
     trace = None
     if record["trace"] is not None:
         path = scratch / record["trace"]

@@ -19,7 +19,8 @@ import numpy as np
 import pandas as pd
 
 from hasbench import glossary
-from hasbench.runner import ExperimentError, load_experiment, load_store, select_tasks
+from hasbench.runner import ExperimentError, load_store, select_tasks
+from hasbench.runner.store import find_experiment
 from hasbench.scenario import Scenario, ScenarioError
 from hasbench.trace import Trace
 from hasbench.widgets.episode_view import EpisodeView
@@ -299,8 +300,10 @@ class RunBrowser(widgets.VBox):
         key = self.experiment.value
         if key not in self._scenarios:
             try:
-                experiment = load_experiment(self.store / "experiment.yaml")
-                tasks = select_tasks(experiment.tasks)
+                stored = find_experiment(self.store)
+                if stored is None:
+                    raise ExperimentError(f"{self.store}: no experiment definition")
+                tasks = select_tasks(stored.experiment().tasks)
                 self._scenarios[key] = {s.task_id: s for s in tasks}
             except (ExperimentError, ScenarioError, OSError) as exc:
                 self._scenarios[key] = f"cannot load the experiment's tasks: {exc}"

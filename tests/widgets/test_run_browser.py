@@ -173,8 +173,8 @@ def test_graph_is_replaced_by_a_reason_when_the_task_files_are_gone(store, tmp_p
     directory, _ = store
     copy = tmp_path / "copy"
     shutil.copytree(directory, copy)
-    text = (copy / "experiment.yaml").read_text().replace("examples.yaml", "gone.yaml")
-    (copy / "experiment.yaml").write_text(text)
+    (definition,) = (copy / "experiments").glob("*.json")
+    definition.write_text(definition.read_text().replace("examples.yaml", "gone.yaml"))
     browser = RunBrowser(copy)
     browser.open_row(0)
     assert browser.graph_viewer is None and isinstance(browser.viewer, TraceViewer)
