@@ -331,7 +331,7 @@ def test_damaged_records_and_traces_are_reported_quarantined_and_run_again(tmp_p
     assert "trace of its record is missing" in reasons and "unreadable trace" in reasons
     with pytest.warns(UserWarning, match="skipped 4 damaged file"):
         assert len(runner.load_results(out)) == 4
-    assert main(["results", str(out)]) == 0
+    assert main(["results", str(out)]) == 1  # it skipped damaged records: not a clean table
     shown = capsys.readouterr().out
     assert "skipped 4 damaged file(s)" in shown and str(truncated) in shown
     assert main(["run", str(exp), "--out", str(out), "--quiet"]) == 0
@@ -435,3 +435,29 @@ def test_every_command_line_option_is_validated_naming_the_option(
     assert code == 2
     err = capsys.readouterr().err
     assert message in err and "sk-9" not in err and not (tmp_path / "store").exists()
+
+
+def test_results_shows_one_experiment_of_a_store_that_holds_several(tmp_path, capsys):
+    out = tmp_path / "store"
+    two_tasks = {"files": [EXAMPLES], "ids": ["mock_A_001", "mock_C_001"]}
+    first = write_experiment(tmp_path / "first.yaml", tasks=two_tasks, judge_process=False)
+    assert main(["run", str(first), "--out", str(out), "--quiet"]) == 0
+    one_task = {"files": [EXAMPLES], "ids": ["mock_A_001"]}
+    second = write_experiment(tmp_path / "second.yaml", tasks=one_task, seeds=[1])
+    assert main(["run", str(second), "--out", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    keys = [e.key for e in runner.store.stored_experiments(out)]
+    assert len(keys) == 2 and len(records(out)) == 6
+    assert main(["results", str(out)]) == 0  # the experiment run last: the second
+    shown = capsys.readouterr().out
+    assert f"experiment runner_test (key {keys[1]}): 2 of 2 episodes" in shown
+    rows = [line.split() for line in shown.splitlines() if "/full" in line]
+    assert [row[:3] for row in rows] == [["scripted:strong", "A1/full", "1"],
+                                         ["scripted:strong", "A3/full", "1"]]  # fmt: skip
+    assert f"runner_test ({keys[0][:8]}): 4 episodes" in shown  # named, not counted
+    assert main(["results", str(out), "--experiment", keys[0][:6]]) == 0
+    shown = capsys.readouterr().out
+    assert f"experiment runner_test (key {keys[0]}): 4 of 4 episodes" in shown
+    assert "process judging was off for this experiment (judge_process: false)" in shown
+    assert main(["results", str(out), "--experiment", "nosuch"]) == 2
+    assert "no experiment 'nosuch' here (experiments: runner_test" in capsys.readouterr().err

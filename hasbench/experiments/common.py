@@ -193,45 +193,6 @@ def run_notes(results: pd.DataFrame) -> list[str]:
     return notes
 
 
-def undefined_notes(
-    table: pd.DataFrame, headers: dict[str, str], reasons: dict[str, str]
-) -> list[str]:
-    """One note per column of a numeric table that has undefined cells, saying why.
-
-    Args:
-        table: the numeric table.
-        headers: column -> its heading as shown.
-        reasons: column -> why a cell of it can be undefined.
-    """
-    notes = []
-    for column, reason in reasons.items():
-        if column not in table or not pd.api.types.is_numeric_dtype(table[column]):
-            continue
-        missing = int(table[column].isna().sum())
-        if missing:
-            name = headers.get(column, column)
-            rows = f"{missing} of {len(table)} rows"
-            notes.append(f"{name} is undefined ({DASH}) in {rows}: {reason}.")
-    return notes
-
-
-def undelivered(results: pd.DataFrame, otherwise: str) -> str:
-    """Why a Delivery Rate can be undefined: domains without a deliverable, else ``otherwise``."""
-    none = []
-    for domain in sorted(results["domain"].dropna().unique()):
-        try:
-            if get_domain(domain).deliverable is None:
-                none.append(domain)
-        except DomainError:
-            continue
-    if not none:
-        return otherwise
-    return (
-        f"{', '.join(none)} {'has' if len(none) == 1 else 'have'} no task-relevant deliverable, "
-        f"so the Delivery Rate is not defined there (docs/metrics.md); elsewhere, {otherwise}"
-    )
-
-
 # ---------------------------------------------------------------------------------------
 # Confidence intervals
 

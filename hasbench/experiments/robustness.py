@@ -147,7 +147,7 @@ def shifts(results: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
     table = pd.DataFrame(rows, columns=[
         "model", "metric", "first", "second", "tasks", "shift", "low", "high",
     ])  # fmt: skip
-    size = table["shift"].abs()
+    size = pd.to_numeric(table["shift"]).astype(float).abs()  # float also with no pair
     largest = size.groupby(table["metric"]).transform("max")
     table["largest"] = size.notna() & np.isclose(size, largest)
     return table

@@ -39,13 +39,12 @@ from hasbench.experiments.common import (
     model_label,
     run_notes,
     save_figure,
-    undefined_notes,
-    undelivered,
 )
 from hasbench.experiments.defaults import OFFLINE_JUDGE, OFFLINE_USER
 from hasbench.experiments.study import Analysis, Outputs, Parameters, Plans, Study, Table
 from hasbench.experiments.study import write_tables as write_study_tables
 from hasbench.metrics import rate, rescue_rate
+from hasbench.report import undefined_notes, undelivered
 from hasbench.runner import Experiment
 
 DEFAULT_DOMAINS = PAPER_DOMAINS

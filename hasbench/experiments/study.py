@@ -311,7 +311,7 @@ class Study:
 
 def timing(name: str, summaries: Sequence[RunSummary]) -> str:
     """One line: how long the grids' episodes took, beside the plan's estimate."""
-    seconds = sum(s.seconds for s in summaries)
+    seconds = sum(s.seconds or 0.0 for s in summaries)
     ran = sum(s.ran for s in summaries)
     text = f"{name}: ran {ran} episodes in {duration(seconds)}"
     estimates = [s.estimate for s in summaries]
@@ -407,7 +407,7 @@ def write_manifest(
         "errors": int(results["error"].notna().sum()),
         "episode_keys": sorted(results["key"]),
         "episodes_run": sum(s.ran for s in summaries),
-        "run_seconds": round(sum(s.seconds for s in summaries), 3),
+        "run_seconds": round(sum(s.seconds or 0.0 for s in summaries), 3),
         "estimated_seconds": None
         if any(s.estimate is None for s in summaries)
         else round(sum(s.estimate for s in summaries), 3),

@@ -64,13 +64,12 @@ class RunSummary:
         stopped: One message per backend stopped by a permanent failure.
         budget: Why the budget stopped the run, if it did.
         quarantined: The damaged records and traces moved to ``quarantine/``.
-        seconds: Wall-clock seconds the call took.
+        seconds: Wall-clock seconds the call took (None: not measured).
         estimate: The seconds a plan of the same grid estimated for it, when one preceded
             it (set by whoever made the plan, e.g. a study notebook).
     """
 
     directory: Path
-    experiment: str
     total: int
     skipped: int
     ran: int
@@ -82,7 +81,8 @@ class RunSummary:
     stopped: list[str] = field(default_factory=list)
     budget: str | None = None
     quarantined: list[str] = field(default_factory=list)
-    seconds: float = 0.0
+    experiment: str | None = None
+    seconds: float | None = None
     estimate: float | None = None
 
     @property

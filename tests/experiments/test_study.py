@@ -1,0 +1,99 @@
+"""Every study's tables are a function of its grid, whatever else its results folder holds.
+
+Each RQ study runs a first grid, then a second one (fewer tasks, another user simulator,
+another seed) into the same results folder: the second run's tables and manifest are
+those of the second grid alone (byte for byte the tables of the same grid run into an
+empty folder). Running the first grid again reuses its episodes (not one new) and gives
+its tables back byte for byte.
+"""
+
+import json
+
+import pytest
+
+from hasbench.experiments import robustness, rq1, rq2, rq3, rq4
+from hasbench.experiments.study import Study
+from hasbench.runner import load_results
+from hasbench.runner.store import stored_experiments
+
+GUARDED = "scripted:user-guarded"
+FIRST = {"domains": ["mock"], "max_tasks_per_domain": 4, "seed": 0}
+SECOND = {"domains": ["mock"], "max_tasks_per_domain": 2, "seed": 1}
+STUDIES = {
+    "rq1": (rq1, {"user_model": "scripted:user"}, {"user_model": GUARDED}),
+    "rq2": (rq2, {"user_model": "scripted:user"}, {"user_model": GUARDED}),
+    "rq3": (rq3, {"user_model": "scripted:user"}, {"user_model": GUARDED}),
+    "rq4": (rq4, {"user_model": "scripted:user"}, {"user_model": GUARDED}),
+    "robustness": (
+        robustness,
+        {"user_models": ["scripted:user", GUARDED]},
+        {"user_models": [GUARDED]},
+    ),
+}
+
+
+def tables(folder):
+    """Every table file of an output folder, by name, as bytes."""
+    kinds = (".csv", ".md", ".tex")
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.suffix in kinds}
+
+
+def manifest(folder):
+    return json.loads((folder / "manifest.json").read_text())
+
+
+def run(module, parameters, output_dir, results_dir):
+    return module.run(**parameters, output_dir=output_dir, results_dir=results_dir,
+                      progress=False)  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(STUDIES))
+def test_tables_count_exactly_the_grid_asked_for(name, tmp_path):
+    module, first_users, second_users = STUDIES[name]
+    first, second = {**FIRST, **first_users}, {**SECOND, **second_users}
+    shared = tmp_path / "runs"
+    one = run(module, first, tmp_path / "one", shared)
+    two = run(module, second, tmp_path / "two", shared)
+    alone = run(module, second, tmp_path / "alone", tmp_path / "fresh")
+
+    # the second run's results, tables and manifest are those of the second grid alone
+    results = two["results"]
+    assert set(results["seed"]) == {1} and set(results["user_model"]) == {GUARDED}
+    assert results["task_id"].nunique() == 2
+    assert sorted(results["key"]) == sorted(alone["results"]["key"])
+    assert tables(tmp_path / "two") == tables(tmp_path / "alone")
+    shown = manifest(tmp_path / "two")
+    assert shown["episodes"] == len(results) == len(alone["results"])
+    assert shown["episode_keys"] == sorted(results["key"])
+    assert shown["backends"]["user"] == [GUARDED]
+    assert shown["parameters"]["seed"] == 1 and shown["parameters"]["max_tasks_per_domain"] == 2
+    assert [e["grid_episodes"] for e in shown["experiments"]] == [s.total for s in two["summaries"]]
+    assert sum(e["grid_episodes"] for e in shown["experiments"]) == shown["episodes"]
+    # both experiments are kept side by side, neither overwrote the other
+    stores = {s.directory for s in one["summaries"]}
+    for store in stores:
+        assert len(stored_experiments(store)) == 2
+
+    # the first grid again: every episode reused, its tables back byte for byte
+    episodes = sum(len(list((s / "episodes").glob("*.json"))) for s in stores)
+    again = run(module, first, tmp_path / "again", shared)
+    assert sum(s.ran for s in again["summaries"]) == 0
+    assert sum(len(list((s / "episodes").glob("*.json"))) for s in stores) == episodes
+    assert tables(tmp_path / "again") == tables(tmp_path / "one")
+    assert (
+        manifest(tmp_path / "again")["episode_keys"] == manifest(tmp_path / "one")["episode_keys"]
+    )
+    assert manifest(tmp_path / "again")["episodes_run"] == 0
+    # load_results without a key means the experiment run last: the first one again
+    if len(stores) == 1:
+        (store,) = stores
+        assert sorted(load_results(store)["key"]) == sorted(one["results"]["key"])
+
+
+def test_each_study_declares_its_grid_and_tables_not_the_loop():
+    for module in (rq1, rq2, rq3, rq4, robustness):
+        assert isinstance(module.STUDY, Study)
+        assert module.STUDY.analyse.__module__ == module.__name__
+    assert rq4.STUDY.experiment(["scripted:strong"], ["scripted:user"], "rule", ["mock"]).name == (
+        "rq4_mock"
+    )
