@@ -28,7 +28,8 @@ opened (:func:`open_trace`), so a store of 50,000 episodes loads in seconds.
 
 from __future__ import annotations
 
-import functools
+import contextlib
+import gc
 import json
 import math
 import os
@@ -44,10 +45,10 @@ from pydantic import ValidationError
 from hasbench.agency import Setting
 from hasbench.runner.experiment import Experiment, ExperimentError, ResolvedExperiment, resolve
 from hasbench.trace import Trace, TraceError
-from hasbench.vocab import canonical_json, text_hash
+from hasbench.vocab import text_hash
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Iterator
 
 COLUMNS = [
     "task_id", "domain", "pattern", "judge_scored", "agent_model", "user_model", "judge_model",
@@ -212,37 +213,50 @@ def scan_store(
         ExperimentError: ``directory`` is not a results store.
     """
     store = Path(directory)
-    if not (store / "episodes").is_dir():
+    folder = os.path.join(store, "episodes")  # plain strings: 50,000 paths add up
+    if not os.path.isdir(folder):
         raise ExperimentError(f"{store}: not a results directory (no episodes/ folder)")
     if keys is None:
-        paths = sorted((store / "episodes").glob("*.json"))
-    else:
-        paths = [store / "episodes" / f"{key}.json" for key in dict.fromkeys(keys)]
+        keys = sorted(name[:-5] for name in os.listdir(folder) if name.endswith(".json"))
     records: dict[str, dict[str, Any]] = {}
     damaged: list[Damaged] = []
-    for path in paths:
+    for key in dict.fromkeys(keys):
+        path = os.path.join(folder, f"{key}.json")
         try:
-            record = _read_record(path)
+            record = _read_record(path, key)
         except FileNotFoundError:
             continue  # not run yet
         except ValueError as exc:
-            damaged.append(Damaged(path.stem, path, str(exc)))
+            damaged.append(Damaged(key, Path(path), str(exc)))
             continue
         trace = record["trace"]
-        if trace is not None and (problem := _trace_problem(store / trace, record, verify)):
-            damaged.append(Damaged(path.stem, store / trace, problem))
-            continue
-        records[path.stem] = record
+        if trace is not None:
+            trace_path = os.path.join(store, trace)
+            if problem := _trace_problem(trace_path, record, verify):
+                damaged.append(Damaged(key, Path(trace_path), problem))
+                continue
+        records[key] = record
     return records, damaged
 
 
-@functools.lru_cache(maxsize=4096)
-def _setting(text: str) -> Setting:
-    """A record's setting (given as canonical JSON), validated once per distinct setting."""
-    return Setting.model_validate_json(text)
+_SETTINGS: dict[str, tuple[Setting, str]] = {}
+"""Settings already validated, by the text of their record entry, with their labels."""
 
 
-def _read_record(path: Path) -> dict[str, Any]:
+def _setting(raw: Any) -> tuple[Setting, str]:
+    """A record's setting and its label, validated once per distinct setting.
+
+    Raises:
+        ValidationError: not a valid setting.
+    """
+    text = repr(raw)
+    if text not in _SETTINGS:
+        setting = Setting.model_validate(raw)
+        _SETTINGS[text] = (setting, setting.label())
+    return _SETTINGS[text]
+
+
+def _read_record(path: str | Path, key: str) -> dict[str, Any]:
     """A record file's content, checked for the fields every record has.
 
     Raises:
@@ -250,7 +264,8 @@ def _read_record(path: Path) -> dict[str, Any]:
         ValueError: why the record cannot be used.
     """
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as handle:
+            data = handle.read()
     except FileNotFoundError:
         raise
     except OSError as exc:
@@ -266,10 +281,10 @@ def _read_record(path: Path) -> dict[str, Any]:
     missing = [name for name in REQUIRED_FIELDS if name not in record]
     if missing:
         raise ValueError(f"missing field(s): {', '.join(missing)}")
-    if record["key"] != path.stem:
+    if record["key"] != key:
         raise ValueError(f"its key {record['key']!r} is not its file name")
     try:
-        _setting(canonical_json(record["setting"]))
+        _setting(record["setting"])
     except ValidationError as exc:
         raise ValueError(f"setting: {exc.errors()[0]['msg']}") from None
     backends = record["backends"]
@@ -282,7 +297,7 @@ def _read_record(path: Path) -> dict[str, Any]:
     return record
 
 
-def _trace_problem(path: Path, record: dict[str, Any], verify: bool) -> str | None:
+def _trace_problem(path: str | Path, record: dict[str, Any], verify: bool) -> str | None:
     """What is wrong with a record's trace file, or None when it is the one recorded.
 
     Without ``verify``, a trace of the recorded size passes unread.
@@ -290,12 +305,13 @@ def _trace_problem(path: Path, record: dict[str, Any], verify: bool) -> str | No
     size = record.get("trace_bytes")
     if not verify and size is not None:
         try:
-            if path.stat().st_size == size:
+            if os.stat(path).st_size == size:
                 return None
         except OSError:
             return "the trace of its record is missing"
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as handle:
+            data = handle.read()
     except OSError:
         return "the trace of its record is missing"
     digest = record.get("trace_sha256")
@@ -319,7 +335,7 @@ def open_trace(directory: str | Path, key: str) -> Trace:
         ValueError: the record or trace is missing or damaged (the message says which).
     """
     store = Path(directory)
-    record = _read_record(store / "episodes" / f"{key}.json")
+    record = _read_record(store / "episodes" / f"{key}.json", key)
     if record["trace"] is None:
         raise ValueError(f"episode {key} has no trace (it ended in error)")
     problem = _trace_problem(store / record["trace"], record, verify=True)
@@ -337,13 +353,27 @@ def load_store(
         directory: the results store.
         experiment: which experiment (:data:`ExperimentChoice`; None: the one run last).
     """
-    records, damaged = scan_store(directory, experiment_episodes(directory, experiment))
-    rows = [_row(record) for record in records.values()]
-    extra = sorted({name for row in rows for name in row} - set(COLUMNS))
-    frame = pd.DataFrame(rows, columns=[*COLUMNS, *extra])
+    with _collector_paused():  # 50,000 records are many objects and no cycles
+        records, damaged = scan_store(directory, experiment_episodes(directory, experiment))
+        rows = [_row(record) for record in records.values()]
+        del records
+        extra = sorted({name for row in rows for name in row} - set(COLUMNS))
+        frame = pd.DataFrame(rows, columns=[*COLUMNS, *extra])
     order = ["agent_model", "user_model", "domain", "task_id", "agency", "channels", "setting",
              "seed"]  # fmt: skip
     return frame.sort_values(order, kind="stable").reset_index(drop=True), damaged
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause Python's cycle collector (it rescans every object loaded so far, again and again)."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
 
 
 def load_results(directory: str | Path, experiment: ExperimentChoice = None) -> pd.DataFrame:
@@ -391,7 +421,7 @@ def error_note(frame: pd.DataFrame) -> str | None:
 
 
 def _row(record: dict[str, Any]) -> dict[str, Any]:
-    setting = _setting(canonical_json(record["setting"]))
+    setting, label = _setting(record["setting"])
     outcome = record.get("outcome") or {}
     metrics = record.get("metrics") or {}
     process = record.get("process") or {}
@@ -408,7 +438,7 @@ def _row(record: dict[str, Any]) -> dict[str, Any]:
         "channels": setting.channels,
         "persona": setting.persona,
         "spontaneous": setting.spontaneous,
-        "setting": setting.label(),
+        "setting": label,
         "seed": record["seed"],
         "success": outcome.get("success"),
         "task_score": outcome.get("task_score"),
