@@ -18,9 +18,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from hasbench.experiments.study import MANIFEST
 from hasbench.paths import FIGURES_DIR
-from hasbench.runner.notebooks import FigureNotebook, figure_notebooks
+from hasbench.runner.notebooks import MANIFEST, FigureNotebook, figure_notebooks
 
 INDEX = "index.html"
 TABLE_SUFFIXES = (".csv", ".md", ".tex")

@@ -48,6 +48,7 @@ from hasbench.experiments.defaults import OFFLINE_USER_SIMULATORS, agents_or_def
 from hasbench.paths import RUNS_DIR
 from hasbench.runner import Experiment, TaskSelection
 from hasbench.runner.experiment import code_fingerprint
+from hasbench.runner.notebooks import MANIFEST
 from hasbench.runner.progress import announce, duration
 from hasbench.runner.store import find_experiment
 from hasbench.simulator import Backends
@@ -56,8 +57,6 @@ if TYPE_CHECKING:
     from hasbench.llm import LLMClient
     from hasbench.runner import RunSummary
     from hasbench.runner.planning import Plan
-
-MANIFEST = "manifest.json"
 
 
 @dataclass(frozen=True)

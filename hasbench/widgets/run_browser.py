@@ -130,8 +130,8 @@ class RunBrowser(widgets.VBox):
                                            style=wide)  # fmt: skip
         self.quick = widgets.ToggleButtons(options=[], style={"button_width": "auto"})
         self.search = widgets.Text(
-            placeholder="task, setting or backend contains…", description="filter", style=wide,
-            continuous_update=True,
+            placeholder="task, setting, backend or simulator contains…", description="filter",
+            style=wide, continuous_update=True,
         )  # fmt: skip
         self.table = widgets.GridBox(layout=widgets.Layout(grid_gap="0px 6px"))
         self.table.add_class("hb-results-table")
