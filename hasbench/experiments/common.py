@@ -273,7 +273,8 @@ def write_table(
     output_dir.mkdir(parents=True, exist_ok=True)
     csv, md, tex = (output_dir / f"{name}.{ext}" for ext in ("csv", "md", "tex"))
     numeric.to_csv(csv, index=False, float_format="%.4f")
-    text = shown.to_markdown(index=False, disable_numparse=True)
+    cells = shown.map(lambda value: str(value).replace("|", "\\|"))  # a cell's own bar
+    text = cells.to_markdown(index=False, disable_numparse=True)
     if notes:
         text += "\n\n" + "\n".join(f"Note: {n}" for n in notes)
     md.write_text(text + "\n", encoding="utf-8")
@@ -334,6 +335,9 @@ def bars(
                   colors=color, linewidth=3.5, zorder=3)  # fmt: skip
     for place in pos[~shown]:
         ax.text(place, 0, DASH, ha="center", va="bottom", **UNDEFINED_MARK)
+    if len(pos):  # every place in view, drawn or not
+        low_x, high_x = ax.get_xlim()
+        ax.set_xlim(min(low_x, pos.min() - width), max(high_x, pos.max() + width))
 
 
 def output_dir_for(name: str, output_dir: str | Path | None) -> Path:

@@ -4,26 +4,31 @@
 times pending episodes (they are stored, so nothing is wasted) and extrapolates. Episodes
 of one domain under one agency level take alike, those of different domains or levels do
 not (a coding episode under A1 runs its tests in a sandbox and can take 50 times a retail
-one), so the grid is timed per *stratum*: a backend × domain × agency level. An offline
-backend is timed on at least two episodes per stratum (at least :data:`OFFLINE_TIMED` in
-all), spread over the stratum's tasks and settings; a backend's first episode in a domain
-pays the start-up (loading the domain, building its shared base) that the rest of the run
-does not, and is left out of the rate when others ran. A model backend is timed on one
-episode per stratum, all at once. Each stratum's pending episodes are then counted at
-its own rate.
+one), so each *stratum* (a backend × domain × agency level) is counted at its own rate.
+
+Offline episodes are timed a task at a time: for :data:`OFFLINE_TASKS` tasks of each
+domain, spread over its tasks, every pending offline episode of the task's first seed (all
+its backends and settings) runs in grid order; more seeds, then more tasks, follow until
+each backend has :data:`OFFLINE_TIMED` timed episodes in the domain. That is how a run
+meets them: its worker pool gives all of a task's episodes to one worker
+(:mod:`hasbench.runner.pool`), so what a domain caches per process (a coding task's test
+runs, by workspace content) serves the task's later episodes in the plan as in the run. A
+backend's first episode in a domain pays the start-up (loading the domain, building its
+shared base) that the rest of the run does not, and is left out of the rate when others
+ran. A model backend is timed on one episode per stratum, all at once.
 
 Episodes count as stored as a run counts them: an intact record without an error; a
 timed episode that ends in error is named, so it is fixed before the run. A backend is
 the agent backend, or the agent with its user simulator when the grid compares user
 simulators. Offline episodes run in the worker pool the run will open (one worker per CPU
-for a grid large enough, see :func:`hasbench.runner.pool.open_pool`); model backends up to
-their concurrency limit at a time.
+for a grid large enough, see :func:`hasbench.runner.pool.open_pool`), which gets through
+as many episodes at a time as the machine gives it now (measured: on a shared machine
+fewer than its workers); model backends run up to their concurrency limit at a time.
 """
 
 from __future__ import annotations
 
 import asyncio
-import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,15 +37,21 @@ from typing import TYPE_CHECKING, Any
 from hasbench.runner import store as results
 from hasbench.runner.execution import DEFAULT_CONCURRENCY, provider, run_one
 from hasbench.runner.experiment import Cell, Experiment, resolve
-from hasbench.runner.pool import MIN_POOL_EPISODES, cpu_bound, machine_workers
+from hasbench.runner.pool import (
+    MIN_POOL_EPISODES,
+    cpu_bound,
+    machine_workers,
+    measured_speedup,
+)
 from hasbench.runner.progress import announce, duration
 
 if TYPE_CHECKING:
     from hasbench.llm import LLMClient
 
+OFFLINE_TASKS = 2
+"""Tasks of each domain whose pending offline episodes of one seed are all timed."""
 OFFLINE_TIMED = 4
-"""Episodes timed per offline backend at least (two or more per stratum, the first of each
-domain paying the start-up)."""
+"""Offline episodes timed per backend and domain at least (more seeds, then more tasks)."""
 
 
 @dataclass
@@ -88,7 +99,9 @@ class Plan:
             their pending episodes).
         timed: episodes timed per backend.
         pending: episodes left to run after the timed ones, per backend.
-        parallel: episodes run at a time, per backend.
+        parallel: how many episodes' worth of work gets done at a time, per backend: the
+            worker pool's measured speedup for an offline one, the concurrency limit for a
+            model one.
         failed: the error of each backend whose timed episode ended in error.
         strata: the timed strata (backend × domain × agency level).
         planning_seconds: how long the plan took (its timed episodes included).
@@ -103,7 +116,7 @@ class Plan:
     measured: dict[str, float] = field(default_factory=dict)
     timed: dict[str, int] = field(default_factory=dict)
     pending: dict[str, int] = field(default_factory=dict)
-    parallel: dict[str, int] = field(default_factory=dict)
+    parallel: dict[str, float] = field(default_factory=dict)
     failed: dict[str, str] = field(default_factory=dict)
     strata: list[Stratum] = field(default_factory=list)
     planning_seconds: float = 0.0
@@ -189,12 +202,9 @@ async def estimate(
         strata=list(strata.values()),
     )
     offline = [s for s in plan.strata if cpu_bound(s.cells[0].spec.backends)]
-    for backend in dict.fromkeys(s.backend for s in plan.strata):
-        mine = [s for s in plan.strata if s.backend == backend]
-        if mine[0] in offline:
-            error = await _time_offline(mine, store, client)
-        else:
-            error = await _time_model(mine, store, client)
+    plan.failed.update(await _time_offline(offline, resolved.cells, store, client))
+    for backend in dict.fromkeys(s.backend for s in plan.strata if s not in offline):
+        error = await _time_model([s for s in plan.strata if s.backend == backend], store, client)
         if error is not None:
             plan.failed[backend] = error
     _summarize(plan, experiment, offline)
@@ -203,25 +213,72 @@ async def estimate(
     return plan
 
 
-async def _time_offline(strata: list[Stratum], store: Path, client: LLMClient) -> str | None:
-    """Time an offline backend's strata one episode at a time; the error that stopped it."""
-    per_stratum = max(2, math.ceil(OFFLINE_TIMED / len(strata)))
-    warm: set[str] = set()
-    for stratum in strata:
-        for cell in _spread(stratum.cells, per_stratum):
-            began = time.monotonic()
-            record = await run_one(cell.spec, cell.identity, cell.key, store, client)
-            seconds = time.monotonic() - began
-            stratum.timed += 1
-            if record is not None and record["error"] is not None:
-                return results.error_text(record["error"])
-            stratum.finished += record is not None
-            if stratum.domain in warm:
-                stratum.times.append(seconds)
-            else:  # the backend's first episode in this domain pays its start-up
-                warm.add(stratum.domain)
-                stratum.startup = seconds
-    return None
+async def _time_offline(
+    strata: list[Stratum], grid: list[Cell], store: Path, client: LLMClient
+) -> dict[str, str]:
+    """Time the strata's episodes a task at a time, in grid order (see the module docstring).
+
+    Returns the error of each backend whose timed episode ended in error (its other
+    episodes are not timed).
+    """
+    where = {cell.key: stratum for stratum in strata for cell in stratum.cells}
+    failed: dict[str, str] = {}
+    warm: set[tuple[str, str]] = set()
+    for domain, units in _units([cell for cell in grid if cell.key in where]).items():
+        backends = {where[cell.key].backend for unit in units for cell in unit}
+        for done, unit in enumerate(units):
+            timed = {b: sum(s.timed for s in strata if (s.backend, s.domain) == (b, domain))
+                     for b in backends - set(failed)}  # fmt: skip
+            if done >= OFFLINE_TASKS and all(n >= OFFLINE_TIMED for n in timed.values()):
+                break
+            for cell in unit:
+                stratum = where[cell.key]
+                if stratum.backend in failed:
+                    continue
+                began = time.monotonic()
+                record = await run_one(cell.spec, cell.identity, cell.key, store, client)
+                seconds = time.monotonic() - began
+                stratum.timed += 1
+                if record is not None and record["error"] is not None:
+                    failed[stratum.backend] = results.error_text(record["error"])
+                    continue
+                stratum.finished += record is not None
+                if (stratum.backend, domain) in warm:
+                    stratum.times.append(seconds)
+                else:  # the backend's first episode in this domain pays its start-up
+                    warm.add((stratum.backend, domain))
+                    stratum.startup = seconds
+    return failed
+
+
+def _units(cells: list[Cell]) -> dict[str, list[list[Cell]]]:
+    """Per domain, its pending episodes in the order they are timed, a task's seed at a time.
+
+    First the first seed of :data:`OFFLINE_TASKS` tasks spread over the domain's tasks, then
+    their other seeds, then the other tasks; each unit is the task's episodes of one seed
+    (every backend and setting) in grid order.
+    """
+    units: dict[str, dict[tuple[str, int], list[Cell]]] = {}
+    for cell in cells:
+        spec = cell.spec
+        unit = units.setdefault(spec.scenario.domain, {})
+        unit.setdefault((spec.scenario.task_id, spec.seed), []).append(cell)
+    ordered = {}
+    for domain, found in units.items():
+        tasks = list(dict.fromkeys(task for task, _ in found))
+        count = min(OFFLINE_TASKS, len(tasks))
+        chosen = [tasks[i * len(tasks) // count] for i in range(count)]
+        rest = [task for task in tasks if task not in chosen]
+        keys = sorted(
+            found,
+            key=lambda unit: (
+                unit[0] not in chosen,
+                unit[1] != min(seed for task, seed in found if task == unit[0]),
+                (chosen + rest).index(unit[0]),
+            ),
+        )
+        ordered[domain] = [found[key] for key in keys]
+    return ordered
 
 
 async def _time_model(strata: list[Stratum], store: Path, client: LLMClient) -> str | None:
@@ -241,16 +298,14 @@ async def _time_model(strata: list[Stratum], store: Path, client: LLMClient) -> 
     return results.error_text(errors[0]) if errors else None
 
 
-def _spread(cells: list[Cell], count: int) -> list[Cell]:
-    """Up to ``count`` cells spread evenly over the list (its first one included)."""
-    if len(cells) <= count:
-        return list(cells)
-    return [cells[i * len(cells) // count] for i in range(count)]
-
-
 def _summarize(plan: Plan, experiment: Experiment, offline: list[Stratum]) -> None:
-    """Per backend: its rate, timed and pending episodes, and how many run at a time."""
+    """Per backend: its rate, timed and pending episodes, and how many run at a time.
+
+    Offline episodes run in the worker pool, which gets through the work of as many
+    processes as the machine gives it now (:func:`~hasbench.runner.pool.measured_speedup`).
+    """
     workers = machine_workers() if sum(s.pending for s in offline) >= MIN_POOL_EPISODES else 1
+    speedup = measured_speedup(workers) if workers > 1 else 1.0
     for backend in dict.fromkeys(s.backend for s in plan.strata):
         mine = [s for s in plan.strata if s.backend == backend]
         rates = {id(s): _rate(s, mine) for s in mine}
@@ -263,7 +318,7 @@ def _summarize(plan: Plan, experiment: Experiment, offline: list[Stratum]) -> No
             else sum(rates.values()) / len(rates)
         )
         if mine[0] in offline:
-            plan.parallel[backend] = max(1, min(workers, pending))
+            plan.parallel[backend] = max(1.0, min(speedup, pending))
         else:
             group = provider(mine[0].cells[0].spec.backends.agent)
             limit = experiment.concurrency.get(group, DEFAULT_CONCURRENCY)
