@@ -130,13 +130,15 @@ def describe_run(summary: RunSummary) -> Shown:
         if summary.model_calls
         else "no model calls"
     )
-    took = "" if summary.seconds is None else f" in {duration(summary.seconds)}"
-    if summary.estimate is not None:
-        took += f" (the plan estimated {duration(summary.estimate)})"
     text = (
-        f"Ran {summary.ran} of {summary.total} episodes{took}{failed}; {summary.skipped} were "
+        f"Ran {summary.ran} of {summary.total} episodes{failed}; {summary.skipped} were "
         f"already in the results store `{summary.directory}`; {calls}."
     )
+    if summary.seconds is not None:
+        text += f" They took {duration(summary.seconds)}"
+        if summary.estimate is not None:
+            text += f"; the plan estimated {duration(summary.estimate)}"
+        text += "."
     if summary.quarantined:
         text += (
             f" {len(summary.quarantined)} damaged file(s) were moved to quarantine/ and "
