@@ -16,7 +16,7 @@ from hasbench.experiments import figures_index
 from hasbench.experiments.common import model_label
 from hasbench.experiments.defaults import OFFLINE_AGENTS, OFFLINE_SWEEP_AGENTS
 from hasbench.paths import REPO_ROOT
-from hasbench.runner import figure_notebooks, load_results
+from hasbench.runner import figure_notebooks, load_results, registered_notebooks
 
 pytestmark = pytest.mark.slow
 USERS = ["scripted:user", "scripted:user-guarded"]
@@ -240,3 +240,24 @@ def test_cli_notebook_all_runs_every_figure_notebook(monkeypatch, capsys):
     assert seen == [({"seed": 3}, None, True)] and capsys.readouterr().out.strip() == "ix"
     assert main(["notebook", "all", "--quiet"]) == 0
     assert seen[-1] == ({}, None, False)
+
+
+def test_index_shows_figures_at_the_page_width_tables_inline_and_links_the_reports(done):
+    import html
+
+    page = done["index"].read_text()
+    assert "figure img{max-width:100%" in page  # not a thumbnail
+    registered = registered_notebooks()
+    for notebook in figure_notebooks():
+        report = registered[notebook.name].with_suffix(".html").name
+        assert f'href="../executed/{report}">its report (HTML)</a>' in page
+        folder = done["figures"] / notebook.folder
+        for png in folder.glob("*.png"):
+            assert f'<figure><img src="{notebook.folder}/{png.name}"' in page
+        for table in folder.glob("*.md"):
+            text = table.read_text(encoding="utf-8")
+            heading = text.splitlines()[0].split("|")[1].strip()
+            assert f"<th>{html.escape(heading)}</th>" in page, table
+            for note in (line[len("Note: "):] for line in text.splitlines()
+                         if line.startswith("Note: ")):  # fmt: skip
+                assert html.escape(note) in page
