@@ -60,6 +60,8 @@ def measure(name: str, max_tasks: int | None, root: Path) -> float:
     episodes = sum(summary.ran for summary in done["summaries"])
     ratio = actual / estimate if estimate else float("nan")
     verdict = "ok" if 1 / TOLERANCE <= ratio <= TOLERANCE else "MISSED"
+    if not episodes:
+        verdict = "the plan timed the whole grid"
     print(
         f"{name:<11} {sum(p.total for p in plans):>5} episodes: plan {duration(planned)} "
         f"(timed {sum(sum(p.timed.values()) for p in plans)}); the other {episodes} estimated "

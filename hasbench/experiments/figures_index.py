@@ -55,9 +55,8 @@ def run_all(
         NotebookRunError: a notebook failed (the others still ran and the index lists the
             failure).
     """
-    from papermill import PapermillExecutionError
-
     from hasbench.runner import run_notebook
+    from hasbench.runner.notebooks import NotebookError
 
     figures = Path(figures_dir) if figures_dir is not None else FIGURES_DIR
     executed: dict[str, Path] = {}
@@ -71,8 +70,9 @@ def run_all(
         print(f"running {notebook.name} ...", flush=True)
         try:
             executed[notebook.name] = run_notebook(notebook.name, given, executed_dir, progress)
-        except PapermillExecutionError as error:
-            errors[notebook.name] = f"{error.ename}: {error.evalue}"
+        except NotebookError as error:
+            errors[notebook.name] = str(error)
+            executed[notebook.name] = error.executed
     index = write_index(figures, executed, errors)
     if errors:
         failed = "; ".join(f"{name}: {message}" for name, message in errors.items())

@@ -46,6 +46,7 @@ from hasbench.experiments.common import (
 )
 from hasbench.experiments.defaults import OFFLINE_USER_SIMULATORS, agents_or_default
 from hasbench.paths import RUNS_DIR
+from hasbench.registry import domain_names
 from hasbench.runner import Experiment, TaskSelection
 from hasbench.runner.experiment import code_fingerprint
 from hasbench.runner.notebooks import MANIFEST
@@ -210,7 +211,13 @@ class Study:
         )
 
     def choose(self, asked: Parameters) -> tuple[Parameters, list[str]]:
-        """The parameters with stand-ins and domains filled in, and a note for each change."""
+        """The parameters with stand-ins and domains filled in, and a note for each change.
+
+        Raises:
+            ParameterError: a parameter of the wrong kind (one line naming the notebook, the
+                parameter and the value).
+        """
+        self.check(asked)
         agents = agents_or_default(asked.agent_models, self.sweep)
         notes: list[str] = []
         users = asked.user_models
@@ -222,6 +229,37 @@ class Study:
         chosen = Parameters(list(agents), list(users), asked.judge_model, domains,
                             asked.max_tasks_per_domain, asked.seed)  # fmt: skip
         return chosen, [*notes, *domain_notes]
+
+    def check(self, asked: Parameters) -> None:
+        """Refuse a parameter of the wrong kind before anything runs.
+
+        Raises:
+            ParameterError: naming the notebook, the parameter and the value.
+        """
+        users = "user_models" if self.compares_simulators else "user_model"
+        given = asked.user_models
+        if not self.compares_simulators and given is not None:
+            given = given[0] if len(given) == 1 else given
+        checks = {
+            "agent_models": (asked.agent_models, _models_or_none, "a list of model strings, "
+                             "or None for the offline stand-ins"),
+            users: (given, _models_or_none if self.compares_simulators else _text,
+                    "a list of model strings, or None" if self.compares_simulators
+                    else "a model string"),
+            "judge_model": (asked.judge_model, _text, "a model string"),
+            "domains": (asked.domains, _names, "a list of domain names, e.g. [retail, airline]"),
+            "max_tasks_per_domain": (asked.max_tasks_per_domain, _count_or_none,
+                                     "a whole number of at least 1, or None for every task"),
+            "seed": (asked.seed, _seed, "a whole number of at least 0"),
+        }  # fmt: skip
+        for name, (value, fits, expected) in checks.items():
+            if not fits(value):
+                raise ParameterError(f"{self.name}: parameter {name} = {value!r}: expected "
+                                     f"{expected}")  # fmt: skip
+        known = domain_names()
+        if not any(domain in known for domain in asked.domains):  # a typo: nothing to run
+            raise ParameterError(f"{self.name}: parameter domains = {list(asked.domains)!r}: no "
+                                 f"such domain (the domains: {', '.join(known)})")  # fmt: skip
 
     def grids(
         self, chosen: Parameters, results_dir: str | Path | None
@@ -306,6 +344,30 @@ class Study:
         if len(summaries) == 1:
             answer["summary"] = summaries[0]
         return answer
+
+
+class ParameterError(ValueError):
+    """A study parameter of the wrong kind; the message names notebook, parameter, value."""
+
+
+def _text(value: Any) -> bool:
+    return isinstance(value, str) and bool(value.strip())
+
+
+def _names(value: Any) -> bool:
+    return isinstance(value, list | tuple) and bool(value) and all(map(_text, value))
+
+
+def _models_or_none(value: Any) -> bool:
+    return value is None or _names(value)
+
+
+def _count_or_none(value: Any) -> bool:
+    return value is None or (isinstance(value, int) and not isinstance(value, bool) and value >= 1)
+
+
+def _seed(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def timing(name: str, summaries: Sequence[RunSummary]) -> str:

@@ -42,6 +42,18 @@ METADATA_KEY = "hasbench"
 """The notebook metadata entry that holds ``{"name": ...}``."""
 
 
+class NotebookError(ExperimentError):
+    """A notebook that stopped with an error: one line naming it and what went wrong.
+
+    Attributes:
+        executed: the executed copy, with the error's traceback in its failing cell.
+    """
+
+    def __init__(self, message: str, executed: Path) -> None:
+        super().__init__(message)
+        self.executed = executed
+
+
 def registered_notebooks(directory: Path | None = None) -> dict[str, Path]:
     """Registered name -> notebook file, for every named notebook in ``directory``.
 
@@ -152,6 +164,8 @@ def run_notebook(
     Raises:
         ExperimentError: an unknown notebook, a parameter its parameters cell does not
             have, or no ``hasbench`` kernel.
+        NotebookError: the notebook stopped with an error (its executed copy and HTML
+            export are still written, the traceback in the failing cell).
     """
     import papermill
 
@@ -179,15 +193,22 @@ def run_notebook(
                     relay.cell(1 + order.index(cell.get("id")), len(order), cell.source)
 
             options["on_cell_start"] = announce
-        papermill.execute_notebook(
-            str(source),
-            str(target),
-            parameters=parameters or {},
-            kernel_name=KERNEL,
-            cwd=str(REPO_ROOT),
-            progress_bar=False,
-            **options,
-        )
+        try:
+            papermill.execute_notebook(
+                str(source),
+                str(target),
+                parameters=parameters or {},
+                kernel_name=KERNEL,
+                cwd=str(REPO_ROOT),
+                progress_bar=False,
+                **options,
+            )
+        except papermill.PapermillExecutionError as failure:
+            export_html(target)
+            reason = " ".join(line.strip() for line in str(failure.evalue).splitlines())
+            raise NotebookError(
+                f"{name} ({source.name}): {failure.ename}: {reason} (traceback: {target})", target
+            ) from None
     export_html(target)
     return target
 
@@ -418,14 +439,12 @@ def run_sweep(
 
 def execute_set(name: str, parameters: dict[str, Any], directory: str) -> dict[str, Any]:
     """Run one parameter set into ``directory`` (in a worker); return status, seconds, error."""
-    from papermill import PapermillExecutionError
-
     start = time.perf_counter()
     error = None
     try:
         run_notebook(name, parameters, directory, progress=False)
-    except PapermillExecutionError as failure:
-        error = f"{failure.ename}: {failure.evalue}"
+    except NotebookError as failure:
+        error = str(failure)
     except Exception as failure:  # a failed set is recorded; the sweep goes on
         error = f"{type(failure).__name__}: {failure}"
     return {

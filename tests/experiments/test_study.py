@@ -97,3 +97,22 @@ def test_each_study_declares_its_grid_and_tables_not_the_loop():
     assert rq4.STUDY.experiment(["scripted:strong"], ["scripted:user"], "rule", ["mock"]).name == (
         "rq4_mock"
     )
+
+
+@pytest.mark.parametrize(
+    ("module", "given", "message"),
+    [
+        (rq1, {"max_tasks_per_domain": 0}, "rq1: parameter max_tasks_per_domain = 0: expected"),
+        (rq2, {"seed": -1}, "rq2: parameter seed = -1: expected a whole number of at least 0"),
+        (rq3, {"domains": "retail"}, "rq3: parameter domains = 'retail': expected a list"),
+        (rq4, {"domains": ["retial"]}, "rq4: parameter domains = ['retial']: no such domain"),
+        (rq1, {"agent_models": "openai/x"}, "rq1: parameter agent_models = 'openai/x'"),
+        (robustness, {"user_models": "scripted:user"}, "robustness: parameter user_models ="),
+    ],
+)
+def test_a_bad_parameter_is_refused_before_anything_runs(module, given, message, tmp_path):
+    from hasbench.experiments.study import ParameterError
+
+    with pytest.raises(ParameterError, match=message.replace("[", r"\[").replace("(", r"\(")):
+        module.plan(**given, results_dir=tmp_path / "runs")
+    assert not (tmp_path / "runs").exists()

@@ -145,3 +145,17 @@ def test_a_second_grid_in_the_same_results_folder_never_enters_the_first_ones_ta
     assert table_files(again) == table_files(first)
     assert sorted((results / "episodes").glob("*.json")) == records  # not a single new one
     assert manifest["episodes_run"] == 0
+
+
+@pytest.mark.slow
+def test_a_bad_parameter_value_is_one_line_naming_notebook_parameter_and_value(tmp_path, capsys):
+    from hasbench.cli import main
+
+    status = main(["notebook", "rq1", "-p", "max_tasks_per_domain", "0",
+                   "-p", "results_dir", str(tmp_path / "runs"),
+                   "-p", "output_dir", str(tmp_path / "out"),
+                   "--output-dir", str(tmp_path / "executed"), "--quiet"])  # fmt: skip
+    err = capsys.readouterr().err.strip()
+    assert status == 2 and len(err.splitlines()) == 1
+    assert "rq1: parameter max_tasks_per_domain = 0: expected a whole number" in err
+    assert not (tmp_path / "runs").exists()
