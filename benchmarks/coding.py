@@ -25,7 +25,7 @@ from hasbench.build.builder import replay_gold
 from hasbench.envs.coding import environment as coding
 from hasbench.envs.coding.sandbox import UNSAFE_ENV, Sandbox, sandbox_mode
 from hasbench.evaluate import evaluate
-from hasbench.participants.judges import make_judge
+from hasbench.participants.backends import make_judge
 from hasbench.paths import TASKS_DIR
 from hasbench.scenario import load_tasks
 from hasbench.simulator import Backends, run_episode

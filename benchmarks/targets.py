@@ -38,7 +38,7 @@ from hasbench.envs import make_environment
 from hasbench.evaluate import evaluate
 from hasbench.experiments import rq1
 from hasbench.experiments.defaults import OFFLINE_AGENTS
-from hasbench.participants.judges import make_judge
+from hasbench.participants.backends import make_judge
 from hasbench.paths import REPO_ROOT, TASKS_DIR
 from hasbench.runner import run_experiment
 from hasbench.runner.pool import machine_workers

@@ -34,7 +34,7 @@ _EXPORTS: dict[str, str] = {
     "Trace": "hasbench.trace",
     "evaluate": "hasbench.evaluate",
     "trace_metrics": "hasbench.metrics",
-    "make_judge": "hasbench.participants.judges",
+    "make_judge": "hasbench.participants.backends",
     "run_sync": "hasbench.sync",
     # experiments and results
     "Experiment": "hasbench.runner",

@@ -9,15 +9,16 @@ in :mod:`hasbench.participants.users`. The *orchestration* layer is
 charges the per-episode interaction budget, and records every transition as a trace event
 following the payload conventions of :mod:`hasbench.trace`.
 
-Agents reach the channels through virtual tools (:data:`CHANNEL_TOOLS`); the simulator
-turns a call of one into a request here.
+Agents reach the channels through virtual tools (:data:`CHANNEL_TOOLS`);
+:func:`parse_channel_call` checks a call of one against its schema and reads from it the
+request the simulator opens here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
-from typing import Any, Literal, Protocol
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal, Protocol, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -28,6 +29,7 @@ from hasbench.vocab import (
     FEEDBACK_FORMS,
     FINAL_STATUSES,
     Channel,
+    ControlMode,
     Decision,
     Initiator,
     RequestStatus,
@@ -386,6 +388,7 @@ def classify(effect: Effect) -> Channel | None:
 # -- virtual channel tools -------------------------------------------------------------
 
 _TARGET = {"type": "string", "description": "Id of the person to ask (optional)."}
+CONTROL_MODES: tuple[str, ...] = get_args(ControlMode)
 CHANNEL_TOOLS: dict[str, ToolSpec] = {
     "clarification": ToolSpec(
         name="ask_clarification",
@@ -440,7 +443,7 @@ CHANNEL_TOOLS: dict[str, ToolSpec] = {
                 "arguments": {"type": "object", "description": "The action's arguments."},
                 "mode": {
                     "type": "string",
-                    "enum": ["approval", "execute"],
+                    "enum": list(CONTROL_MODES),
                     "description": (
                         "approval: the person approves and the action runs; execute: the "
                         "person carries it out."
@@ -487,3 +490,84 @@ def control_tool(actions: Sequence[ToolSpec]) -> ToolSpec:
 
 
 TOOL_CHANNEL: dict[str, str] = {spec.name: channel for channel, spec in CHANNEL_TOOLS.items()}
+
+
+# -- reading a channel tool's call -----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ChannelCall:
+    """A channel tool's call with its arguments checked: the request it opens.
+
+    Attributes:
+        channel: the channel the tool reaches.
+        form: the request's form (``question``, ``review``, ``approval`` or ``execute``).
+        content: the request's text as the person reads it.
+        target: the person the agent named, if any.
+        topics: what a question is about (clarification only).
+        action: the action a control request is about.
+        tool: the tool of that action.
+    """
+
+    channel: Channel
+    form: str
+    content: str
+    target: str | None = None
+    topics: list[str] = field(default_factory=list)
+    action: ActionRef | None = None
+    tool: ToolSpec | None = None
+
+
+def parse_channel_call(
+    name: str, arguments: Mapping[str, Any], tools: Mapping[str, ToolSpec]
+) -> ChannelCall:
+    """Check a channel tool's arguments against its schema and read its request from them.
+
+    Args:
+        name: the channel tool called (a key of :data:`TOOL_CHANNEL`).
+        arguments: the arguments the agent gave.
+        tools: the episode's tools by name (what ``request_control`` may name).
+
+    Raises:
+        ValueError: an argument is missing or has the wrong type, or names no tool.
+    """
+    channel = TOOL_CHANNEL[name]
+    target = arguments.get("target")
+    if target is not None and not isinstance(target, str):
+        raise ValueError("target must be a participant id")
+    if channel == "clarification":
+        question = arguments.get("question")
+        if not isinstance(question, str) or not question.strip():
+            raise ValueError("question must be a non-empty string")
+        topics = arguments.get("topics") or []
+        if not isinstance(topics, list) or not all(isinstance(t, str) for t in topics):
+            raise ValueError("topics must be a list of strings")
+        return ChannelCall(channel, "question", question, target, topics)
+    if channel == "feedback":
+        artifact = arguments.get("artifact")
+        if not isinstance(artifact, str) or not artifact.strip():
+            raise ValueError("artifact must be a non-empty string")
+        question = arguments.get("question")
+        content = artifact if not question else f"{artifact}\n\n{question}"
+        return ChannelCall(channel, "review", content, target)
+    return _control_call(arguments, target, tools)
+
+
+def _control_call(
+    arguments: Mapping[str, Any], target: str | None, tools: Mapping[str, ToolSpec]
+) -> ChannelCall:
+    """Read a ``request_control`` call (see :func:`parse_channel_call`)."""
+    name, action_arguments = arguments.get("tool_name"), arguments.get("arguments", {})
+    mode = arguments.get("mode")
+    if mode not in CONTROL_MODES:
+        raise ValueError(f"mode must be {' or '.join(repr(m) for m in CONTROL_MODES)}")
+    if not isinstance(action_arguments, dict):
+        raise ValueError("arguments must be an object")
+    tool = tools.get(name) if isinstance(name, str) else None
+    if tool is None:
+        raise ValueError(f"no tool named {name!r}")
+    reason = arguments.get("reason") or ""
+    verb = "approve" if mode == "approval" else "carry out"
+    content = f"Please {verb} {name}" + (f": {reason}" if reason else ".")
+    action = ActionRef(name=tool.name, arguments=action_arguments)
+    return ChannelCall("control", mode, content, target, action=action, tool=tool)

@@ -19,7 +19,7 @@ Definitions used here:
   ``step`` values in which someone took a step.
 - Every *turn* (a step or a goal revision) is coded initiative-taking or responsive
   (Co-Gym's initiative coding; the rule coder is
-  :func:`hasbench.participants.judges.code_initiative`): new requests, messages that
+  :func:`hasbench.initiative.code_initiative`): new requests, messages that
   answer nobody (a message from X to Y is a reply when Y addressed X after X last wrote
   to Y), human-initiated channel events, goal revisions, answers that volunteer an
   unasked fact and decisions that take an action over (override, take_over, stop) take
@@ -49,7 +49,9 @@ import numpy as np
 import pandas as pd
 
 from hasbench.evaluate import failed_call_ids
+from hasbench.initiative import CODED_TURNS, code_initiative
 from hasbench.registry import ArgumentLimit, Confirmation, Ownership, get_domain
+from hasbench.transcript import excerpt, transcript
 from hasbench.vocab import AUTHORIZING_DECISIONS, HUMAN_STEP_TYPES, STEP_TYPES, VETO_DECISIONS
 
 if TYPE_CHECKING:
@@ -203,8 +205,6 @@ def initiative_coding(trace: Trace) -> list[dict[str, Any]]:
     One dict per turn: ``seq``, ``step``, ``actor``, ``initiative`` (bool) and ``reason``
     (why the coder decided so); the evidence behind :func:`initiative_counts`.
     """
-    from hasbench.participants.judges import CODED_TURNS, code_initiative, transcript
-
     records = [json.loads(line) for line in transcript(trace).splitlines()]
     coding = []
     for index, record in enumerate(records):
@@ -380,11 +380,9 @@ async def judge_process(trace: Trace, judge: Judge) -> dict[str, Any]:
     ``h_init`` of :func:`trace_metrics`.)
 
     An evidence dict holds the judge's verdict, criteria, raw output and the focal event's
-    ``seq``, not the excerpt it read: that is ``judges.excerpt(trace, seq)`` of the stored
-    trace, so records stay small.
+    ``seq``, not the excerpt it read: that is :func:`hasbench.transcript.excerpt` of the
+    stored trace and ``seq``, so records stay small.
     """
-    from hasbench.participants.judges import excerpt
-
     out: dict[str, Any] = {}
     for name, events in channel_events(trace).items():
         results = await asyncio.gather(*(judge.rate(name, excerpt(trace, e.seq)) for e in events))

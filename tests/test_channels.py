@@ -1,3 +1,5 @@
+import re
+
 import pytest
 
 from hasbench.channels import (
@@ -12,8 +14,10 @@ from hasbench.channels import (
     FeedbackResponse,
     classify,
     effect_of,
+    parse_channel_call,
 )
 from hasbench.graph import HASGraph, Participant
+from hasbench.tools import ToolSpec
 
 
 def make_graph():
@@ -199,6 +203,58 @@ def test_request_control_is_typed_for_the_actions_an_agent_may_ask_about():
         {**specs[n].parameters, "description": f"Arguments of {n}."} for n in names
     ]
     assert control["mode"]["enum"] == ["approval", "execute"]
+
+
+WRITE = ToolSpec("refund", "Refund.", {}, kind="write", side="agent", risk="high")
+
+
+def test_a_channel_call_is_read_into_the_request_it_opens():
+    ask = parse_channel_call(
+        "ask_clarification", {"question": "Email?", "topics": ["email"], "target": "owner"}, {}
+    )
+    assert (ask.channel, ask.form, ask.content, ask.target, ask.topics) == (
+        "clarification", "question", "Email?", "owner", ["email"],
+    )  # fmt: skip
+    review = parse_channel_call("request_feedback", {"artifact": "Plan", "question": "OK?"}, {})
+    assert (review.channel, review.form, review.content) == ("feedback", "review", "Plan\n\nOK?")
+    arguments = {"amount": 5}
+    approval = parse_channel_call(
+        "request_control",
+        {"tool_name": "refund", "arguments": arguments, "mode": "approval", "reason": "policy"},
+        {"refund": WRITE},
+    )
+    assert (approval.form, approval.content, approval.tool) == (
+        "approval", "Please approve refund: policy", WRITE,
+    )  # fmt: skip
+    assert approval.action == ActionRef(name="refund", arguments=arguments)
+    execute = parse_channel_call(
+        "request_control", {"tool_name": "refund", "mode": "execute"}, {"refund": WRITE}
+    )
+    assert (execute.form, execute.content, execute.action.arguments) == (
+        "execute", "Please carry out refund.", {},
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "message"),
+    [
+        ("ask_clarification", {"question": "Q", "target": 3}, "target must be a participant id"),
+        ("ask_clarification", {"question": " "}, "question must be a non-empty string"),
+        ("ask_clarification", {"question": "Q", "topics": "email"}, "topics must be a list"),
+        ("request_feedback", {}, "artifact must be a non-empty string"),
+        ("request_control", {"tool_name": "refund"}, "mode must be 'approval' or 'execute'"),
+        (
+            "request_control",
+            {"tool_name": "refund", "mode": "approval", "arguments": []},
+            "arguments must be an object",
+        ),
+        ("request_control", {"tool_name": "wire", "mode": "execute"}, "no tool named 'wire'"),
+        ("request_control", {"tool_name": 7, "mode": "execute"}, "no tool named 7"),
+    ],
+)
+def test_a_channel_call_with_bad_arguments_says_which_argument(name, arguments, message):
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}"):
+        parse_channel_call(name, arguments, {"refund": WRITE})
 
 
 def test_tool_parameters_are_described_from_the_docstrings_args_section():

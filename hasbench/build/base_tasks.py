@@ -111,7 +111,6 @@ def tau2_view(base: BaseTask) -> dict[str, Any]:
     assert scenario is not None
     specs = environment_class(base.domain)._specs
     user = scenario.users[0]
-    users = {u.user_id for u in scenario.users}
     criteria = scenario.evaluation_criteria
 
     def describe(name: str) -> dict[str, Any]:
@@ -135,7 +134,7 @@ def tau2_view(base: BaseTask) -> dict[str, Any]:
         "gold_path": [
             {
                 **describe(a.name),
-                "by": "customer" if a.requestor in users else "agent",
+                "by": "customer" if scenario.side_of(a) == "user" else "agent",
                 "argument_keys": sorted(a.arguments),
             }
             for a in criteria.actions

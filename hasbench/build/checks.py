@@ -30,7 +30,7 @@ from pathlib import Path
 from hasbench.agency import Setting
 from hasbench.envs import make_environment
 from hasbench.evaluate import FAILED_TERMINATIONS, evaluate
-from hasbench.participants.judges import make_judge
+from hasbench.participants.backends import make_judge
 from hasbench.runner.pool import MIN_POOL_EPISODES, machine_workers, worker_pool
 from hasbench.scenario import (
     Scenario,

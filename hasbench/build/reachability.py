@@ -332,7 +332,7 @@ def make_reachable(scenario: Scenario, env: Environment) -> Reach:
         action = gold.model_dump(exclude_defaults=True)
         enums = enum_values(env, gold.name)
         before = len(walker.inserted)
-        side = "user" if gold.requestor in users else "agent"
+        side = scenario.side_of(gold)
         spec = env.tool_spec(gold.name)
         if (
             spec is not None

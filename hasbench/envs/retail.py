@@ -15,9 +15,10 @@ import json
 from collections import Counter
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from hasbench.envs.base import Environment, ToolError, assertion, changed_keys, tool
+from hasbench.envs.base import Environment, ToolError, assertion, tool
 from hasbench.envs.retail_db import CANCEL_REASONS, RetailDB, check_retail_db, generate_retail_db
 from hasbench.envs.service import ServiceEnvironment, not_found
+from hasbench.envs.state import changed_keys
 from hasbench.paths import POLICIES_DIR, TASKS_DIR
 from hasbench.registry import Confirmation, Domain, Ownership
 

@@ -22,15 +22,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ValidationError
 
-from hasbench.envs.base import (
-    Environment,
-    EnvironmentDataError,
-    ToolError,
-    fast_copy,
-    shared_origin,
-    shared_tables,
-    tool,
-)
+from hasbench.envs.base import Environment, EnvironmentDataError, ToolError, tool
+from hasbench.envs.state import fast_copy, shared_origin, shared_tables
 from hasbench.paths import DATA_DIR, POLICIES_DIR
 from hasbench.registry import get_domain
 

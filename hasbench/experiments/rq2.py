@@ -285,8 +285,9 @@ async def classify_harm(
     """Judge every broken run from its A4 trace; return the table and the full evidence."""
     import asyncio
 
-    from hasbench.participants.judges import make_judge, transcript
+    from hasbench.participants.backends import make_judge
     from hasbench.trace import Trace
+    from hasbench.transcript import transcript
 
     judge = make_judge(judge_model, client)
     broken = changes[changes["change"] == "broken"].to_dict("records")

@@ -39,7 +39,8 @@ _BUILTIN_MODULES = (
     "hasbench.participants.scripted",
     "hasbench.participants.standin",
     "hasbench.participants.users",
-    "hasbench.participants.judges",
+    "hasbench.participants.judges.rule",
+    "hasbench.participants.judges.llm",
     "hasbench.participants.human",
 )
 
@@ -159,6 +160,19 @@ def make_agents(
 def make_user(spec: str, seat: HumanSeat) -> UserPolicy:
     """The policy that plays one human seat."""
     return USER_BACKENDS.resolve(spec).build(spec, seat)
+
+
+def make_judge(
+    model: str, client: LLMClient | None = None, endpoint: Endpoint | None = None
+) -> Judge:
+    """The judge a backend string names: ``"rule"``, or an LLM rubric judge on a model.
+
+    Args:
+        model: a registered judge name or a model string understood by :mod:`hasbench.llm`.
+        client: The LLM client to use (default: a client with the workbench cache).
+        endpoint: Where the judge model is served (default: its provider's own endpoint).
+    """
+    return JUDGE_BACKENDS.resolve(model).build(model, client, endpoint)
 
 
 _loaded = False

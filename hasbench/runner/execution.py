@@ -250,7 +250,7 @@ async def run_one(
     from hasbench.llm import ModelError
     from hasbench.metrics import judge_process as judge_events
     from hasbench.metrics import trace_metrics
-    from hasbench.participants.judges import make_judge
+    from hasbench.participants.backends import make_judge
     from hasbench.simulator import Episode
 
     scn = spec.scenario

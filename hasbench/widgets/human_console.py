@@ -21,8 +21,8 @@ from typing import Any
 import ipywidgets as widgets
 
 from hasbench.agency import Setting
+from hasbench.participants.backends import make_judge
 from hasbench.participants.human import Answer, Ask, Desk, describe_view
-from hasbench.participants.judges import make_judge
 from hasbench.scenario import Scenario, load_task
 from hasbench.simulator import Backends, Episode
 from hasbench.trace import Trace

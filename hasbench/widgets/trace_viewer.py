@@ -456,7 +456,7 @@ class TraceViewer(widgets.VBox):
 def _evaluate(scenario: Scenario, trace: Trace) -> tuple[Any, dict[str, Any]]:
     from hasbench.evaluate import evaluate
     from hasbench.metrics import trace_metrics
-    from hasbench.participants.judges import make_judge
+    from hasbench.participants.backends import make_judge
     from hasbench.sync import run_sync
 
     outcome = run_sync(evaluate(scenario, trace, make_judge("rule")))

@@ -19,7 +19,7 @@ from hasbench.cli import main
 from hasbench.evaluate import evaluate
 from hasbench.llm import LLMClient, register_test_provider
 from hasbench.metrics import audit_actions
-from hasbench.participants.judges import make_judge
+from hasbench.participants.backends import make_judge
 from hasbench.scenario import load_tasks
 from hasbench.simulator import Backends, Episode
 

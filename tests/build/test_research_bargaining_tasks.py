@@ -11,7 +11,7 @@ from hasbench.build.checks import check_file
 from hasbench.evaluate import evaluate
 from hasbench.llm import LLMClient, register_test_provider
 from hasbench.metrics import audit_actions
-from hasbench.participants.judges import make_judge
+from hasbench.participants.backends import make_judge
 from hasbench.personas import domain_personas
 from hasbench.scenario import load_tasks, validate_file
 from hasbench.simulator import Backends, Episode, run_episode

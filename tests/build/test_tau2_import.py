@@ -13,7 +13,7 @@ from hasbench.agency import Setting
 from hasbench.build.tau2_import import Tau2ImportError, extract_facts, import_tau2, write_tasks
 from hasbench.cli import main
 from hasbench.evaluate import evaluate
-from hasbench.participants.judges import make_judge
+from hasbench.participants.backends import make_judge
 from hasbench.scenario import check_scenario, load_tasks
 from hasbench.simulator import Backends, run_episode
 

@@ -13,7 +13,8 @@ from hasbench.build import coding_tasks
 from hasbench.build.marble import import_marble, write_tasks
 from hasbench.envs.coding import sandbox as sb
 from hasbench.evaluate import evaluate
-from hasbench.participants.judges import JudgeResult, make_judge
+from hasbench.participants.backends import make_judge
+from hasbench.participants.judges import JudgeResult
 from hasbench.scenario import GoldAction, load_tasks
 from hasbench.simulator import Backends, run_episode
 from hasbench.sync import run_sync

@@ -5,7 +5,7 @@ import pytest
 from hasbench.envs import make_environment
 from hasbench.envs.base import EnvironmentDataError
 from hasbench.envs.telecom import TelecomEnvironment
-from hasbench.envs.telecom_db import generate_db, load_db, load_user_db
+from hasbench.envs.telecom.db import generate_db, load_db, load_user_db
 
 TAU2_TELECOM = (
     Path(__file__).resolve().parents[2].parent / "shared/sources/tau2-bench-v0.1.3/telecom"

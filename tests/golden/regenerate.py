@@ -23,7 +23,7 @@ from hasbench.agency import Setting  # noqa: E402
 from hasbench.evaluate import evaluate  # noqa: E402
 from hasbench.llm import LLMClient, register_test_provider  # noqa: E402
 from hasbench.metrics import judge_process, trace_metrics  # noqa: E402
-from hasbench.participants.judges import make_judge  # noqa: E402
+from hasbench.participants.backends import make_judge  # noqa: E402
 from hasbench.paths import TASKS_DIR  # noqa: E402
 from hasbench.scenario import Scenario, load_tasks  # noqa: E402
 from hasbench.simulator import Backends, Episode  # noqa: E402

@@ -7,8 +7,8 @@ import pytest
 from hasbench.agency import Setting
 from hasbench.channels import ActionRef, ChannelRequest
 from hasbench.evaluate import evaluate
+from hasbench.participants.backends import make_judge
 from hasbench.participants.base import ActionFacts, HumanView
-from hasbench.participants.judges import make_judge
 from hasbench.participants.scripted import (
     PRESETS,
     PlanParams,

@@ -6,8 +6,7 @@ import pytest
 
 from hasbench.agency import Setting
 from hasbench.evaluate import evaluate
-from hasbench.participants.backends import AGENT_BACKENDS
-from hasbench.participants.judges import make_judge
+from hasbench.participants.backends import AGENT_BACKENDS, make_judge
 from hasbench.participants.standin import PRESETS, Case, Profile, _pack, _unpack, parse_profile
 from hasbench.paths import TASKS_DIR
 from hasbench.scenario import Scenario, load_tasks

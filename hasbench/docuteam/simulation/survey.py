@@ -328,7 +328,7 @@ async def model_answers(
         on_call=lambda response, attempt: calls.append(
             {"model": response.model, "attempt": attempt, "cached": response.cached}
         ),
-        on_error=lambda kind, message, attempt, raw: failure.append(f"{kind}: {message}"),
+        on_error=lambda kind, message, attempt, raw, _: failure.append(f"{kind}: {message}"),
     )
     if output is None:
         return Questionnaire(

@@ -20,7 +20,7 @@ import pytest
 
 from hasbench.agency import Setting
 from hasbench.evaluate import evaluate
-from hasbench.participants.judges import make_judge
+from hasbench.participants.backends import make_judge
 from hasbench.paths import TASKS_DIR
 from hasbench.scenario import Scenario, load_tasks
 from hasbench.simulator import Backends, Episode

@@ -1,130 +1,23 @@
 import asyncio
-import json
 
 import pytest
+from judge_log_helpers import sample_trace
 
-from hasbench.llm import LLMClient, ModelError, ModelResponse, register_test_provider
-from hasbench.participants.judges import (
-    JudgeResult,
-    LLMJudge,
-    RuleJudge,
-    excerpt,
-    make_judge,
-    transcript,
-)
-from hasbench.prompts import prompt_hashes
-from hasbench.trace import Trace, TraceHeader
+from hasbench.participants.backends import make_judge
+from hasbench.participants.judges.rule import RuleJudge
+from hasbench.trace import Trace
+from hasbench.transcript import excerpt, transcript
 
 
 def run(coro):
     return asyncio.run(coro)
 
 
-def trace() -> Trace:
-    header = TraceHeader(
-        scenario_id="mock_A_001",
-        scenario_hash="0" * 16,
-        domain="mock",
-        pattern="A",
-        setting={},
-        backends={},
-        seed=0,
-        package_version="0",
-        participants={"agent": "agent", "user": "human"},
-    )
-    t = Trace(header=header)
-    t.append(
-        step=0,
-        actor="user",
-        type="message",
-        target="agent",
-        payload={"text": "My account is locked."},
-    )
-    t.append(
-        step=1,
-        actor="agent",
-        type="message",
-        target="user",
-        payload={"text": "I can help with the locked account."},
-    )
-    t.append(
-        step=2,
-        actor="agent",
-        type="channel_request",
-        target="user",
-        channel="clarification",
-        initiator="agent",
-        payload={"request_id": "q1", "form": "question", "content": "Which account?"},
-    )
-    t.append(
-        step=2,
-        actor="user",
-        type="channel_response",
-        target="agent",
-        channel="clarification",
-        payload={"request_id": "q1", "form": "question", "content": "A101"},
-    )
-    t.append(
-        step=3,
-        actor="agent",
-        type="channel_request",
-        target="user",
-        channel="clarification",
-        initiator="agent",
-        payload={"request_id": "q2", "form": "question", "content": "Which account?"},
-    )
-    t.append(
-        step=3,
-        actor="user",
-        type="channel_response",
-        target="agent",
-        channel="clarification",
-        payload={"request_id": "q2", "form": "question", "content": "A101"},
-    )
-    t.append(
-        step=4,
-        actor="agent",
-        type="channel_request",
-        target="user",
-        channel="control",
-        initiator="agent",
-        payload={
-            "request_id": "k1",
-            "form": "approval",
-            "content": "May I read the note?",
-            "action": {"name": "get_record", "arguments": {"account_id": "A101"}},
-        },
-    )
-    t.append(
-        step=5,
-        actor="agent",
-        type="finish",
-        payload={"deliverable": "Your account is active again."},
-    )
-    return t
-
-
-# -- log format ------------------------------------------------------------------------------
-
-
-def test_excerpt_marks_the_focal_event_and_adds_reply_and_risk_facts():
-    lines = [json.loads(line) for line in excerpt(trace(), 2, window=1).splitlines()]
-    assert [r["seq"] for r in lines] == [1, 2, 3]
-    assert [r.get("focus", False) for r in lines] == [False, True, False]
-    assert lines[0]["in_reply_to"] == "user"  # the agent answers the user's opening message
-    control = json.loads(excerpt(trace(), 6, window=0))
-    assert control["risk"] == "none"  # from the mock domain's tool spec
-    assert len(transcript(trace()).splitlines()) == 8
-
-
-# -- rule judge ------------------------------------------------------------------------------
-
-
 def test_rule_judge_checks_quoted_phrases_in_agent_words_only():
     judge = make_judge("rule")
     results = run(
         judge.nl_assertions(
-            transcript(trace()),
+            transcript(sample_trace()),
             [
                 'The agent confirms "account is active"',
                 'The agent says "locked account" and "help"',
@@ -146,23 +39,23 @@ def test_rule_judge_refuses_foreign_log_format():
 
 def test_rule_judge_process_rules():
     judge = RuleJudge()
-    first = run(judge.rate("cqs", excerpt(trace(), 2)))
-    repeat = run(judge.rate("cqs", excerpt(trace(), 4)))
+    first = run(judge.rate("cqs", excerpt(sample_trace(), 2)))
+    repeat = run(judge.rate("cqs", excerpt(sample_trace(), 4)))
     assert first.value == 1.0
     # the repeated question is redundant and its answer was already known
     assert repeat.evidence["criteria"] == {"precise": 1, "necessary": 0, "non_redundant": 0}
     assert repeat.value == pytest.approx(1 / 3)
-    crj = run(judge.rate("crj", excerpt(trace(), 6)))
+    crj = run(judge.rate("crj", excerpt(sample_trace(), 6)))
     assert crj.evidence["criteria"] == {"warranted": 0, "well_timed": 1}  # a read needs no approval
-    assert run(judge.rate("initiative", excerpt(trace(), 0))).value == 1.0
-    assert run(judge.rate("initiative", excerpt(trace(), 1))).value == 0.0
+    assert run(judge.rate("initiative", excerpt(sample_trace(), 0))).value == 1.0
+    assert run(judge.rate("initiative", excerpt(sample_trace(), 1))).value == 0.0
     assert run(judge.rate("cqs", "not a log")).missing_reason is not None
     with pytest.raises(ValueError, match="unknown process metric"):
-        run(judge.rate("vibes", excerpt(trace(), 2)))
+        run(judge.rate("vibes", excerpt(sample_trace(), 2)))
 
 
 def test_rule_judge_crj_missing_when_risk_unknown():
-    t = trace()
+    t = sample_trace()
     t.events[6].payload.action.name = "no_such_tool"
     result = run(RuleJudge().rate("crj", excerpt(t, 6)))
     assert result.value is None
@@ -171,7 +64,7 @@ def test_rule_judge_crj_missing_when_risk_unknown():
 
 def _log(*events: tuple) -> Trace:
     """A trace from (actor, type, fields) tuples; agent "agent", human "user"."""
-    t = trace()
+    t = sample_trace()
     t.events.clear()
     for step, (actor, kind, fields) in enumerate(events):
         t.append(step=step, actor=actor, type=kind, **fields)
@@ -278,88 +171,6 @@ def test_rule_judge_crj_counts_executions_and_penalizes_over_asking():
     assert _score(trivial, "crj", 0) == 0.5  # a low-risk note needs no approval
 
 
-# -- LLM rubric judge ------------------------------------------------------------------------------
-
-
-def scripted(name: str, reply):
-    def respond(messages, tools):
-        if isinstance(reply, Exception):
-            raise reply
-        return {"content": reply, "tool_calls": []}
-
-    return register_test_provider(name, respond)
-
-
-def test_llm_judge_valid_answer_keeps_the_evidence():
-    model = scripted(
-        "judge_ok", '{"precise": 1, "necessary": 1, "non_redundant": 0, "rationale": "r"}'
-    )
-    judge = make_judge(model, LLMClient())
-    text = excerpt(trace(), 2)
-    result = run(judge.rate("cqs", text))
-    assert result.value == pytest.approx(2 / 3)
-    ev = result.evidence
-    assert ev["excerpt"] == text
-    assert ev["raw_output"].startswith('{"precise"')
-    assert ev["parse_status"] == "ok"
-    assert ev["judge_model"] == model
-    assert ev["prompt_hash"] == prompt_hashes()["judge_cqs"]
-
-
-def test_llm_judge_fenced_json_and_nl_assertions():
-    model = scripted("judge_fenced", '```json\n{"holds": true, "quote": "unlocked"}\n```')
-    results = run(make_judge(model, LLMClient()).nl_assertions(transcript(trace()), ["a", "b"]))
-    assert [r.value for r in results] == [True, True]
-
-
-@pytest.mark.parametrize(
-    ("reply", "status", "reason"),
-    [
-        ("I think it was a good question.", "off_format", "not a JSON object"),
-        ('{"precise": 1, "necessary": 2, "non_redundant": 1}', "off_format", "necessary"),
-        ('{"precise": 1}', "off_format", "necessary, non_redundant"),
-    ],
-)
-def test_llm_judge_failure_or_off_format_gives_missing_value(reply, status, reason):
-    model = scripted(f"judge_bad_{status}_{len(str(reply))}", reply)
-    judge = make_judge(model, LLMClient(max_retries=0))
-    result = run(judge.rate("cqs", excerpt(trace(), 2)))
-    assert result.value is None
-    assert reason in result.missing_reason
-    assert result.evidence["parse_status"] == status
-    assert result.evidence["judge_model"] == model
-    nl = run(judge.nl_assertions(transcript(trace()), ["x"]))[0]
-    assert nl.value is None and nl.missing_reason
-
-
-def test_a_failing_judge_model_raises_instead_of_giving_a_verdict():
-    """A judge call that fails is an infrastructure error of the episode, never a score."""
-    model = scripted("judge_down", ModelError("server", "upstream down"))
-    judge = make_judge(model, LLMClient(max_retries=0))
-    with pytest.raises(ModelError, match="upstream down"):
-        run(judge.rate("cqs", excerpt(trace(), 2)))
-    with pytest.raises(ModelError):
-        run(judge.nl_assertions(transcript(trace()), ["x"]))
-
-
-def test_llm_judge_calls_the_model_at_temperature_zero():
-    seen = []
-
-    class Recorder:
-        async def complete(self, model, messages, tools=None, **kwargs):
-            seen.append(kwargs)
-            return ModelResponse(model=model, content='{"self_initiated": 1}')
-
-    result = run(LLMJudge("any/model", Recorder()).rate("initiative", excerpt(trace(), 0)))
-    assert result.value == 1.0
-    assert seen == [{"temperature": 0.0, "endpoint": None}]
-
-
-def test_judge_result_is_serializable():
-    result = JudgeResult(value=None, missing_reason="x", evidence={"excerpt": "e"})
-    assert JudgeResult.model_validate_json(result.model_dump_json()) == result
-
-
 # -- A4 harm classification ----------------------------------------------------------------------
 
 
@@ -382,7 +193,7 @@ def harm_trace(input_text: str, before_tool: bool) -> Trace:
             "payload": {"request_id": "f1", "form": "comment", "content": input_text},
         },
     ]
-    t = Trace(header=trace().header)
+    t = Trace(header=sample_trace().header)
     for event in events if not before_tool else events[::-1]:
         t.append(**event)
     return t
@@ -406,22 +217,10 @@ def test_rule_judge_classifies_a4_harm_by_timing_then_repetition(text, before_to
 
 def test_rule_judge_a4_harm_other_without_input_and_missing_when_undecidable():
     judge = RuleJudge()
-    no_input = run(judge.classify_a4_harm(transcript(trace()), ""))
+    no_input = run(judge.classify_a4_harm(transcript(sample_trace()), ""))
     assert no_input.value == "other" and no_input.evidence["evidence_seq"] == []
     t = harm_trace("Cancel the subscription instead, it is urgent.", before_tool=False)
     undecided = run(judge.classify_a4_harm(transcript(t), ""))
     assert undecided.value is None and "cannot tell" in undecided.missing_reason
     assert undecided.evidence["evidence_seq"] == [1]
     assert run(judge.classify_a4_harm("not a log", "")).value is None
-
-
-def test_llm_judge_a4_harm_keeps_category_evidence_and_rejects_unknown_categories():
-    answer = '{"category": "premature_intervention", "evidence_seq": [1, "x"], "rationale": "r"}'
-    model = scripted("judge_harm_ok", answer)
-    result = run(make_judge(model, LLMClient()).classify_a4_harm(transcript(trace()), "o"))
-    assert result.value == "premature_intervention"
-    assert result.evidence["evidence_seq"] == [1] and result.evidence["rationale"] == "r"
-    assert result.evidence["prompt_hash"] == prompt_hashes()["judge_a4_harm"]
-    bad = scripted("judge_harm_bad", '{"category": "bad timing", "evidence_seq": []}')
-    missing = run(make_judge(bad, LLMClient()).classify_a4_harm(transcript(trace()), "o"))
-    assert missing.value is None and "bad timing" in missing.missing_reason

@@ -1,20 +1,74 @@
-"""The ``hasbench episode`` command: run one task's episode, evaluate it, summarize it.
+"""``hasbench episode``: run one task's episode, evaluate it, print a summary of its trace.
 
-Glue between the command line and the simulator: :func:`episode_command` runs and
-evaluates one episode and returns :func:`summarize`'s counts of its trace. An episode whose
-model calls fail (an infrastructure error) is not evaluated: its summary carries the error.
+:func:`episode_command` runs and evaluates one episode and returns :func:`summarize`'s
+counts of its trace. An episode whose model calls fail (an infrastructure error) is not
+evaluated: its summary carries the error. The simulator, evaluation and metrics are imported
+when a command runs, so that ``hasbench --help`` stays fast.
 """
 
 from __future__ import annotations
 
-import asyncio
-from typing import Any
+import argparse
+import json
+import sys
+from typing import TYPE_CHECKING, Any
 
-from hasbench.agency import Setting
-from hasbench.llm import Endpoint, ModelError
-from hasbench.metrics import human_steps, person_steps, steps, team_steps
-from hasbench.simulator import Backends, Episode
-from hasbench.trace import Trace
+from hasbench.cli.options import add_endpoint_options, apply_endpoints, endpoint_overrides
+
+if TYPE_CHECKING:
+    from hasbench.llm import Endpoint
+    from hasbench.trace import Trace
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``episode`` command."""
+    p = sub.add_parser("episode", help="run one episode of a task and print a JSON summary")
+    p.add_argument("file", metavar="FILE", help="a task YAML file")
+    p.add_argument("task_id", metavar="TASK_ID", help="the task to run")
+    p.add_argument("--agent", default="scripted:oracle", help="agent model or scripted:*")
+    p.add_argument(
+        "--user", default="scripted:user",
+        help="user model, scripted:user, or human:terminal to play the humans yourself "
+        "(human:terminal?play=user_1 plays only user_1)",
+    )  # fmt: skip
+    p.add_argument("--judge", default="rule", help="judge model or 'rule'")
+    p.add_argument("--agency", default="A3", choices=["A1", "A2", "A3", "A4", "A5"])
+    p.add_argument(
+        "--channels", default="full",
+        choices=["full", "clar-only", "feed-only", "cont-only", "no-clar", "no-feed", "no-cont"],
+    )  # fmt: skip
+    p.add_argument("--persona", default=None, help="persona id overriding every user's")
+    p.add_argument("--seed", type=int, default=0, help="episode seed")
+    p.add_argument("--out", metavar="TRACE.jsonl", help="where to write the trace")
+    add_endpoint_options(p)
+    p.set_defaults(func=cmd_episode)
+
+
+def cmd_episode(args: argparse.Namespace) -> int:
+    """Run one episode, write its trace, print one JSON summary (see :func:`summarize`).
+
+    Exits 1 when a model call failed (the summary's ``error``; the reason on stderr).
+    """
+    from hasbench.llm import FIXES
+    from hasbench.simulator import Backends
+
+    endpoints = apply_endpoints(Backends(), endpoint_overrides(args)).endpoints
+    summary = episode_command(
+        args.file, args.task_id, agent=args.agent, user=args.user, judge=args.judge,
+        agency=args.agency, channels=args.channels, persona=args.persona, seed=args.seed,
+        out=args.out, endpoints=endpoints,
+    )  # fmt: skip
+    print(json.dumps(summary, sort_keys=True))
+    error = summary.get("error")
+    if error is None:
+        return 0
+    fix = f" To fix: {FIXES[error['kind']]}." if error["kind"] in FIXES else ""
+    print(
+        f"hasbench: the {error['role']} model {error['model']} failed: {error['kind']}: "
+        f"{error['message']}.{fix} The episode is an error, not a result.",
+        file=sys.stderr,
+    )
+    return 1
 
 
 def summarize(trace: Trace) -> dict[str, Any]:
@@ -24,6 +78,8 @@ def summarize(trace: Trace) -> dict[str, Any]:
     tool calls are the team's, as in the results table; a counterparty's steps (the other
     side's agent) are counted apart.
     """
+    from hasbench.metrics import human_steps, person_steps, steps, team_steps
+
     channels: dict[str, dict[str, int]] = {}
     for event in trace.events:
         if event.channel is None:
@@ -86,10 +142,14 @@ def episode_command(
     Raises:
         ValueError: the task id is not in the file (message names both).
     """
+    import asyncio
+
+    from hasbench.agency import Setting
     from hasbench.evaluate import evaluate
-    from hasbench.llm import LLMClient, ResponseCache
-    from hasbench.participants.judges import make_judge
+    from hasbench.llm import LLMClient, ModelError, ResponseCache
+    from hasbench.participants.backends import make_judge
     from hasbench.scenario import load_tasks
+    from hasbench.simulator import Backends, Episode
 
     tasks = {t.task_id: t for t in load_tasks(file)}
     if task_id not in tasks:

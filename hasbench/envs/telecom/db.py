@@ -20,7 +20,8 @@ from typing import Annotated, Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, ValidationError
 
-from hasbench.envs.base import EnvironmentDataError, fast_copy
+from hasbench.envs.base import EnvironmentDataError
+from hasbench.envs.state import fast_copy
 
 TODAY = "2025-02-25"
 NOW = "2025-02-25 12:08:00"

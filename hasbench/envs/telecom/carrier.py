@@ -1,0 +1,336 @@
+"""The carrier's side of Telecom: lookups in its database and the agent's tools.
+
+The carrier database holds ``plans``, ``customers``, ``lines``, ``devices`` and
+``bills`` (lists of records, looked up by id). Beyond τ²-bench the agent has
+``get_available_plans`` and ``change_plan`` (its policy describes plan changes but has no
+tool for them); in ``compat: tau2`` they are hidden (:data:`TAU2_ONLY_HIDDEN`). New bill
+ids are derived from the state, never random.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from hasbench.envs.base import ToolError, tool
+from hasbench.envs.telecom.db import CYCLE_END, TODAY
+
+TAU2_ONLY_HIDDEN = frozenset({"get_available_plans", "change_plan"})
+"""Tools τ²-bench's telecom toolkit does not have (hidden in ``compat: tau2``)."""
+
+
+class CarrierTools:
+    """The carrier database's lookups and the agent-side tools.
+
+    Mixed into :class:`~hasbench.envs.telecom.environment.TelecomEnvironment`: works on
+    ``self.db`` and takes its own copy of a record before changing it (copy-on-write).
+    """
+
+    # -- lookups ---------------------------------------------------------------------
+
+    def _find(self, kind: str, key: str, value: str) -> dict[str, Any] | None:
+        """The first record of a table with ``record[key] == value``.
+
+        While a write runs, the record is the environment's own copy (copy-on-write).
+        """
+        table = self.db[kind]
+        for index, record in enumerate(table):
+            if record[key] == value:
+                return self.writable(kind, index) if self.writing else record
+        return None
+
+    def _customer(self, customer_id: str) -> dict[str, Any]:
+        customer = self._find("customers", "customer_id", customer_id)
+        if customer is None:
+            raise ToolError("not_found", f"Customer {customer_id} not found")
+        return customer
+
+    def _plan(self, plan_id: str) -> dict[str, Any]:
+        plan = self._find("plans", "plan_id", plan_id)
+        if plan is None:
+            raise ToolError("not_found", f"Plan {plan_id} not found")
+        return plan
+
+    def _bill(self, bill_id: str) -> dict[str, Any]:
+        bill = self._find("bills", "bill_id", bill_id)
+        if bill is None:
+            raise ToolError("not_found", f"Bill {bill_id} not found")
+        return bill
+
+    def _customer_line(self, customer_id: str, line_id: str) -> tuple[dict, dict]:
+        customer = self._customer(customer_id)
+        line = self._find("lines", "line_id", line_id)
+        if line is None or line_id not in customer["line_ids"]:
+            raise ToolError("not_found", f"Line {line_id} not found for customer {customer_id}")
+        return customer, line
+
+    def _customer_by_phone(self, phone_number: str) -> dict[str, Any] | None:
+        for customer in self.db["customers"]:
+            if customer["phone_number"] == phone_number:
+                return customer
+        line = self._find("lines", "phone_number", phone_number)
+        if line is None:
+            return None
+        return next((c for c in self.db["customers"] if line["line_id"] in c["line_ids"]), None)
+
+    # -- agent tools -----------------------------------------------------------------
+
+    @tool(kind="read")
+    def get_customer_by_phone(self, phone_number: str) -> dict[str, Any]:
+        """Find a customer by their primary phone number or the number of one of their lines.
+
+        Args:
+            phone_number: The phone number, e.g. "555-123-2002".
+        """
+        customer = self._customer_by_phone(phone_number)
+        if customer is None:
+            raise ToolError("not_found", f"Customer with phone number {phone_number} not found")
+        return customer
+
+    @tool(kind="read")
+    def get_customer_by_id(self, customer_id: str) -> dict[str, Any]:
+        """Get a customer record by customer id.
+
+        Args:
+            customer_id: The customer id, e.g. "C1001".
+        """
+        return self._customer(customer_id)
+
+    @tool(kind="read")
+    def get_customer_by_name(self, full_name: str, dob: str) -> list[dict[str, Any]]:
+        """List customers with this full name (any case) and date of birth (YYYY-MM-DD).
+
+        Args:
+            full_name: The customer's full name.
+            dob: Date of birth as YYYY-MM-DD.
+        """
+        wanted = full_name.strip().lower()
+        return [
+            c
+            for c in self.db["customers"]
+            if c["full_name"].lower() == wanted and c["date_of_birth"] == dob
+        ]
+
+    @tool(kind="read")
+    def get_details_by_id(self, id: str) -> dict[str, Any]:
+        """Get a line (L...), device (D...), bill (B...), customer (C...) or plan (P...) by id.
+
+        Args:
+            id: The record id; its first letter says which kind of record it is.
+        """
+        kinds = {"L": "lines", "D": "devices", "B": "bills", "C": "customers", "P": "plans"}
+        kind = kinds.get(id[:1])
+        if kind is None:
+            raise ToolError("invalid_arguments", f"Unknown id prefix in {id!r}")
+        record = self._find(kind, kind[:-1] + "_id", id)
+        if record is None:
+            raise ToolError("not_found", f"{kind[:-1].capitalize()} {id} not found")
+        return record
+
+    @tool(kind="read")
+    def get_bills_for_customer(self, customer_id: str, limit: int = 12) -> list[dict[str, Any]]:
+        """A customer's bills, newest issue date first.
+
+        Args:
+            customer_id: The customer id.
+            limit: At most this many bills (default 12).
+        """
+        if limit < 1:
+            raise ToolError("invalid_arguments", "limit must be at least 1")
+        customer = self._customer(customer_id)
+        bills = [self._bill(b) for b in customer["bill_ids"]]
+        return sorted(bills, key=lambda b: b["issue_date"], reverse=True)[:limit]
+
+    @tool(kind="read")
+    def get_data_usage(self, customer_id: str, line_id: str) -> dict[str, Any]:
+        """Data used on a line this cycle, its plan limit and any refuelled data.
+
+        Args:
+            customer_id: The customer id.
+            line_id: One of the customer's lines.
+        """
+        _, line = self._customer_line(customer_id, line_id)
+        plan = self._plan(line["plan_id"])
+        return {
+            "line_id": line_id,
+            "data_used_gb": line["data_used_gb"],
+            "data_limit_gb": plan["data_limit_gb"],
+            "data_refueling_gb": line["data_refueling_gb"],
+            "cycle_end_date": CYCLE_END,
+        }
+
+    @tool(kind="read")
+    def get_available_plans(self) -> list[dict[str, Any]]:
+        """Every plan the carrier offers, with data limit and prices."""
+        return self.db["plans"]
+
+    @tool(kind="write", risk="high")
+    def suspend_line(self, customer_id: str, line_id: str, reason: str) -> dict[str, Any]:
+        """Suspend an active line (a holding fee of $5 per month applies while suspended).
+
+        Args:
+            customer_id: The customer id.
+            line_id: The line to suspend.
+            reason: Why the line is suspended.
+        """
+        _, line = self._customer_line(customer_id, line_id)
+        if line["status"] != "Active":
+            raise ToolError(
+                "precondition_failed", f"Line {line_id} is {line['status']}, not Active"
+            )
+        line["status"] = "Suspended"
+        line["suspension_start_date"] = TODAY
+        return {
+            "message": f"Line {line_id} suspended ({reason}); a $5.00 monthly holding fee applies.",
+            "line": line,
+        }
+
+    @tool(kind="write", risk="medium")
+    def resume_line(self, customer_id: str, line_id: str) -> dict[str, Any]:
+        """Reactivate a suspended (or pending) line.
+
+        Args:
+            customer_id: The customer id.
+            line_id: The line to resume.
+        """
+        _, line = self._customer_line(customer_id, line_id)
+        if line["status"] not in ("Suspended", "Pending Activation"):
+            raise ToolError(
+                "precondition_failed", f"Line {line_id} is {line['status']}; it cannot be resumed"
+            )
+        line["status"] = "Active"
+        line["suspension_start_date"] = None
+        return {"message": f"Line {line_id} is active again.", "line": line}
+
+    @tool(kind="write", risk="medium")
+    def send_payment_request(self, customer_id: str, bill_id: str) -> str:
+        """Ask the customer to pay a bill; they see the request on their phone.
+
+        Args:
+            customer_id: The customer id.
+            bill_id: One of the customer's bills.
+        """
+        customer = self._customer(customer_id)
+        if bill_id not in customer["bill_ids"]:
+            raise ToolError("not_found", f"Bill {bill_id} not found for customer {customer_id}")
+        for other in customer["bill_ids"]:
+            if self._bill(other)["status"] == "Awaiting Payment":
+                raise ToolError(
+                    "precondition_failed",
+                    f"Customer {customer_id} already has bill {other} awaiting payment",
+                )
+        self._bill(bill_id)["status"] = "Awaiting Payment"
+        return f"Payment request for bill {bill_id} sent to customer {customer_id}."
+
+    @tool(kind="write", risk="low")
+    def enable_roaming(self, customer_id: str, line_id: str) -> str:
+        """Allow data roaming on a line (free of charge).
+
+        Args:
+            customer_id: The customer id.
+            line_id: The line.
+        """
+        _, line = self._customer_line(customer_id, line_id)
+        if line["roaming_enabled"]:
+            return f"Roaming was already enabled on line {line_id}."
+        line["roaming_enabled"] = True
+        return f"Roaming enabled on line {line_id}."
+
+    @tool(kind="write", risk="low")
+    def disable_roaming(self, customer_id: str, line_id: str) -> str:
+        """Stop data roaming on a line.
+
+        Args:
+            customer_id: The customer id.
+            line_id: The line.
+        """
+        _, line = self._customer_line(customer_id, line_id)
+        if not line["roaming_enabled"]:
+            return f"Roaming was already disabled on line {line_id}."
+        line["roaming_enabled"] = False
+        return f"Roaming disabled on line {line_id}."
+
+    @tool(kind="write", risk="high")
+    def refuel_data(self, customer_id: str, line_id: str, gb_amount: float) -> dict[str, Any]:
+        """Add data to a line for this cycle; the price is charged on the next bill.
+
+        Args:
+            customer_id: The customer id.
+            line_id: The line.
+            gb_amount: Gigabytes to add (more than 0).
+        """
+        if gb_amount <= 0:
+            raise ToolError("invalid_arguments", "gb_amount must be greater than 0")
+        customer, line = self._customer_line(customer_id, line_id)
+        plan = self._plan(line["plan_id"])
+        price = plan["data_refueling_price_per_gb"]
+        exact = self.compat == "tau2"  # τ²-bench keeps unrounded sums
+        charge = gb_amount * price if exact else round(gb_amount * price, 2)
+        bill = self._draft_bill(customer)
+        bill["line_items"].append(
+            {
+                "description": f"Data refueling: {gb_amount} GB at ${price}/GB",
+                "amount": charge,
+                "date": TODAY,
+                "item_type": "Charge" if charge >= 0 else "Credit",
+            }
+        )
+        total, refuelled = bill["total_due"] + charge, line["data_refueling_gb"] + gb_amount
+        bill["total_due"] = total if exact else round(total, 2)
+        line["data_refueling_gb"] = refuelled if exact else round(refuelled, 6)
+        return {
+            "message": f"Added {gb_amount} GB to line {line_id} for ${charge:.2f}.",
+            "new_data_refueling_gb": line["data_refueling_gb"],
+            "charge": charge,
+        }
+
+    @tool(kind="write", risk="high")
+    def change_plan(self, customer_id: str, line_id: str, plan_id: str) -> dict[str, Any]:
+        """Move an active line to another plan, effective immediately.
+
+        Args:
+            customer_id: The customer id.
+            line_id: The line.
+            plan_id: The new plan's id.
+        """
+        _, line = self._customer_line(customer_id, line_id)
+        plan = self._plan(plan_id)
+        if line["status"] != "Active":
+            raise ToolError(
+                "precondition_failed", f"Line {line_id} is {line['status']}, not Active"
+            )
+        if line["plan_id"] == plan_id:
+            raise ToolError("precondition_failed", f"Line {line_id} is already on {plan_id}")
+        line["plan_id"] = plan_id
+        line["last_plan_change_date"] = TODAY
+        return {"message": f"Line {line_id} is now on {plan['name']}.", "line": line}
+
+    @tool(kind="generic")
+    def transfer_to_human_agents(self, summary: str) -> str:
+        """Hand the conversation to a human agent, with a summary of the problem.
+
+        Args:
+            summary: What the customer needs and what was tried.
+        """
+        return "Transfer successful"
+
+    def _draft_bill(self, customer: dict[str, Any]) -> dict[str, Any]:
+        for bill_id in customer["bill_ids"]:
+            bill = self._bill(bill_id)
+            if bill["status"] == "Draft":
+                return bill
+        seed = f"{customer['customer_id']}:{len(self.db['bills'])}".encode()
+        bill = {
+            "bill_id": "B" + hashlib.sha256(seed).hexdigest()[:8].upper(),
+            "customer_id": customer["customer_id"],
+            "period_start": "2025-03-01",
+            "period_end": "2025-03-31",
+            "issue_date": "2025-03-01",
+            "due_date": "2025-03-15",
+            "total_due": 0.0,
+            "line_items": [],
+            "status": "Draft",
+        }
+        self.db["bills"].append(bill)
+        customer["bill_ids"].append(bill["bill_id"])
+        return bill

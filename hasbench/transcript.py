@@ -1,0 +1,134 @@
+"""The judge log: a trace as the JSON lines judges read, and reading them back.
+
+Judges, the rule initiative coder and a judged metric's evidence read episodes in one
+format: one JSON object per event (model calls left out), with ``seq``, ``step``,
+``actor``, ``actor_kind`` (agent or human, from the trace header), ``type``, the event's
+``target``, ``channel`` and ``initiator`` when set, and the payload fields a judge needs
+(a message's ``text`` and ``in_reply_to``, a tool call's name, arguments, risk and
+authorization, a control request's action ``risk``, ...). :func:`transcript` writes a whole
+episode, :func:`excerpt` the events around one judged event, marked ``"focus": true``;
+:func:`parse_log` reads either back.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hasbench.trace import Event, Trace
+
+EXCERPT_WINDOW = 8
+"""Events shown on each side of the focal event."""
+_WORD_ANY = re.compile(r"[a-z0-9]+")
+
+
+def transcript(trace: Trace) -> str:
+    """The whole episode as judge-readable JSON lines (model calls left out)."""
+    return "\n".join(_line(trace, e) for e in trace.events if e.type != "model_call")
+
+
+def excerpt(trace: Trace, seq: int, window: int = EXCERPT_WINDOW) -> str:
+    """The events around event ``seq`` as JSON lines, that event marked ``"focus": true``."""
+    events = [e for e in trace.events if e.type != "model_call"]
+    index = next(i for i, e in enumerate(events) if e.seq == seq)
+    lo, hi = max(0, index - window), index + window + 1
+    return "\n".join(_line(trace, e, focus=e.seq == seq) for e in events[lo:hi])
+
+
+def _line(trace: Trace, event: Event, focus: bool = False) -> str:
+    kinds = trace.header.participants
+    record: dict[str, Any] = {
+        "seq": event.seq,
+        "step": event.step,
+        "actor": event.actor,
+        "actor_kind": kinds.get(event.actor),
+        "type": event.type,
+    }
+    for key in ("target", "channel", "initiator"):
+        if getattr(event, key) is not None:
+            record[key] = getattr(event, key)
+    p = event.payload
+    if event.type == "message":
+        record["text"] = p.text
+        record["in_reply_to"] = _replied_to(trace, event)
+    elif event.type == "tool_call":
+        record.update(
+            call_id=p.call_id,
+            name=p.name,
+            arguments=p.arguments,
+            risk=p.risk,
+            authorization=p.authorization,
+        )
+    elif event.type == "tool_result":
+        record.update(call_id=p.call_id, name=p.name, error=p.error, output=str(p.output)[:400])
+    elif event.type in ("channel_request", "channel_response"):
+        record["text"] = p.content
+        keep = {
+            "request_id", "form", "action", "topics", "decision", "arguments", "info", "refused",
+            "rating", "labels", "edits",
+        }  # fmt: skip
+        shown = p.model_dump(mode="json", include=keep & set(type(p).model_fields))
+        record.update({k: v for k, v in shown.items() if v is not None})
+        if event.channel == "control" and event.type == "channel_request":
+            record["risk"] = _action_risk(trace, p.action.name if p.action else None)
+    elif event.type == "channel_status":
+        record.update(request_id=p.request_id, status=p.status)
+    elif event.type == "goal_revision":
+        record["text"] = p.goal
+    elif event.type == "finish":
+        record["text"] = p.deliverable
+    elif event.type == "error":
+        record.update(error_type=p.error_type, text=p.message)
+    if focus:
+        record["focus"] = True
+    return json.dumps(record, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _replied_to(trace: Trace, message: Event) -> str | None:
+    """The target, if it addressed the sender after the sender last wrote to it."""
+    for e in reversed(trace.events[: message.seq]):
+        if e.type not in ("message", "channel_request"):
+            continue
+        if e.actor == message.actor and e.target == message.target:
+            return None
+        if e.actor == message.target and e.target == message.actor:
+            return message.target
+    return None
+
+
+def _action_risk(trace: Trace, name: str | None) -> str | None:
+    """The declared risk of a tool: from its calls in the trace, else the domain's spec."""
+    for e in trace.of_type("tool_call"):
+        if e.payload.name == name:
+            return e.payload.risk
+    from hasbench.registry import all_domains
+
+    domains = {domain.name: domain for domain in all_domains()}
+    if name is None or trace.header.domain not in domains:
+        return None
+    spec = domains[trace.header.domain].environment._specs.get(name)
+    return spec.risk if spec else None
+
+
+def parse_log(text: str) -> list[dict[str, Any]] | None:
+    """The JSON objects of a log, or None when it is not in the judge log format."""
+    records = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            return None
+        if not isinstance(record, dict) or "type" not in record:
+            return None
+        records.append(record)
+    return records or None
+
+
+def is_about(topic: str, key: str) -> bool:
+    """Whether a question topic names a fact key (the words of one include the other's)."""
+    words, key_words = set(_WORD_ANY.findall(topic.lower())), set(_WORD_ANY.findall(key.lower()))
+    return bool(words) and (words <= key_words or key_words <= words)
