@@ -38,6 +38,7 @@ from hasbench.experiments.common import (
     N_RESAMPLES,
     available_models,
     domain_files,
+    execute,
     make_client,
     output_dir_for,
     resolve_domains,
@@ -311,8 +312,6 @@ class Study:
         :class:`~hasbench.runner.RunSummary` per grid; ``summary`` too for a one-grid study)
         and ``notes``.
         """
-        from hasbench.experiments.common import execute
-
         chosen, notes = self.choose(asked)
         grids = self.grids(chosen, results_dir)
         client = make_client(grids[0][0])
