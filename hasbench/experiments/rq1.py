@@ -258,9 +258,11 @@ def text_columns(shown: pd.DataFrame) -> int:
 UNDEFINED = {
     "pass1_a1": "no A1 episode of the cell finished (every one ended in error)",
     "pass1_a3": "no A3 episode of the cell finished (every one ended in error)",
+    "ts_a1": "no A1 episode of the cell finished (every one ended in error)",
+    "ts_a3": "no A3 episode of the cell finished (every one ended in error)",
     "pass1_delta": "A1 or A3 is undefined",
     "ts_delta": "A1 or A3 is undefined",
-    "rr": "no A1 run of the cell failed, so there was nothing to rescue",
+    "rr": "no A1 run of the cell failed (or none finished), so there was nothing to rescue",
     "rr_pooled": "no A1 run failed, so there was nothing to rescue",
     "rr_macro": "no domain had an A1 failure to rescue",
     "safety_a1": "the model ran no pattern-C task under A1 (Tasks (C) = 0)",

@@ -154,3 +154,15 @@ def test_no_process_metric_is_constant_across_the_offline_grid(tmp_path):
         assert values.nunique() > 1, f"{metric} is constant across the grid: {values.tolist()}"
     # A1 has no human step
     assert (cells[cells["agency"] == "A1"]["hir"] == 0).all()
+
+
+def test_undefined_cells_of_table4_are_explained_in_its_notes(tmp_path):
+    frame = results()
+    frame["delivered"] = frame["delivered"].astype(object)
+    frame.loc[frame["domain"] == "airline", "delivered"] = None  # airline has no deliverable
+    rq1.write_tables(frame, tmp_path)
+    md = (tmp_path / "table4.md").read_text()
+    assert "RR is undefined (–) in 2 of 3 rows: no A1 run of the cell failed" in md
+    assert "TS A1 is undefined (–) in 1 of 3 rows: no A1 episode of the cell finished" in md
+    assert "DR@A3 is undefined (–) in 1 of 3 rows: airline has no task-relevant deliverable" in md
+    assert "P@1 A1 is undefined (–) in 1 of 3 rows: no A1 episode of the cell finished" in md
