@@ -70,7 +70,7 @@ class ClusterPool:
             key=f"episode-{key}",
             pure=False,
         )
-        record, trace, calls, hits = await future
+        record, trace, calls, hits, _ = await future
         if trace is not None:
             results.write_trace(store, key, trace)
         results.write_record(store, key, record)

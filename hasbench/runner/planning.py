@@ -6,24 +6,26 @@ of one domain under one agency level take alike, those of different domains or l
 not (a coding episode under A1 runs its tests in a sandbox and can take 50 times a retail
 one), so each *stratum* (a backend × domain × agency level) is counted at its own rate.
 
-Offline episodes are timed a task at a time: for :data:`OFFLINE_TASKS` tasks of each
-domain, spread over its tasks, every pending offline episode of the task's first seed (all
-its backends and settings) runs in grid order; more seeds, then more tasks, follow until
-each backend has :data:`OFFLINE_TIMED` timed episodes in the domain. That is how a run
-meets them: its worker pool gives all of a task's episodes to one worker
-(:mod:`hasbench.runner.pool`), so what a domain caches per process (a coding task's test
-runs, by workspace content) serves the task's later episodes in the plan as in the run. A
+Offline episodes are timed a task at a time, as a worker of the run meets them (the pool
+gives all of a task's episodes to one worker, :mod:`hasbench.runner.pool`): for
+:data:`OFFLINE_TASKS` tasks of each domain, spread over its tasks, every pending offline
+episode of the task's first seed (all its backends and settings) runs here in grid order,
+so what a domain caches per process (a coding task's test runs, by workspace content)
+serves the task's later episodes in the plan as in the run; more seeds, then more tasks,
+follow until each backend has :data:`OFFLINE_TIMED` timed episodes in the domain. A
 backend's first episode in a domain pays the start-up (loading the domain, building its
 shared base) that the rest of the run does not, and is left out of the rate when others
-ran. A model backend is timed on one episode per stratum, all at once.
+ran. The rest runs in the worker pool (one worker per CPU for a grid large enough, see
+:func:`hasbench.runner.pool.open_pool`), whose speedup over one process depends on what
+else the machine runs: for a grid of :data:`CALIBRATED` pending episodes or more it is
+measured by running the next :data:`CALIBRATION_TASKS` tasks of each domain in the pool
+(those episodes are kept too). A model backend is timed on one episode per stratum, all at
+once, and runs up to its concurrency limit at a time.
 
 Episodes count as stored as a run counts them: an intact record without an error; a
 timed episode that ends in error is named, so it is fixed before the run. A backend is
 the agent backend, or the agent with its user simulator when the grid compares user
-simulators. Offline episodes run in the worker pool the run will open (one worker per CPU
-for a grid large enough, see :func:`hasbench.runner.pool.open_pool`), which gets through
-as many episodes at a time as the machine gives it now (measured: on a shared machine
-fewer than its workers); model backends run up to their concurrency limit at a time.
+simulators.
 """
 
 from __future__ import annotations
@@ -37,12 +39,7 @@ from typing import TYPE_CHECKING, Any
 from hasbench.runner import store as results
 from hasbench.runner.execution import DEFAULT_CONCURRENCY, provider, run_one
 from hasbench.runner.experiment import Cell, Experiment, resolve
-from hasbench.runner.pool import (
-    MIN_POOL_EPISODES,
-    cpu_bound,
-    machine_workers,
-    measured_speedup,
-)
+from hasbench.runner.pool import EpisodePool, cpu_bound, open_pool
 from hasbench.runner.progress import announce, duration
 
 if TYPE_CHECKING:
@@ -52,6 +49,10 @@ OFFLINE_TASKS = 2
 """Tasks of each domain whose pending offline episodes of one seed are all timed."""
 OFFLINE_TIMED = 4
 """Offline episodes timed per backend and domain at least (more seeds, then more tasks)."""
+CALIBRATED = 200
+"""Pending offline episodes from which the worker pool's speedup is measured on the grid."""
+CALIBRATION_TASKS = 2
+"""Tasks of each domain (one seed each) the pool runs to measure its speedup."""
 
 
 @dataclass
@@ -202,12 +203,13 @@ async def estimate(
         strata=list(strata.values()),
     )
     offline = [s for s in plan.strata if cpu_bound(s.cells[0].spec.backends)]
-    plan.failed.update(await _time_offline(offline, resolved.cells, store, client))
+    failed, speedup = await _time_offline(offline, resolved.cells, store, client)
+    plan.failed.update(failed)
     for backend in dict.fromkeys(s.backend for s in plan.strata if s not in offline):
         error = await _time_model([s for s in plan.strata if s.backend == backend], store, client)
         if error is not None:
             plan.failed[backend] = error
-    _summarize(plan, experiment, offline)
+    _summarize(plan, experiment, offline, speedup)
     plan.planning_seconds = time.monotonic() - started
     announce(f"Plan. {plan}")
     return plan
@@ -215,40 +217,95 @@ async def estimate(
 
 async def _time_offline(
     strata: list[Stratum], grid: list[Cell], store: Path, client: LLMClient
-) -> dict[str, str]:
-    """Time the strata's episodes a task at a time, in grid order (see the module docstring).
+) -> tuple[dict[str, str], float]:
+    """Time the strata's chosen episodes here, then measure the pool's speedup on more.
 
-    Returns the error of each backend whose timed episode ended in error (its other
-    episodes are not timed).
+    Returns the error of each backend whose timed episode ended in error, and how many
+    times the work of one process the run's worker pool gets done (1 without a pool).
     """
     where = {cell.key: stratum for stratum in strata for cell in stratum.cells}
+    units = _units([cell for cell in grid if cell.key in where])
     failed: dict[str, str] = {}
     warm: set[tuple[str, str]] = set()
-    for domain, units in _units([cell for cell in grid if cell.key in where]).items():
-        backends = {where[cell.key].backend for unit in units for cell in unit}
-        for done, unit in enumerate(units):
-            timed = {b: sum(s.timed for s in strata if (s.backend, s.domain) == (b, domain))
-                     for b in backends - set(failed)}  # fmt: skip
-            if done >= OFFLINE_TASKS and all(n >= OFFLINE_TIMED for n in timed.values()):
-                break
-            for cell in unit:
-                stratum = where[cell.key]
-                if stratum.backend in failed:
-                    continue
-                began = time.monotonic()
-                record = await run_one(cell.spec, cell.identity, cell.key, store, client)
-                seconds = time.monotonic() - began
-                stratum.timed += 1
-                if record is not None and record["error"] is not None:
-                    failed[stratum.backend] = results.error_text(record["error"])
-                    continue
-                stratum.finished += record is not None
-                if (stratum.backend, domain) in warm:
-                    stratum.times.append(seconds)
-                else:  # the backend's first episode in this domain pays its start-up
-                    warm.add((stratum.backend, domain))
-                    stratum.startup = seconds
-    return failed
+    for cell in _chosen(units, where):
+        stratum = where[cell.key]
+        if stratum.backend in failed:
+            continue
+        began = time.monotonic()
+        record = await run_one(cell.spec, cell.identity, cell.key, store, client)
+        seconds = time.monotonic() - began
+        stratum.timed += 1
+        if record is not None and record["error"] is not None:
+            failed[stratum.backend] = results.error_text(record["error"])
+            continue
+        stratum.finished += record is not None
+        if (stratum.backend, stratum.domain) in warm:
+            stratum.times.append(seconds)
+        else:  # the backend's first episode in this domain pays its start-up
+            warm.add((stratum.backend, stratum.domain))
+            stratum.startup = seconds
+    pending = [cell for s in strata if s.backend not in failed for cell in s.cells]
+    pool = open_pool([cell.spec for cell in pending], None, client, run_one)
+    if pool is None:
+        return failed, 1.0
+    try:
+        return failed, await _speedup(pool, units, where, strata, store, failed)
+    finally:
+        pool.close()
+
+
+async def _speedup(
+    pool: EpisodePool,
+    units: dict[str, list[list[Cell]]],
+    where: dict[str, Stratum],
+    strata: list[Stratum],
+    store: Path,
+    failed: dict[str, str],
+) -> float:
+    """How many times the work of this process the pool gets done, measured on the grid.
+
+    A grid of at least :data:`CALIBRATED` pending episodes runs its next tasks of every
+    domain in the pool (they are kept): the busiest worker's share at the measured rates,
+    over the time the batch took, is how fast one worker goes beside the others, and the
+    pool gets that times its workers done (the run's many tasks spread evenly); a smaller
+    grid counts on every worker.
+    """
+    left = sum(s.pending for s in strata)
+    if left < CALIBRATED:
+        return float(pool.workers)
+    batch = [cell for queue in units.values() for unit in queue[:CALIBRATION_TASKS]
+             for cell in unit if where[cell.key].backend not in failed]  # fmt: skip
+    busiest = [0.0] * pool.workers  # each worker's share of the batch, at the measured rates
+    for cell in batch:
+        stratum = where[cell.key]
+        rate = _rate(stratum, [s for s in strata if s.domain == stratum.domain])
+        busiest[pool.worker_of(cell.spec.scenario.task_id)] += rate
+    began = time.monotonic()
+    done = await asyncio.gather(*(pool.run(c.spec, c.identity, c.key, store) for c in batch))
+    took = time.monotonic() - began
+    for cell, record in zip(batch, done, strict=True):
+        where[cell.key].finished += record is not None and record["error"] is None
+    # the busiest worker set the time: how fast one worker went, times the workers
+    pace = max(busiest) / took if took > 0 else 1.0
+    return max(1.0, min(float(pool.workers), pool.workers * pace))
+
+
+def _chosen(units: dict[str, list[list[Cell]]], where: dict[str, Stratum]) -> list[Cell]:
+    """The episodes to time, in grid order within each task (see the module docstring).
+
+    The chosen units are taken off ``units``; what is left stays in its order.
+    """
+    chosen: list[Cell] = []
+    for queue in units.values():
+        timed: dict[str, int] = {}
+        taken = 0
+        while queue and (taken < OFFLINE_TASKS or min(timed.values()) < OFFLINE_TIMED):
+            for cell in queue.pop(0):
+                backend = where[cell.key].backend
+                timed[backend] = timed.get(backend, 0) + 1
+                chosen.append(cell)
+            taken += 1
+    return chosen
 
 
 def _units(cells: list[Cell]) -> dict[str, list[list[Cell]]]:
@@ -298,14 +355,12 @@ async def _time_model(strata: list[Stratum], store: Path, client: LLMClient) -> 
     return results.error_text(errors[0]) if errors else None
 
 
-def _summarize(plan: Plan, experiment: Experiment, offline: list[Stratum]) -> None:
+def _summarize(plan: Plan, experiment: Experiment, offline: list[Stratum], speedup: float) -> None:
     """Per backend: its rate, timed and pending episodes, and how many run at a time.
 
-    Offline episodes run in the worker pool, which gets through the work of as many
-    processes as the machine gives it now (:func:`~hasbench.runner.pool.measured_speedup`).
+    Offline episodes run in the worker pool, which gets ``speedup`` times the work of one
+    process done (measured, see :func:`_speedup`).
     """
-    workers = machine_workers() if sum(s.pending for s in offline) >= MIN_POOL_EPISODES else 1
-    speedup = measured_speedup(workers) if workers > 1 else 1.0
     for backend in dict.fromkeys(s.backend for s in plan.strata):
         mine = [s for s in plan.strata if s.backend == backend]
         rates = {id(s): _rate(s, mine) for s in mine}

@@ -60,37 +60,6 @@ def machine_workers() -> int:
     return os.cpu_count() or 1
 
 
-def measured_speedup(workers: int, rounds: int = 400_000, repeats: int = 3) -> float:
-    """How many times the CPU work of one process ``workers`` processes get done now.
-
-    Between 1 and ``workers``: on a quiet machine with a core per worker, ``workers``; on a
-    shared one (other people's processes, a CPU quota) less, sometimes barely more than 1.
-    Measured by timing a fixed loop in one process, then in ``workers`` at once (about
-    0.1 s on a quiet core), the median of ``repeats`` measurements.
-    """
-    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-
-    def wall(count: int) -> float:
-        processes = [context.Process(target=_busy, args=(rounds,)) for _ in range(count)]
-        began = time.perf_counter()
-        for process in processes:
-            process.start()
-        for process in processes:
-            process.join()
-        return time.perf_counter() - began
-
-    ratios = sorted(workers * wall(1) / wall(workers) for _ in range(repeats))
-    return max(1.0, min(float(workers), ratios[len(ratios) // 2]))
-
-
-def _busy(rounds: int) -> int:
-    """A fixed piece of CPU work."""
-    total = 0
-    for value in range(rounds):
-        total += value * value % 7
-    return total
-
-
 def worker_pool(workers: int, **options: Any) -> ProcessPoolExecutor:
     """A process pool; ``options`` go to :class:`ProcessPoolExecutor` (e.g. an initializer).
 
@@ -102,11 +71,18 @@ def worker_pool(workers: int, **options: Any) -> ProcessPoolExecutor:
 
 
 class EpisodePool:
-    """Worker processes that run CPU-bound episodes for one results store, a task's in one."""
+    """Worker processes that run CPU-bound episodes for one results store, a task's in one.
+
+    Attributes:
+        workers: how many worker processes.
+        seconds: how long each episode it ran took in its worker, by key (a plan times
+            episodes as the run will run them, see :mod:`hasbench.runner.planning`).
+    """
 
     def __init__(self, workers: int, client: LLMClient, run_one: RunOne) -> None:
         cache = getattr(client.cache, "path", None) if client.cache is not None else None
         self.workers = workers
+        self.seconds: dict[str, float] = {}
         self.client = client
         self._run_one = run_one
         self._slots = [asyncio.Semaphore(2) for _ in range(workers)]
@@ -126,18 +102,23 @@ class EpisodePool:
     ) -> dict[str, Any]:
         """Run one episode in a worker; write its trace and record here; return the record."""
         loop = asyncio.get_running_loop()
-        worker = zlib.crc32(spec.scenario.task_id.encode("utf-8")) % self.workers
+        worker = self.worker_of(spec.scenario.task_id)
         async with self._slots[worker]:
             future = self._executors[worker].submit(
                 _run_episode, self._run_one, spec, identity, key
             )
-            record, trace, calls, hits = await asyncio.wrap_future(future, loop=loop)
+            record, trace, calls, hits, seconds = await asyncio.wrap_future(future, loop=loop)
+        self.seconds[key] = seconds
         if trace is not None:
             results.write_trace(store, key, trace)
         results.write_record(store, key, record)
         self.client.stats.calls += calls
         self.client.stats.cache_hits += hits
         return record
+
+    def worker_of(self, task_id: str) -> int:
+        """The worker that runs every episode of a task."""
+        return zlib.crc32(task_id.encode("utf-8")) % self.workers
 
     def close(self) -> None:
         """Stop the workers."""
@@ -176,7 +157,7 @@ def run_in_worker(
     identity: dict[str, Any],
     key: str,
     cache_path: str | None,
-) -> tuple[dict[str, Any], str | None, int, int]:
+) -> tuple[dict[str, Any], str | None, int, int, float]:
     """Run one episode in a worker process that has no pool initializer (a Dask worker)."""
     if not _WORKER:
         _start_worker(cache_path or None)
@@ -200,10 +181,11 @@ def _start_worker(cache_path: str | None) -> None:
 
 def _run_episode(
     run_one: RunOne, spec: EpisodeSpec, identity: dict[str, Any], key: str
-) -> tuple[dict[str, Any], str | None, int, int]:
-    """(record, trace text or None, model calls, cache hits) of one episode."""
+) -> tuple[dict[str, Any], str | None, int, int, float]:
+    """(record, trace text or None, model calls, cache hits, seconds) of one episode."""
     scratch, client = _WORKER["scratch"], _WORKER["client"]
     calls0, hits0 = client.stats.calls, client.stats.cache_hits
+    began = time.monotonic()
     record = _WORKER["loop"].run_until_complete(run_one(spec, identity, key, scratch, client))
     trace = None
     if record["trace"] is not None:
@@ -211,4 +193,5 @@ def _run_episode(
         trace = path.read_text(encoding="utf-8")
         path.unlink()
     (scratch / "episodes" / f"{key}.json").unlink()
-    return record, trace, client.stats.calls - calls0, client.stats.cache_hits - hits0
+    seconds = time.monotonic() - began
+    return record, trace, client.stats.calls - calls0, client.stats.cache_hits - hits0, seconds
