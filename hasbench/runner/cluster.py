@@ -15,6 +15,7 @@ on the cluster's workers.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -41,6 +42,9 @@ class ClusterPool:
         self._cache = None if client.cache is None else str(getattr(client.cache, "path", ""))
         self._dask: Any = None
         self._local: Any = None
+        self.workers = 1
+        """The cluster's workers when it started."""
+        self._slots: asyncio.Semaphore | None = None
 
     async def start(self, address: str) -> ClusterPool:
         """Connect to the scheduler at ``address`` (``local:N`` starts a local cluster)."""
@@ -50,7 +54,17 @@ class ClusterPool:
             self._local = await cluster_class(**_local_options(workers), asynchronous=True)
             address = self._local
         self._dask = await client_class(address, asynchronous=True)
+        self.workers = max(1, len(await self._dask.nthreads()))
+        self._slots = asyncio.Semaphore(2 * self.workers)
         return self
+
+    def slot(self, spec: EpisodeSpec) -> asyncio.Semaphore:
+        """What admits a CPU-bound episode: twice as many in flight as the cluster has workers.
+
+        A stopped backend or a spent budget then holds back the episodes not yet admitted.
+        """
+        assert self._slots is not None, "start the pool first"
+        return self._slots
 
     async def run(
         self,

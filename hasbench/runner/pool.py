@@ -1,7 +1,7 @@
 """Worker processes for CPU-bound episodes.
 
 Episodes whose agent, user and judge are all offline (``scripted:*`` policies, the
-``rule`` judge, ``local/*`` models served in-process) spend their time computing, not
+``rule`` judge, ``local/*`` models run on this machine) spend their time computing, not
 waiting for a provider, so :func:`run_experiment` hands them to a pool of worker processes
 sized to the machine. Model-bound episodes stay on the event loop of the main process,
 where their concurrency limits apply.
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from hasbench.simulator import Backends
 
 OFFLINE_PREFIXES = ("scripted:", "local/")
-"""Backends that run in-process (with the ``rule`` judge): their episodes are CPU-bound."""
+"""Backends that run on this machine (with the ``rule`` judge): their episodes are CPU-bound."""
 RunOne = Callable[..., Awaitable[dict[str, Any]]]
 """``run_one(spec, identity, key, store, client)`` -> the episode's record."""
 MIN_POOL_EPISODES = 16
@@ -102,12 +102,10 @@ class EpisodePool:
     ) -> dict[str, Any]:
         """Run one episode in a worker; write its trace and record here; return the record."""
         loop = asyncio.get_running_loop()
-        worker = self.worker_of(spec.scenario.task_id)
-        async with self._slots[worker]:
-            future = self._executors[worker].submit(
-                _run_episode, self._run_one, spec, identity, key
-            )
-            record, trace, calls, hits, seconds = await asyncio.wrap_future(future, loop=loop)
+        future = self._executors[self.worker_of(spec.scenario.task_id)].submit(
+            _run_episode, self._run_one, spec, identity, key
+        )
+        record, trace, calls, hits, seconds = await asyncio.wrap_future(future, loop=loop)
         self.seconds[key] = seconds
         if trace is not None:
             results.write_trace(store, key, trace)
@@ -115,6 +113,13 @@ class EpisodePool:
         self.client.stats.calls += calls
         self.client.stats.cache_hits += hits
         return record
+
+    def slot(self, spec: EpisodeSpec) -> asyncio.Semaphore:
+        """What admits an episode to its task's worker: two in flight per worker.
+
+        A stopped backend or a spent budget then holds back the episodes not yet admitted.
+        """
+        return self._slots[self.worker_of(spec.scenario.task_id)]
 
     def worker_of(self, task_id: str) -> int:
         """The worker that runs every episode of a task."""
@@ -134,7 +139,7 @@ def open_pool(
     Args:
         specs: the episodes about to run.
         workers: worker processes; None: one per CPU of the machine, when there are at
-            least :data:`MIN_POOL_EPISODES` CPU-bound episodes; 0 or 1: no pool.
+            least :data:`MIN_POOL_EPISODES` CPU-bound episodes; 1: no pool.
         client: the main process's client (its response cache file is shared).
         run_one: what runs one episode into a store (``execution.run_one``).
     """
