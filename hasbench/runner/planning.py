@@ -18,8 +18,8 @@ shared base) that the rest of the run does not, and is left out of the rate when
 ran. The rest runs in the worker pool (one worker per CPU for a grid large enough, see
 :func:`hasbench.runner.pool.open_pool`), whose speedup over one process depends on what
 else the machine runs: for a grid of :data:`CALIBRATED` pending episodes or more it is
-measured by running the next :data:`CALIBRATION_TASKS` tasks of each domain in the pool
-(those episodes are kept too). A model backend is timed on one episode per stratum, all at
+measured by running, of each domain, a further task for each worker in the pool (those
+episodes are kept too). A model backend is timed on one episode per stratum, all at
 once, and runs up to its concurrency limit at a time.
 
 Episodes count as stored as a run counts them: an intact record without an error; a
@@ -51,8 +51,6 @@ OFFLINE_TIMED = 4
 """Offline episodes timed per backend and domain at least (more seeds, then more tasks)."""
 CALIBRATED = 200
 """Pending offline episodes from which the worker pool's speedup is measured on the grid."""
-CALIBRATION_TASKS = 2
-"""Tasks of each domain (one seed each) the pool runs to measure its speedup."""
 
 
 @dataclass
@@ -264,30 +262,30 @@ async def _speedup(
 ) -> float:
     """How many times the work of this process the pool gets done, measured on the grid.
 
-    A grid of at least :data:`CALIBRATED` pending episodes runs its next tasks of every
-    domain in the pool (they are kept): the busiest worker's share at the measured rates,
-    over the time the batch took, is how fast one worker goes beside the others, and the
-    pool gets that times its workers done (the run's many tasks spread evenly); a smaller
+    A grid of at least :data:`CALIBRATED` pending episodes runs, of every domain, a further
+    task for each worker in the pool (they are kept): what those episodes take one after
+    the other at the measured rates, over the time the pool took, is its speedup. A smaller
     grid counts on every worker.
     """
     left = sum(s.pending for s in strata)
     if left < CALIBRATED:
         return float(pool.workers)
-    batch = [cell for queue in units.values() for unit in queue[:CALIBRATION_TASKS]
-             for cell in unit if where[cell.key].backend not in failed]  # fmt: skip
-    busiest = [0.0] * pool.workers  # each worker's share of the batch, at the measured rates
-    for cell in batch:
-        stratum = where[cell.key]
-        rate = _rate(stratum, [s for s in strata if s.domain == stratum.domain])
-        busiest[pool.worker_of(cell.spec.scenario.task_id)] += rate
+    batch = []  # per domain a task for each worker, so that every worker is busy throughout
+    for queue in units.values():
+        for worker in range(pool.workers):
+            unit = next((u for u in queue if pool.worker_of(u[0].spec.scenario.task_id) == worker),
+                        None)  # fmt: skip
+            if unit is not None:
+                queue.remove(unit)
+                batch += [cell for cell in unit if where[cell.key].backend not in failed]
+    expected = sum(_rate(where[c.key], [s for s in strata if s.domain == where[c.key].domain])
+                   for c in batch)  # fmt: skip
     began = time.monotonic()
     done = await asyncio.gather(*(pool.run(c.spec, c.identity, c.key, store) for c in batch))
     took = time.monotonic() - began
     for cell, record in zip(batch, done, strict=True):
         where[cell.key].finished += record is not None and record["error"] is None
-    # the busiest worker set the time: how fast one worker went, times the workers
-    pace = max(busiest) / took if took > 0 else 1.0
-    return max(1.0, min(float(pool.workers), pool.workers * pace))
+    return max(1.0, min(float(pool.workers), expected / took if took > 0 else 1.0))
 
 
 def _chosen(units: dict[str, list[list[Cell]]], where: dict[str, Stratum]) -> list[Cell]:
