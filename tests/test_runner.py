@@ -17,6 +17,7 @@ from hasbench.cli import main
 from hasbench.participants.backends import agent_backend
 from hasbench.paths import REPO_ROOT
 from hasbench.prompts import prompt_hashes
+from hasbench.runner.store import open_trace
 
 EXAMPLES = str(REPO_ROOT / "data" / "tasks" / "examples.yaml")
 
@@ -353,6 +354,34 @@ def test_damaged_records_and_traces_are_reported_quarantined_and_run_again(tmp_p
     )
     frame, damaged = runner.load_store(out)
     assert len(frame) == 8 and damaged == [] and frame["error"].isna().all()
+
+
+def test_a_trace_changed_in_place_is_caught_when_opened_and_by_the_next_run(tmp_path, capsys):
+    """Loading compares sizes only (fast on 50,000 records); a same-size edit is caught by
+    the SHA-256 when the trace is opened, and a run quarantines the episode and reruns it."""
+    exp = write_experiment(tmp_path / "exp.yaml", tasks={"files": [EXAMPLES], "max_per_domain": 2})
+    out = tmp_path / "store"
+    assert main(["run", str(exp), "--out", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    record = json.loads(records(out)[0].read_text())
+    trace = out / record["trace"]
+    original = trace.read_bytes()
+    edited = original.replace(b'"seed":0', b'"seed":7', 1)
+    assert edited != original and len(edited) == len(original) == record["trace_bytes"]
+    trace.write_bytes(edited)
+    frame, damaged = runner.load_store(out)
+    assert len(frame) == 4 and damaged == []  # the size matches: the row stays
+    with pytest.raises(ValueError, match="SHA-256 differs from the record's"):
+        open_trace(out, record["key"])
+    _, damaged = runner.scan_store(out, verify=True)
+    assert [(d.key, d.path) for d in damaged] == [(record["key"], trace)]
+    assert main(["run", str(exp), "--out", str(out), "--quiet"]) == 0
+    rerun = capsys.readouterr().out
+    assert "1 run, 3 already done" in rerun and rerun.count("quarantined (run again):") == 1
+    assert open_trace(out, record["key"]).header.seed == 0
+    trace.write_bytes(original[:-2] + b" \n")  # its last line cut short, padded to the size
+    with pytest.raises(ValueError, match="unreadable trace"):
+        open_trace(out, record["key"])
 
 
 @pytest.mark.parametrize(
