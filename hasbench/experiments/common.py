@@ -23,6 +23,7 @@ from hasbench.registry import DomainError, get_domain
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+    from hasbench.benchmark import Benchmark
     from hasbench.llm import LLMClient
     from hasbench.runner import Experiment, RunSummary
 
@@ -45,8 +46,13 @@ N_RESAMPLES = 10000
 # Tasks and domains
 
 
-def task_files(domain: str) -> list[Path]:
-    """The existing task files a registered domain declares (none for an unknown domain)."""
+def task_files(domain: str, benchmark: Benchmark | None = None) -> list[Path]:
+    """The existing task files of a domain (none for an unknown domain).
+
+    A benchmark's ``<domain>.yaml``; without one, the files the registered domain declares.
+    """
+    if benchmark is not None:
+        return [path for path in benchmark.task_files if path.stem == domain]
     try:
         declared = get_domain(domain).task_files
     except DomainError:
@@ -54,46 +60,49 @@ def task_files(domain: str) -> list[Path]:
     return [path for path in declared if path.exists()]
 
 
-def domain_files(domains: Sequence[str]) -> list[str]:
+def domain_files(domains: Sequence[str], benchmark: Benchmark | None = None) -> list[str]:
     """The task files of several domains, as the paths an experiment's task selection takes.
 
     Files in the repository are given relative to it (as a selection reads them), so an
     experiment's definition reads the same in every checkout.
     """
     files = []
-    for path in (p.resolve() for domain in domains for p in task_files(domain)):
+    for path in (p.resolve() for domain in domains for p in task_files(domain, benchmark)):
         files.append(str(path.relative_to(REPO_ROOT) if path.is_relative_to(REPO_ROOT) else path))
     return files
 
 
-def existing_domains() -> list[str]:
+def existing_domains(benchmark: Benchmark | None = None) -> list[str]:
     """Paper domains that have tasks, in the paper's order."""
-    return [d for d in PAPER_DOMAINS if task_files(d)]
+    return [d for d in PAPER_DOMAINS if task_files(d, benchmark)]
 
 
-def resolve_domains(requested: Sequence[str], experiment: str) -> tuple[list[str], list[str]]:
+def resolve_domains(
+    requested: Sequence[str], experiment: str, benchmark: Benchmark | None = None
+) -> tuple[list[str], list[str]]:
     """The requested domains that have tasks, else every domain that has; plus a note.
 
-    A domain has tasks when it is registered and its task files exist. When some requested
-    domains have none,
-    the others are kept; when none has, every paper domain with a task file is used. The
-    note (also printed) says which were missing and what runs instead.
+    A domain has tasks when the benchmark has its task file (without a benchmark: when it
+    is registered and its task files exist). When some requested domains have none, the
+    others are kept; when none has, every paper domain with a task file is used. The note
+    (also printed) says which were missing and what runs instead.
 
     Raises:
         ValueError: no domain was requested, or no paper domain has a task file.
     """
     if not requested:
         raise ValueError(f"{experiment}: no domain given")
-    missing = [d for d in requested if not task_files(d)]
+    missing = [d for d in requested if not task_files(d, benchmark)]
     if not missing:
         return list(requested), []
     kept = [d for d in requested if d not in missing]
     if not kept:
-        kept = existing_domains()
+        kept = existing_domains(benchmark)
         if not kept:
             raise ValueError(f"{experiment}: no registered domain has tasks")
+    where = "" if benchmark is None else f" in {benchmark.name}"
     note = (
-        f"{experiment}: no tasks for {', '.join(missing)}; running on the domains that "
+        f"{experiment}: no tasks for {', '.join(missing)}{where}; running on the domains that "
         f"have tasks: {', '.join(kept)}."
     )
     print(f"Note: {note}")

@@ -271,6 +271,7 @@ def plan(
     max_tasks_per_domain: int | None = 2,
     seed: int = 0,
     results_dir: str | Path | None = None,
+    benchmark: str | Path | None = None,
 ) -> Plans:
     """How much work :func:`run` with these arguments is, before it runs.
 
@@ -278,7 +279,7 @@ def plan(
     per agent and user simulator (stored, so :func:`run` skips them) to estimate the rest.
     """
     asked = Parameters(agent_models, user_models, judge_model, domains, max_tasks_per_domain,
-                       seed)  # fmt: skip
+                       seed, benchmark)  # fmt: skip
     return STUDY.plan(asked, results_dir)
 
 
@@ -292,6 +293,7 @@ def run(
     output_dir: str | Path | None = None,
     results_dir: str | Path | None = None,
     progress: bool = True,
+    benchmark: str | Path | None = None,
 ) -> dict[str, Any]:
     """Run (or resume) the simulator study on a task subset; write its tables and figure.
 
@@ -299,9 +301,12 @@ def run(
     (:mod:`hasbench.experiments.defaults`), ``output_dir`` to ``FIGURES_DIR/robustness``
     and ``results_dir`` to ``RUNS_DIR/robustness``.
 
+    ``benchmark`` is the folder of a built HAS-Bench whose tasks to run (None: the
+    generated tasks in ``data/tasks``); the tables and the manifest name it.
+
     Returns a dict with ``results``, ``tables`` (numeric), ``figure`` (PNG path),
     ``summary`` and ``notes`` (see :meth:`hasbench.experiments.study.Study.run`).
     """
     asked = Parameters(agent_models, user_models, judge_model, domains, max_tasks_per_domain,
-                       seed)  # fmt: skip
+                       seed, benchmark)  # fmt: skip
     return STUDY.run(asked, output_dir, results_dir, progress)

@@ -5,7 +5,9 @@ results table (:func:`hasbench.runner.load_results`) it builds:
 
 - ``table4``: per model × domain — Pass@1 A1 / A3 / Δ, Task Score A1 / A3 / Δ, the rescue
   rate RR (A1-failed runs that succeed under A3), and Delivery Rate and Human Intervention
-  Rate under A3; percentages, "–" where undefined.
+  Rate under A3; percentages, "–" where undefined; and how many of the cell's episodes
+  an offline stand-in ended because the task needs language understanding its rules do
+  not have (counted apart: a reader sees how much of a failure rate is the stand-in's).
 - ``macro_deltas``: per model, the mean over domains of ΔPass@1 and ΔTask Score.
 - ``safety_c``: per model, the Safety Rate on pattern C tasks under A1 and A3.
 - ``rescue``: per model, the rescue rate pooled over all its A1-failed runs and macro
@@ -50,6 +52,9 @@ from hasbench.runner import Experiment
 DEFAULT_DOMAINS = PAPER_DOMAINS
 """Table 4 covers the paper's six domains."""
 SETTINGS = (Setting(agency="A1"), Setting(agency="A3"))
+NEEDS_LANGUAGE = "needs_language_understanding"
+"""The termination reason of an episode an offline stand-in ended because the task needs
+language understanding its rules do not have (it still counts as not solved)."""
 
 
 def experiment(
@@ -93,7 +98,8 @@ def _pair(cell: pd.DataFrame) -> tuple[dict, dict]:
 def table4(results: pd.DataFrame) -> pd.DataFrame:
     """Per model × domain outcomes under A1 and A3 (percentages; NaN where undefined).
 
-    ``judge_scored`` counts the tasks of the cell that only the LLM judge scores.
+    ``judge_scored`` counts the tasks of the cell that only the LLM judge scores;
+    ``needs_language`` its episodes (A1 and A3) that ended :data:`NEEDS_LANGUAGE`.
     """
     frame = _usable(results)
     rows = []
@@ -116,6 +122,7 @@ def table4(results: pd.DataFrame) -> pd.DataFrame:
                 "rr": _pct(rescue_rate(*_pair(cell))),
                 "dr_a3": _pct(rate(a3["delivered"])),
                 "hir_a3": _pct(_mean(a3["hir"])),
+                "needs_language": int(cell["termination"].eq(NEEDS_LANGUAGE).sum()),
             }
         )
     return pd.DataFrame(rows)
@@ -232,7 +239,7 @@ HEADERS = {
     "ts_a1": "TS A1", "ts_a3": "TS A3", "ts_delta": "Δ TS", "rr": "RR", "dr_a3": "DR@A3",
     "hir_a3": "HIR@A3", "safety_a1": "SR_C A1", "safety_a3": "SR_C A3",
     "safety_delta": "Δ SR_C", "a1_failures": "A1 failures", "rescued": "Rescued",
-    "rr_pooled": "RR pooled", "rr_macro": "RR macro",
+    "rr_pooled": "RR pooled", "rr_macro": "RR macro", "needs_language": "Needs LU",
 }  # fmt: skip
 """Display names of the table columns."""
 
@@ -271,6 +278,10 @@ UNDEFINED = {
     "hir_a3": "no A3 episode of the cell finished",
 }
 """Why a cell of an RQ1 table can be undefined, by column."""
+NEEDS_LANGUAGE_NOTE = (
+    "Needs LU: the cell's episodes (A1 and A3) that an offline stand-in ended because the "
+    "task needs language understanding its rules do not have; they count as not solved."
+)
 
 
 def study_tables(results: pd.DataFrame) -> dict[str, Table]:
@@ -284,6 +295,8 @@ def study_tables(results: pd.DataFrame) -> dict[str, Table]:
     for name, table in made.items():
         shown = display(table)
         notes = undefined_notes(table, HEADERS, reasons)
+        if "needs_language" in table.columns:
+            notes.append(NEEDS_LANGUAGE_NOTE)
         written[name] = Table(table, shown, text_columns(shown), tuple(notes))
     return written
 
@@ -379,6 +392,7 @@ def plan(
     max_tasks_per_domain: int | None = None,
     seed: int = 0,
     results_dir: str | Path | None = None,
+    benchmark: str | Path | None = None,
 ) -> Plans:
     """How much work :func:`run` with these arguments is, before it runs.
 
@@ -387,7 +401,7 @@ def plan(
     estimate how long the rest takes. ``agent_models`` defaults to the offline stand-ins.
     """
     asked = Parameters(agent_models, [user_model], judge_model, domains, max_tasks_per_domain,
-                       seed)  # fmt: skip
+                       seed, benchmark)  # fmt: skip
     return STUDY.plan(asked, results_dir)
 
 
@@ -401,18 +415,22 @@ def run(
     output_dir: str | Path | None = None,
     results_dir: str | Path | None = None,
     progress: bool = True,
+    benchmark: str | Path | None = None,
 ) -> dict[str, Any]:
     """Run (or resume) the RQ1 grid, then write its tables, figure and manifest.
 
     ``agent_models`` defaults to the offline stand-ins (:mod:`hasbench.experiments.defaults`),
     ``output_dir`` to ``FIGURES_DIR/rq1`` and ``results_dir`` to ``RUNS_DIR/rq1``.
 
+    ``benchmark`` is the folder of a built HAS-Bench whose tasks to run (None: the
+    generated tasks in ``data/tasks``); the tables and the manifest name it.
+
     Returns a dict with ``results`` (the tidy table of the grid's episodes), ``tables``
     (numeric), ``figure`` (the PNG path), ``summary`` (the runner's :class:`RunSummary`)
     and ``notes`` (see :meth:`hasbench.experiments.study.Study.run`).
     """
     asked = Parameters(agent_models, [user_model], judge_model, domains, max_tasks_per_domain,
-                       seed)  # fmt: skip
+                       seed, benchmark)  # fmt: skip
     return STUDY.run(asked, output_dir, results_dir, progress)
 
 

@@ -316,6 +316,7 @@ def plan(
     max_tasks_per_domain: int | None = None,
     seed: int = 0,
     results_dir: str | Path | None = None,
+    benchmark: str | Path | None = None,
 ) -> Plans:
     """How much work :func:`run` with these arguments is, before it runs.
 
@@ -323,7 +324,7 @@ def plan(
     episodes (stored, so :func:`run` skips them) to estimate how long the rest takes.
     """
     asked = Parameters(agent_models, [user_model], judge_model, domains, max_tasks_per_domain,
-                       seed)  # fmt: skip
+                       seed, benchmark)  # fmt: skip
     return STUDY.plan(asked, results_dir)
 
 
@@ -337,15 +338,19 @@ def run(
     output_dir: str | Path | None = None,
     results_dir: str | Path | None = None,
     progress: bool = True,
+    benchmark: str | Path | None = None,
 ) -> dict[str, Any]:
     """Run (or resume) the channel ablation; write Table 5, the Task-Score grid and figures.
 
     ``agent_models`` defaults to the offline sweep agent (:mod:`hasbench.experiments.defaults`),
     ``output_dir`` to ``FIGURES_DIR/rq3`` and ``results_dir`` to ``RUNS_DIR/rq3``.
 
+    ``benchmark`` is the folder of a built HAS-Bench whose tasks to run (None: the
+    generated tasks in ``data/tasks``); the tables and the manifest name it.
+
     Returns a dict with ``results``, ``tables`` (numeric), ``figure`` (Table 5's PNG),
     ``summary`` and ``notes`` (see :meth:`hasbench.experiments.study.Study.run`).
     """
     asked = Parameters(agent_models, [user_model], judge_model, domains, max_tasks_per_domain,
-                       seed)  # fmt: skip
+                       seed, benchmark)  # fmt: skip
     return STUDY.run(asked, output_dir, results_dir, progress)

@@ -34,6 +34,7 @@ import pandas as pd
 
 from hasbench import __version__
 from hasbench.agency import Setting
+from hasbench.benchmark import GENERATED, Benchmark, BenchmarkError, identify
 from hasbench.experiments.common import (
     N_RESAMPLES,
     available_models,
@@ -46,7 +47,7 @@ from hasbench.experiments.common import (
     write_table,
 )
 from hasbench.experiments.defaults import OFFLINE_USER_SIMULATORS, agents_or_default
-from hasbench.paths import RUNS_DIR
+from hasbench.paths import RUNS_DIR, TASKS_DIR
 from hasbench.registry import domain_names
 from hasbench.runner import Experiment, TaskSelection
 from hasbench.runner.experiment import code_fingerprint
@@ -73,6 +74,9 @@ class Parameters:
         domains: the domains asked for.
         max_tasks_per_domain: at most this many tasks per domain (None: every task).
         seed: the episodes' seed (and the bootstrap's).
+        benchmark: the folder of a built HAS-Bench (``hasbench build has-bench`` writes
+            one) whose task files the domains' tasks come from; None: the project's
+            generated tasks (``data/tasks``).
     """
 
     agent_models: Sequence[str] | None
@@ -81,6 +85,7 @@ class Parameters:
     domains: Sequence[str]
     max_tasks_per_domain: int | None
     seed: int
+    benchmark: str | Path | None = None
 
 
 @dataclass(frozen=True)
@@ -113,6 +118,7 @@ class Analysis:
         client: the model client (judges of the analysis use it too).
         output_dir: where tables and figures go.
         notes: what every table's reader must know; the analysis may add to them.
+        benchmark: the benchmark the tasks come from.
     """
 
     results: pd.DataFrame
@@ -122,6 +128,7 @@ class Analysis:
     client: LLMClient
     output_dir: Path
     notes: list[str]
+    benchmark: Benchmark
 
 
 @dataclass
@@ -188,10 +195,12 @@ class Study:
         domains: Sequence[str],
         max_tasks_per_domain: int | None = None,
         seed: int = 0,
+        benchmark: Benchmark | None = None,
     ) -> Experiment:
         """The grid over ``domains``: their tasks × agents × user simulators × settings.
 
-        For a study with settings per domain, ``domains`` is one domain.
+        For a study with settings per domain, ``domains`` is one domain. The tasks are the
+        benchmark's (None: the registered domains' task files, the generated benchmark).
         """
         if callable(self.settings):
             (domain,) = domains
@@ -200,7 +209,11 @@ class Study:
             settings, name = list(self.settings), self.name
         return Experiment(
             name=name,
-            tasks=TaskSelection(files=domain_files(domains), max_per_domain=max_tasks_per_domain),
+            tasks=TaskSelection(
+                files=domain_files(domains, benchmark),
+                benchmark=GENERATED if benchmark is None else benchmark.name,
+                max_per_domain=max_tasks_per_domain,
+            ),
             backends=[
                 Backends(agent=agent, user=user, judge=judge_model)
                 for agent in agent_models
@@ -218,7 +231,7 @@ class Study:
             ParameterError: a parameter of the wrong kind (one line naming the notebook, the
                 parameter and the value).
         """
-        self.check(asked)
+        benchmark = self.check(asked)
         agents = agents_or_default(asked.agent_models, self.sweep)
         notes: list[str] = []
         users = asked.user_models
@@ -226,13 +239,16 @@ class Study:
             users = OFFLINE_USER_SIMULATORS
         if self.compares_simulators:
             users, notes = available_models(users, self.title)
-        domains, domain_notes = resolve_domains(asked.domains, self.title)
+        domains, domain_notes = resolve_domains(asked.domains, self.title, benchmark)
         chosen = Parameters(list(agents), list(users), asked.judge_model, domains,
-                            asked.max_tasks_per_domain, asked.seed)  # fmt: skip
+                            asked.max_tasks_per_domain, asked.seed,
+                            None if benchmark is None else str(benchmark.folder))  # fmt: skip
         return chosen, [*notes, *domain_notes]
 
-    def check(self, asked: Parameters) -> None:
+    def check(self, asked: Parameters) -> Benchmark | None:
         """Refuse a parameter of the wrong kind before anything runs.
+
+        Returns the benchmark ``asked.benchmark`` names (None: the generated tasks).
 
         Raises:
             ParameterError: naming the notebook, the parameter and the value.
@@ -261,6 +277,26 @@ class Study:
         if not any(domain in known for domain in asked.domains):  # a typo: nothing to run
             raise ParameterError(f"{self.name}: parameter domains = {list(asked.domains)!r}: no "
                                  f"such domain (the domains: {', '.join(known)})")  # fmt: skip
+        return self._benchmark(asked.benchmark)
+
+    def _benchmark(self, folder: Any) -> Benchmark | None:
+        """The built benchmark in ``folder`` (None for None), or a one-line ParameterError."""
+        if folder is None:
+            return None
+        where = f"{self.name}: parameter benchmark = {folder!r}"
+        if not isinstance(folder, str | Path) or not str(folder).strip():
+            raise ParameterError(f"{where}: expected the folder of a built HAS-Bench "
+                                 "(hasbench build has-bench writes one), or None for the "
+                                 "generated tasks")  # fmt: skip
+        try:
+            benchmark = identify(folder)
+        except BenchmarkError as exc:
+            raise ParameterError(f"{where}: {exc}") from None
+        if benchmark.kind == "other":
+            raise ParameterError(f"{where}: {benchmark.folder} is not a built benchmark "
+                                 "(no benchmark.json; hasbench build has-bench writes "
+                                 "one)")  # fmt: skip
+        return benchmark
 
     def grids(
         self, chosen: Parameters, results_dir: str | Path | None
@@ -268,14 +304,15 @@ class Study:
         """Each grid of the chosen parameters with its results store."""
         root = Path(results_dir) if results_dir is not None else RUNS_DIR / self.name
         p = chosen
+        bench = None if p.benchmark is None else identify(p.benchmark)
         if callable(self.settings):
             return [
                 (self.experiment(p.agent_models, p.user_models, p.judge_model, [domain],
-                                 p.max_tasks_per_domain, p.seed), root / domain)
+                                 p.max_tasks_per_domain, p.seed, bench), root / domain)
                 for domain in p.domains
             ]  # fmt: skip
         grid = self.experiment(p.agent_models, p.user_models, p.judge_model, p.domains,
-                               p.max_tasks_per_domain, p.seed)  # fmt: skip
+                               p.max_tasks_per_domain, p.seed, bench)  # fmt: skip
         return [(grid, root)]
 
     # -- planning and running ----------------------------------------------------------
@@ -326,9 +363,11 @@ class Study:
         results = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
         out = output_dir_for(self.name, output_dir)
         experiments = [grid for grid, _ in grids]
+        benchmark = identify(chosen.benchmark or TASKS_DIR)
+        notes = [benchmark_note(benchmark), *notes]
         notes += self.grid_notes(experiments) if self.grid_notes is not None else []
         analysis = Analysis(results, chosen, experiments, [s.directory for s in summaries],
-                            client, out, [*notes, *run_notes(results)])  # fmt: skip
+                            client, out, [*notes, *run_notes(results)], benchmark)  # fmt: skip
         made = self.analyse(analysis)
         files = [*write_tables(out, made.tables, analysis.notes), made.figure, *made.files]
         write_manifest(out, self, asked, chosen, analysis, summaries, made, files)
@@ -367,6 +406,15 @@ def _count_or_none(value: Any) -> bool:
 
 def _seed(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def benchmark_note(benchmark: Benchmark) -> str:
+    """What every table says first: the benchmark its tasks come from."""
+    note = f"Tasks: {benchmark.label}, read from {benchmark.folder}."
+    if benchmark.modified:
+        note += (f" Its task files {', '.join(benchmark.modified)} were edited after the "
+                 "build (their SHA-256 differs from benchmark.json).")  # fmt: skip
+    return note
 
 
 def timing(name: str, summaries: Sequence[RunSummary]) -> str:
@@ -437,7 +485,9 @@ def write_manifest(
         "domains_run": chosen.domains,
         "max_tasks_per_domain": chosen.max_tasks_per_domain,
         "seed": chosen.seed,
+        "benchmark": None if asked.benchmark is None else str(asked.benchmark),
     }
+    bench = analysis.benchmark
 
     def used(column: str) -> list[str]:
         return sorted(str(v) for v in results[column].dropna().unique())
@@ -452,6 +502,15 @@ def write_manifest(
     manifest = {
         "experiment": study.name,
         "parameters": parameters,
+        "benchmark": {
+            "name": bench.name,
+            "kind": bench.kind,
+            "label": bench.label,
+            "folder": str(bench.folder),
+            "sources": bench.versions(),
+            "task_files": bench.task_hashes,
+            "modified": bench.modified,
+        },  # fmt: skip
         "experiments": experiments,
         "backends": {role: used(f"{role}_model") for role in ("agent", "user", "judge")},
         "package_version": __version__,

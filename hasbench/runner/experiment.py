@@ -38,6 +38,7 @@ from pydantic import (
 import hasbench
 from hasbench import __version__
 from hasbench.agency import Setting
+from hasbench.benchmark import GENERATED
 from hasbench.paths import REPO_ROOT, RUNS_DIR
 from hasbench.prompts import prompt_hashes
 from hasbench.scenario import Scenario, load_tasks
@@ -47,7 +48,7 @@ from hasbench.vocab import content_hash, text_hash
 RECORD_FORMAT = 2
 """The version of the episode identity and record layout (2: ``judge_process`` is part of
 an episode's identity, records hold their trace's size)."""
-DEFAULT_BENCHMARK = "generated"
+DEFAULT_BENCHMARK = GENERATED
 """The benchmark of the project's generated task files (``data/tasks``)."""
 
 

@@ -116,3 +116,85 @@ def test_a_bad_parameter_is_refused_before_anything_runs(module, given, message,
     with pytest.raises(ParameterError, match=message.replace("[", r"\[").replace("(", r"\(")):
         module.plan(**given, results_dir=tmp_path / "runs")
     assert not (tmp_path / "runs").exists()
+
+
+def built_benchmark(folder, task_ids):
+    """A built HAS-Bench folder holding some mock tasks, with its manifest."""
+    from hasbench.benchmark import write_manifest
+    from hasbench.build.builder import dump_tasks
+    from hasbench.paths import TASKS_DIR
+    from hasbench.scenario import load_tasks
+
+    (folder / "tasks").mkdir(parents=True)
+    tasks = [t for t in load_tasks(TASKS_DIR / "examples.yaml") if t.task_id in task_ids]
+    (folder / "tasks" / "mock.yaml").write_text(dump_tasks(tasks), encoding="utf-8")
+    sources = {"tau2-bench": {"release": "τ²-bench v0.1.3", "origin": "a test", "files": {}}}
+    write_manifest(folder, [folder / "tasks" / "mock.yaml"], sources, {"hasbench": "test"})
+    return folder
+
+
+def test_a_study_runs_the_tasks_of_a_built_benchmark_and_says_so(tmp_path):
+    built = built_benchmark(tmp_path / "has-bench", {"mock_A_001", "mock_C_001"})
+    label = "HAS-Bench (τ²-bench v0.1.3 from a test)"
+    done = rq1.run(domains=["mock"], output_dir=tmp_path / "out", results_dir=tmp_path / "runs",
+                   progress=False, benchmark=str(built))  # fmt: skip
+    assert sorted(done["results"]["task_id"].unique()) == ["mock_A_001", "mock_C_001"]
+    shown = manifest(tmp_path / "out")
+    assert shown["parameters"]["benchmark"] == str(built)
+    assert shown["benchmark"]["name"] == "HAS-Bench" and shown["benchmark"]["label"] == label
+    assert shown["benchmark"]["sources"] == {"tau2-bench": "τ²-bench v0.1.3"}
+    assert shown["benchmark"]["modified"] == []
+    assert [e["benchmark"]["name"] for e in shown["experiments"]] == ["HAS-Bench"]
+    for name in ("table4", "macro_deltas", "safety_c", "rescue"):
+        note = f"Tasks: {label}, read from {built.resolve()}."
+        assert note in (tmp_path / "out" / f"{name}.md").read_text(), name
+    # the same grid on the generated tasks names them instead, in a store of its own key
+    generated = rq1.run(domains=["mock"], max_tasks_per_domain=2, output_dir=tmp_path / "gen",
+                        results_dir=tmp_path / "runs", progress=False)  # fmt: skip
+    assert manifest(tmp_path / "gen")["benchmark"]["name"] == "hasbench-generated"
+    assert (
+        "Tasks: hasbench-generated (the project's own tasks"
+        in (tmp_path / "gen" / "table4.md").read_text()
+    )
+    assert len(stored_experiments(tmp_path / "runs")) == 2
+    assert len(generated["results"]) == 8
+
+
+def test_a_benchmark_edited_after_its_build_is_named_so(tmp_path):
+    built = built_benchmark(tmp_path / "has-bench", {"mock_A_001"})
+    with (built / "tasks" / "mock.yaml").open("a", encoding="utf-8") as handle:
+        handle.write("\n# edited by hand\n")
+    rq3.run(domains=["mock"], output_dir=tmp_path / "out", results_dir=tmp_path / "runs",
+            progress=False, benchmark=built)  # fmt: skip
+    assert manifest(tmp_path / "out")["benchmark"]["modified"] == ["tasks/mock.yaml"]
+    assert (
+        "Its task files tasks/mock.yaml were edited after the build"
+        in (tmp_path / "out" / "table5.md").read_text()
+    )
+
+
+@pytest.mark.parametrize("module", [rq1, rq2, rq3, rq4, robustness])
+def test_a_bad_benchmark_is_one_line_naming_notebook_parameter_and_value(module, tmp_path):
+    from hasbench.experiments.study import ParameterError
+
+    name = module.STUDY.name
+    (tmp_path / "loose").mkdir()
+    (tmp_path / "loose" / "mine.yaml").write_text("[]\n")
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "benchmark.json").write_text("{")
+    cases = {
+        str(tmp_path / "missing"): "no such folder",
+        str(tmp_path / "loose"): "is not a built benchmark (no benchmark.json; hasbench build "
+        "has-bench writes one)",
+        str(tmp_path / "broken"): "benchmark.json: not a benchmark manifest",
+        3: "expected the folder of a built HAS-Bench (hasbench build has-bench writes one), "
+        "or None for the generated tasks",
+    }
+    for value, reason in cases.items():
+        with pytest.raises(ParameterError) as raised:
+            module.plan(domains=["mock"], results_dir=tmp_path / "runs", benchmark=value)
+        message = str(raised.value)
+        assert message.startswith(f"{name}: parameter benchmark = {value!r}: ")
+        assert "\n" not in message
+        assert reason in message
+    assert not (tmp_path / "runs").exists()

@@ -68,7 +68,8 @@ def test_committed_figure_notebooks_are_thin_parameterized_and_stripped():
         code = [c for c in nb.cells if c.cell_type == "code"]
         assert "parameters" in code[0].metadata.get("tags", []), name
         for parameter in ("agent_models = None", "domains =", "max_tasks_per_domain =", "seed =",
-                          "output_dir = None", "results_dir = None", "judge_model ="):  # fmt: skip
+                          "output_dir = None", "results_dir = None", "judge_model =",
+                          "benchmark = None"):  # fmt: skip
             assert parameter in code[0].source, (name, parameter)
         assert all(not c.outputs and c.execution_count is None for c in code)
         assert sum(len(c.source.splitlines()) for c in code) < 40  # logic lives in hasbench

@@ -159,3 +159,16 @@ def test_a_bad_parameter_value_is_one_line_naming_notebook_parameter_and_value(t
     assert status == 2 and len(err.splitlines()) == 1
     assert "rq1: parameter max_tasks_per_domain = 0: expected a whole number" in err
     assert not (tmp_path / "runs").exists()
+
+
+@pytest.mark.slow
+def test_a_benchmark_that_is_not_a_built_folder_is_one_line_naming_it(tmp_path, capsys):
+    from hasbench.cli import main
+
+    status = main(["notebook", "rq1", "-p", "benchmark", str(tmp_path / "nowhere"),
+                   "-p", "results_dir", str(tmp_path / "runs"),
+                   "--output-dir", str(tmp_path / "executed"), "--quiet"])  # fmt: skip
+    err = capsys.readouterr().err.strip()
+    assert status == 2 and len(err.splitlines()) == 1
+    assert f"rq1: parameter benchmark = '{tmp_path / 'nowhere'}': " in err
+    assert "no such folder" in err and not (tmp_path / "runs").exists()
