@@ -5,7 +5,9 @@ Runs a small offline grid (the mock tasks, two stand-ins, A1 and A3), then build
 linked, one experiment listing them all) and, on each, times what a person does: open the
 browser (loading the store), type a filter one key at a time, sort by a column and again
 (reversed), and pick each quick filter. Targets (issue 25): every answer within 0.5 s on
-1,000 episodes and within 2 s on 50,000. Loading 50,000 records: within 5 s (issue 31).
+1,000 episodes and within 2 s on 50,000. ``load_results`` on 50,000 records, and opening
+the browser on them: within 5 s on quiet cores (issue 31; CPU seconds are printed beside
+the wall-clock time, which on a shared machine is mostly waiting).
 
     .venv/bin/python benchmarks/run_browser.py [--sizes 1000 50000]
 """
@@ -21,7 +23,7 @@ import time
 from pathlib import Path
 
 from hasbench.agency import Setting
-from hasbench.runner import Experiment, TaskSelection, run_experiment
+from hasbench.runner import Experiment, TaskSelection, load_results, run_experiment
 from hasbench.runner.store import EXPERIMENTS, stored_experiments
 from hasbench.simulator import Backends
 from hasbench.widgets import RunBrowser
@@ -82,9 +84,20 @@ def cpu_timed(action) -> tuple[float, float]:
     return time.perf_counter() - wall, time.process_time() - cpu
 
 
+def _verdict(cpu: float, goal: float | None) -> str:
+    """The load time's verdict beside its target (CPU seconds: what quiet cores take)."""
+    if goal is None:
+        return ""
+    return f"  [target <= {goal:g} s on quiet cores: {'ok' if cpu <= goal else 'MISSED'}]"
+
+
 def measure(store: Path, episodes: int) -> None:
     """Print the time of each action on one store, beside its target."""
     target = TARGETS.get(episodes)
+    goal = LOAD_TARGET.get(episodes)
+    seconds, cpu = cpu_timed(lambda: load_results(store))
+    print(f"{episodes:>6} episodes: load_results {seconds:6.2f} s, {cpu:.2f} CPU-s"
+          f"{_verdict(cpu, goal)}")  # fmt: skip
     browser = None
 
     def load() -> None:
@@ -93,10 +106,7 @@ def measure(store: Path, episodes: int) -> None:
 
     seconds, cpu = cpu_timed(load)
     assert browser is not None and len(browser.frame) == episodes
-    goal = LOAD_TARGET.get(episodes)
-    verdict = ""
-    if goal is not None:
-        verdict = f"  [target <= {goal:g} s on quiet cores: {'ok' if cpu <= goal else 'MISSED'}]"
+    verdict = _verdict(cpu, goal)
     print(
         f"{episodes:>6} episodes: open (load the store) {seconds:6.2f} s, {cpu:.2f} CPU-s{verdict}"
     )
