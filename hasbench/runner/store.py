@@ -568,10 +568,14 @@ def write_record(directory: Path, key: str, record: dict[str, Any]) -> None:
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that readers see the old file or the whole new one."""
+    """Write ``text`` to ``path`` so that readers see the old file or the whole new one.
+
+    A killed run leaves at most a ``.tmp`` file (dropped by the next run). The file is not
+    forced to disk (fsync): that made every episode wait for the disk, in the process that
+    writes the store for all workers, and a file the machine's crash leaves empty or cut
+    short is damaged, so the next run quarantines it and runs its episode again.
+    """
     tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     with open(tmp, "w", encoding="utf-8") as handle:
         handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
     os.replace(tmp, path)

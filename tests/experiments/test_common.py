@@ -12,7 +12,9 @@ def test_resolve_domains_keeps_existing_and_falls_back_with_a_note(capsys, monke
     assert kept == ["retail"] and "no tasks for nosuchdomain" in notes[0]
     real_task_files = common.task_files
     monkeypatch.setattr(
-        common, "task_files", lambda d: [] if d in ("coding", "research") else real_task_files(d)
+        common,
+        "task_files",
+        lambda d, bench=None: [] if d in ("coding", "research") else real_task_files(d, bench),
     )
     kept, notes = common.resolve_domains(["coding", "research"], "RQ2")
     assert kept == common.existing_domains() and kept  # every paper domain with a task file
