@@ -49,7 +49,7 @@ OFFLINE_TASKS = 2
 """Tasks of each domain whose pending offline episodes of one seed are all timed."""
 OFFLINE_TIMED = 4
 """Offline episodes timed per backend and domain at least (more seeds, then more tasks)."""
-CALIBRATED = 200
+CALIBRATED = 64
 """Pending offline episodes from which the worker pool's speedup is measured on the grid."""
 
 
