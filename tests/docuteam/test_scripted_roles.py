@@ -1,0 +1,146 @@
+"""Issue 28, point 5: the scripted DocuTeam roles read what they are shown and keep it.
+
+Applying a message carries its substance into the document and never loses the user's
+text; agents use their memory and the user's answers.
+"""
+
+import asyncio
+
+from docuteam_helpers import NETWORKING_EDIT, make_session
+
+from hasbench.docuteam import Document
+from hasbench.docuteam import schemas as s
+from hasbench.docuteam.agents import MemoryUpdate, NewEntry
+from hasbench.docuteam.demo import DEMOS, run_demo
+from hasbench.docuteam.scripted import incorporate
+from hasbench.docuteam.scripted.reading import idea_of
+from hasbench.docuteam.words import content_stems, plan_terms
+
+OPTIONS = (
+    "random tables of five during lunch",
+    "structured speed rounds in the seminar room after the talks",
+)
+
+
+def demo_session():
+    session = make_session()
+    asyncio.run(run_demo(session, DEMOS["workshop"]))
+    return session
+
+
+def answered(option: int):
+    """A session where the agents ask about the networking line and the user picks ``option``."""
+    session = make_session()
+
+    async def main():
+        session.edit("b22", NETWORKING_EDIT)
+        await session.flush_edits()
+        await session.settle()
+        d = session.discussions["d1"]
+        assert d.status == "waiting_for_user"
+        await session.answer(d.id, option)
+        return d
+
+    return session, asyncio.run(main())
+
+
+def test_applying_any_message_carries_its_substance_whole():
+    session = demo_session()
+    messages = [m for d in session.discussions.values() for m in d.messages]
+    utterances = [m for m in messages if m.kind == "utterance"]
+    assert len(utterances) >= 10
+    names = {a.profile.name for a in session.agents.values()}
+    for target_id in ("b22", "b17", "b21"):
+        target = session.document.block(target_id)
+        for message in utterances:
+            for placement in ("after", "replace"):
+                out = incorporate(
+                    s.IncorporateInput(
+                        snippet=message.text,
+                        author_name=message.author_name,
+                        speakers=sorted(names),
+                        focus="",
+                        target=target,
+                        before=None,
+                        after=None,
+                        placement=placement,
+                    )
+                )
+                # Every plan term of the message is in the block text (names are not plan).
+                ignore = content_stems(" ".join(names))
+                lost = plan_terms(message.text, ignore) - plan_terms(out.text, ignore)
+                assert not lost, (message.text, out.text)
+                assert len(out.text.split()) > 8  # not a clipped gist
+                assert "I would" not in out.text and "matters to me" not in out.text
+
+
+def test_replacing_a_block_keeps_what_it_replaced_in_the_block_history():
+    doc = Document.load("data/docuteam/workshop/plan.md")
+    doc.update("b22", NETWORKING_EDIT)
+    doc.update("b22", "Networking: random tables of five during lunch", source="application")
+    history = doc.block_history("b22")
+    assert [op.before for op in history] == ["Networking: TBD", NETWORKING_EDIT]
+    assert history[-1].source == "application"
+
+    session = demo_session()
+    application = session.log.of_type("application")[0].payload
+    assert application["placement"] == "replace" and application["replaced"] == NETWORKING_EDIT
+    texts = [op.before for op in session.document.block_history("b22")]
+    assert NETWORKING_EDIT in texts  # both options the user wrote
+
+
+def test_a_quick_reply_leads_to_the_option_it_picks():
+    for option in (1, 2):
+        session, d = answered(option)
+        picked = d.messages[-2]
+        assert picked.kind == "answer" and picked.text.startswith("Go with ")
+        chosen = next(o for o in OPTIONS if o in picked.text)
+        other = next(o for o in OPTIONS if o != chosen)
+        reply = d.messages[-1]
+        assert reply.kind == "utterance" and chosen in reply.text and other not in reply.text
+        # The summary puts the reply that took up the choice first; the bubble names it.
+        first = d.summary.clusters[0]
+        assert first.label == "Chosen by the user" and first.items[0].message_id == reply.id
+        assert chosen in d.bubble
+        # Every participant remembers the choice by its idea, not by the reply's words.
+        for agent_id in d.participants:
+            memory = [e.content for e in session.agents[agent_id].memory.entries]
+            assert any(c.startswith(f"The user chose {chosen}") for c in memory)
+        # Applying the reply in place of the line keeps the picked option, drops the other.
+        asyncio.run(session.apply_message(d.id, reply.id, "b22", placement="replace"))
+        line = session.document.block("b22").text
+        assert line.startswith(f"Networking: {chosen}") and other not in line
+
+
+def test_agents_propose_what_the_user_asked_for_when_they_remember_it():
+    def claims(remember: bool):
+        session = make_session()
+        if remember:
+            preference = "User preference: I would rather keep a keynote but make it a remote talk."
+            session.agents["budget"].memory.apply(
+                MemoryUpdate(add=[NewEntry(type="preference", content=preference)])
+            )
+        d = asyncio.run(session.start_discussion(["budget", "program"], "discussion", "b8"))
+        return [m.text for m in d.messages if m.author == "budget"]
+
+    remembered, forgotten = claims(True), claims(False)
+    assert "remote talk" in remembered[0] and "what you asked for" in remembered[0]
+    assert not any("remote talk" in text for text in forgotten)
+
+
+def test_a_memory_about_another_topic_is_not_used():
+    session = make_session()
+    chose = "The user chose random tables of five during lunch (asked: Which way for Networking)"
+    session.agents["budget"].memory.apply(
+        MemoryUpdate(add=[NewEntry(type="summary", content=chose)])
+    )
+    d = asyncio.run(session.start_discussion(["budget", "program"], "discussion", "b8"))
+    assert not any("random tables" in m.text for m in d.messages)
+
+
+def test_agents_do_not_repeat_an_idea_already_said_in_the_discussion():
+    session = demo_session()
+    for d in session.discussions.values():
+        claims = [m for m in d.messages if m.act == "CLAIM"]
+        ideas = [idea_of(m.text) for m in claims]
+        assert claims and len(set(ideas)) == len(ideas), [m.text for m in claims]
