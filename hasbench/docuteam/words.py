@@ -36,7 +36,7 @@ FUNCTION_WORDS = frozenset(
 TALK_WORDS = frozenset(
     """
     me my mine myself us ours yours him his her hers she he
-    must might may shall cannot can't won't don't isn't it's i'd i'm we'd we're let's
+    must might may shall cannot
     think thinks thought believe feel feels felt guess agree agrees agreed disagree
     suggest suggests proposal propose proposes pick picks prefer prefers like likes want
     wants say says said mean means sure right wrong true honestly
@@ -71,7 +71,7 @@ _VERBS = re.compile(
     re.IGNORECASE,
 )
 _BINDING = re.compile(r"\b(?:must|ha(?:ve|s) to|needs? to|should)\b", re.IGNORECASE)
-_WORD = re.compile(r"[a-z][a-z0-9'-]+")
+_WORD = re.compile(r"[a-z][a-z0-9-]+")
 _NUMBER = re.compile(r"\d[\d,.:]*")
 
 

@@ -280,7 +280,7 @@ def test_a_tiny_study_runs_end_to_end_through_its_notebook(tmp_path, hasbench_ke
         parameters={
             "participants": 4,
             "budget": 6,
-            "out_dir": str(out),
+            "results_dir": str(out),
             "output_dir": str(figures),
         },
         kernel_name=hasbench_kernel,
