@@ -252,10 +252,15 @@ def _ideas(data: s.UtteranceInput, said: set[str]) -> tuple[list[str], list[str]
 
 
 def _angles(data: s.UtteranceInput, said_before: str) -> list[str]:
-    """The agent's expertise terms, its turn's own first, the ones not yet said before."""
+    """The agent's expertise terms, its turn's own first, the ones not yet said before.
+
+    A term that is the discussion's topic is no angle on it (unless it is the only one).
+    """
     expertise = data.agent.expertise
     own = sum(m.author == data.agent.id for m in data.messages)
     terms = [expertise[(own + t) % len(expertise)] for t in range(len(expertise))]
+    subject = topic(data.scope).lower()
+    terms = [term for term in terms if term.lower() != subject] or terms
     terms.sort(key=lambda term: term.lower() in said_before)
     return terms
 
