@@ -6,13 +6,11 @@ text; agents use their memory and the user's answers.
 
 import asyncio
 
-from docuteam_helpers import NETWORKING_EDIT, make_session
+from docuteam_helpers import NETWORKING_EDIT, adapted, make_session
 
 from hasbench.docuteam import Document
-from hasbench.docuteam import schemas as s
 from hasbench.docuteam.agents import MemoryUpdate, NewEntry
 from hasbench.docuteam.demo import DEMOS, run_demo
-from hasbench.docuteam.scripted import incorporate
 from hasbench.docuteam.scripted.reading import idea_of
 from hasbench.docuteam.words import content_stems, plan_terms
 
@@ -54,24 +52,13 @@ def test_applying_any_message_carries_its_substance_whole():
         target = session.document.block(target_id)
         for message in utterances:
             for placement in ("after", "replace"):
-                out = incorporate(
-                    s.IncorporateInput(
-                        snippet=message.text,
-                        author_name=message.author_name,
-                        speakers=sorted(names),
-                        focus="",
-                        target=target,
-                        before=None,
-                        after=None,
-                        placement=placement,
-                    )
-                )
+                text = adapted(message, sorted(names), target, placement)
                 # Every plan term of the message is in the block text (names are not plan).
                 ignore = content_stems(" ".join(names))
-                lost = plan_terms(message.text, ignore) - plan_terms(out.text, ignore)
-                assert not lost, (message.text, out.text)
-                assert len(out.text.split()) > 8  # not a clipped gist
-                assert "I would" not in out.text and "matters to me" not in out.text
+                lost = plan_terms(message.text, ignore) - plan_terms(text, ignore)
+                assert not lost, (message.text, text)
+                assert len(text.split()) > 8  # not a clipped gist
+                assert "I would" not in text and "matters to me" not in text
 
 
 def test_replacing_a_block_keeps_what_it_replaced_in_the_block_history():

@@ -6,12 +6,10 @@ The rule rubric rates content, not length (issue 28, point 5).
 import asyncio
 import json
 
-from docuteam_helpers import WORKSHOP, make_session
+from docuteam_helpers import WORKSHOP, adapted, make_session
 
 from hasbench.docuteam import Document
-from hasbench.docuteam import schemas as s
 from hasbench.docuteam.demo import DEMOS, run_demo
-from hasbench.docuteam.scripted import incorporate
 from hasbench.docuteam.simulation.rating import (
     DIMENSIONS,
     model_rating,
@@ -150,21 +148,10 @@ def test_scripted_messages_pasted_or_adapted_rate_the_same():
     said = [m for d in session.discussions.values() for m in d.messages if m.kind == "utterance"]
     initial = Document.load(WORKSHOP / "plan.md")
     for message in said:
-        adapted = incorporate(
-            s.IncorporateInput(
-                snippet=message.text,
-                author_name=message.author_name,
-                speakers=list(names),
-                focus="",
-                target=initial.block("b21"),
-                before=None,
-                after=None,
-                placement="after",
-            )
-        ).text
+        text = adapted(message, list(names), initial.block("b21"), "after")
         ratings = []
-        for text in (message.text, adapted):
+        for written in (message.text, text):  # pasted whole, then adapted
             final = initial.copy()
-            final.insert(text, "list_item", "b21")
+            final.insert(written, "list_item", "b21")
             ratings.append(rule_rating(final, initial, TASK, team=names))
-        assert ratings[0].scores == ratings[1].scores, (message.text, adapted)
+        assert ratings[0].scores == ratings[1].scores, (message.text, text)
