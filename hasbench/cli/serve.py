@@ -1,10 +1,15 @@
-"""``hasbench serve``: serve an episode to the people who play its humans, each in a browser.
+"""``hasbench serve``: serve an episode, or a DocuTeam study, to people in their browsers.
 
 ``hasbench serve TASKS TASK_ID --people user_0,user_1`` starts the server
 (:mod:`hasbench.serve`) on 127.0.0.1, prints a private link per person and one for the
 researcher, runs the episode once everyone has opened their page, and keeps serving the
 final pages until it is stopped (Ctrl-C). The trace is written event by event to
 ``--out``; a start lists the traces there that never ended.
+
+``hasbench serve study STUDY.yaml`` serves a DocuTeam study (:mod:`hasbench.serve.study`):
+a link per participant and rater and the researcher's, everything written to the study
+folder (``--out``, default ``runs/study/<STUDY>``) as it happens; a restart with the same
+folder keeps the links and goes on where everyone was.
 """
 
 from __future__ import annotations
@@ -27,12 +32,14 @@ from hasbench.cli.options import (
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``serve`` command."""
     p = sub.add_parser(
-        "serve", help="serve an episode to several people, each on their own browser page"
+        "serve",
+        help="serve an episode to several people, each on their own browser page; or, as "
+        "'serve study STUDY.yaml', a DocuTeam study to its participants and raters",
     )
-    p.add_argument("file", metavar="TASKS", help="a task YAML file")
-    p.add_argument("task_id", metavar="TASK_ID", help="the task to run")
+    p.add_argument("file", metavar="TASKS", help="a task YAML file (or 'study')")
+    p.add_argument("task_id", metavar="TASK_ID", help="the task to run (or the STUDY.yaml)")
     p.add_argument(
-        "--people", required=True, metavar="USER[=NAME],...",
+        "--people", metavar="USER[=NAME],...",
         help="the humans played by people, e.g. user_0,user_1; '=P01' gives a person's "
         "pseudonym for the trace",
     )  # fmt: skip
@@ -44,7 +51,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="allow a --host other computers can reach (a warning says what it means)",
     )  # fmt: skip
     p.add_argument("--url", metavar="BASE", help="how people reach the server, for the links")
-    p.add_argument("--out", default="runs/serve", metavar="DIR", help="folder of the traces")
+    p.add_argument(
+        "--out", metavar="DIR",
+        help="folder of the traces (runs/serve), or the study folder (runs/study/<STUDY>)",
+    )  # fmt: skip
     p.add_argument(
         "--pace", type=number(float, least=0), default=1.0, metavar="S",
         help="seconds before each turn, so people can step in between turns",
@@ -63,11 +73,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Serve the episode until stopped; exit 0 (also when stopped before the end)."""
+    if args.file == "study":
+        return _serve_study(args)
+    if not args.people:
+        raise ValueError("--people is required to serve an episode (e.g. --people user_0)")
+    args.out = args.out or "runs/serve"
     from hasbench.agency import Setting
     from hasbench.llm import LLMClient, ResponseCache
     from hasbench.scenario import load_task
     from hasbench.serve.episode import ServedEpisode, parse_people
-    from hasbench.serve.server import Server
     from hasbench.simulator import Backends
 
     try:
@@ -83,27 +97,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
     needs_models = any(not m.startswith("scripted:") for m in models) or args.judge != "rule"
 
     async def serve() -> None:
-        stopped = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(signum, stopped.set)
+        stopped = _stop_on_signals()
         client = LLMClient(cache=ResponseCache.default()) if needs_models else None
         app = ServedEpisode(
             scenario, people, setting, backends, args.seed, out=args.out, pace=args.pace,
             wait=args.wait, start=args.start, client=client,
         )  # fmt: skip
-        server = Server(
-            app, args.host, args.port, open_to_network=args.open_to_network, base_url=args.url
-        )
-        if server.warning:
-            print(server.warning, file=sys.stderr)
-        address = await server.start()
+        server, address = await _start(app, args)
         _say(f"hasbench serve: {scenario.task_id} ({setting.label()}) on {address}")
         for line in app.earlier:
             _say(f"incomplete earlier episode: {line}")
-        _say("Send each person their own link (it opens in one browser only):")
-        for seat in app.seats():
-            _say(f"  {seat.label}: {server.link(seat.id)}")
+        _links(app, server)
         _say(f"trace (written as the episode goes): {app.path}")
         running = asyncio.create_task(app.run())
         halted = asyncio.create_task(stopped.wait())
@@ -119,6 +123,67 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     asyncio.run(serve())
     return 0
+
+
+def _serve_study(args: argparse.Namespace) -> int:
+    """Serve a DocuTeam study until stopped (Ctrl-C); exit 0, or 1 for a bad design file."""
+    from hasbench.docuteam.study.design import StudyDesignError, load_design
+    from hasbench.llm import LLMClient, ResponseCache
+    from hasbench.serve.study import ServedStudy
+
+    try:
+        study = load_design(args.task_id)
+    except StudyDesignError as error:
+        print(error, file=sys.stderr)
+        return 1
+    out = args.out or f"runs/study/{study.path.stem}"
+
+    async def serve() -> None:
+        stopped = _stop_on_signals()
+        models = study.design.role_models()
+        client = LLMClient(cache=ResponseCache.default()) if models.uses_models() else None
+        app = ServedStudy(study, out, client=client)
+        server, address = await _start(app, args)
+        _say(f"hasbench serve study: {study.design.title} on {address}")
+        for name, order in app.interrupted:
+            _say(f"session {order} of {name} was cut by the last stop: ended as interrupted")
+        _links(app, server)
+        _say(f"study folder (written as the study goes): {out}")
+        _say(f"analyse it at any time: hasbench study analyze {out}")
+        await stopped.wait()
+        _say(f"stopped; everything done so far is in {out}")
+        await server.stop()
+
+    asyncio.run(serve())
+    return 0
+
+
+def _stop_on_signals() -> asyncio.Event:
+    """An event set by Ctrl-C (SIGINT) or SIGTERM."""
+    stopped = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stopped.set)
+    return stopped
+
+
+async def _start(app: Any, args: argparse.Namespace) -> tuple[Any, str]:
+    """Serve ``app`` where the options say; return the server and its address."""
+    from hasbench.serve.server import Server
+
+    server = Server(
+        app, args.host, args.port, open_to_network=args.open_to_network, base_url=args.url
+    )
+    if server.warning:
+        print(server.warning, file=sys.stderr)
+    return server, await server.start()
+
+
+def _links(app: Any, server: Any) -> None:
+    """Print every seat's private link."""
+    _say("Send each person their own link (it opens in one browser only):")
+    for seat in app.seats():
+        _say(f"  {seat.label}: {server.link(seat.id)}")
 
 
 def _say(text: str) -> None:

@@ -17,9 +17,11 @@ incorporation; with ``discussion`` state and ``timing``: clocks and the edit deb
 ``steps``/``schemas`` the model steps (prompts in ``hasbench/prompts/docuteam/``),
 ``scripted`` the offline stand-ins, ``log`` the JSONL session log, ``failures`` lost
 steps and failed sessions (infrastructure failures: errors, not measures), ``measures``
-the process measures, ``demo`` a scripted user's session, ``widget/`` the notebook UI
-(:class:`~hasbench.docuteam.widget.DocuTeamWidget`: document pane, cards, side panel,
-thread) and ``simulation`` simulated study participants.
+the process measures, ``demo`` a scripted user's session, ``widget/`` the UI (one
+HTML/JS page over a JSON :class:`~hasbench.docuteam.widget.SessionController`, shown in
+notebooks by :class:`~hasbench.docuteam.widget.DocuTeamWidget` and in the served study),
+``study/`` the study (design file, questionnaires, folder, data, analysis, outputs) and
+``simulation`` simulated study participants.
 """
 
 from hasbench.docuteam.agents import Agent, AgentProfile, Memory, MemoryEntry, load_agents

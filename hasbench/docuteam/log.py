@@ -29,6 +29,8 @@ Event types and their payloads:
 - ``summary`` / ``bubble``: the mode's structured summary / the one-line summary.
 - ``application``: a message applied to the document: message id, target block,
   placement, snippet, the written text, whether it was adapted, the edit id.
+- ``agent``: the user added an agent (``added``) or rewrote its profile (``edited``):
+  the profile afterwards (and ``before``, for an edit).
 - ``model_call``: step, role, model, attempt, cached, cost; ``usage`` holds tokens.
 - ``error``: a step whose output could not be used (``invalid_output``, after one retry)
   or whose model failed (``model_failure``, with the failure's ``kind``); the step was
@@ -67,6 +69,7 @@ EventType = Literal[
     "summary",
     "bubble",
     "application",
+    "agent",
     "model_call",
     "error",
     "session_failed",

@@ -59,6 +59,15 @@ class Tokens:
         self._token = {seat.id: secrets.token_urlsafe(TOKEN_BYTES) for seat in seats}
         self._browser: dict[str, str] = {}
 
+    def keep(self, tokens: dict[str, str]) -> None:
+        """Use earlier tokens for these seats (a restarted application keeps its links).
+
+        Seats this set does not have are ignored.
+        """
+        for seat_id, token in tokens.items():
+            if seat_id in self._token:
+                self._token[seat_id] = token
+
     def token(self, seat_id: str) -> str:
         """The current token of a seat."""
         return self._token[seat_id]

@@ -225,11 +225,11 @@ def test_the_widget_says_the_session_failed():
 
     async def main():
         widget = DocuTeamWidget(session, watch_edits=False)
-        widget.document_pane.rows["b22"].text.value = DEMOS["workshop"].rewrite[2]
+        widget.act({"do": "edit", "block": "b22", "text": DEMOS["workshop"].rewrite[2]})
         await session.flush_edits()
         await widget.settle()
         return widget
 
-    shown = asyncio.run(main()).errors.value
+    shown = asyncio.run(main()).state["failed"]
     assert "The session failed: the trigger model" in shown and "auth" in shown
     assert "gives no study data" in shown

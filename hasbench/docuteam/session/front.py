@@ -41,6 +41,7 @@ from hasbench.docuteam.session.loop import DiscussionLoop
 from hasbench.docuteam.session.memory import MemoryUpkeep
 from hasbench.docuteam.session.state import SessionState
 from hasbench.docuteam.session.steering import Steering
+from hasbench.docuteam.session.team import Team
 from hasbench.docuteam.session.trigger import ProactiveTrigger
 from hasbench.docuteam.steps import PROMPT_FOLDER, RoleModels
 from hasbench.docuteam.timing import ManualClock, SystemClock
@@ -117,6 +118,7 @@ class Session:
         self._trigger = ProactiveTrigger(state, self._loop)
         self._steering = Steering(state, self._loop, memory)
         self._incorporation = Incorporation(state, self._edited)
+        self._team = Team(state)
 
     @classmethod
     def from_folder(cls, folder: str | Path, **kwargs: Any) -> Session:
@@ -153,6 +155,29 @@ class Session:
         own models, and the log records why (once).
         """
         self._state.steps.fail(role, model, step, error)
+
+    # ------------------------------------------------------------------ the team
+
+    def add_agent(self, name: str, role: str, stance: str, expertise: list[str]) -> Agent:
+        """The user adds an agent to the team (DocuTeam paper §4.1.1); logged as ``agent``.
+
+        Its id is made from its name (``Mina`` -> ``mina``, ``mina-2`` if taken).
+
+        Raises:
+            ValueError: an empty field.
+        """
+        return self._team.add(name, role, stance, expertise)
+
+    def edit_agent(
+        self, agent_id: str, name: str, role: str, stance: str, expertise: list[str]
+    ) -> Agent:
+        """The user rewrites an agent's profile (its id and memory stay); logged as ``agent``.
+
+        Raises:
+            KeyError: no such agent.
+            ValueError: an empty field.
+        """
+        return self._team.edit(agent_id, name, role, stance, expertise)
 
     def subscribe(self, observer: Callable[[LogEvent], None]) -> Callable[[], None]:
         """Call ``observer(event)`` for every new log event; returns an unsubscribe function."""
@@ -275,7 +300,11 @@ class Session:
         return await self._steering.answer(discussion_id, reply, run)
 
     def add_participant(self, discussion_id: str, agent_id: str) -> None:
-        """Bring another agent into a discussion (at most four take part)."""
+        """Bring another agent into a discussion (at most four take part).
+
+        A discussion that had ended reopens (status ``open``); :meth:`start` runs it so
+        the newcomer speaks.
+        """
         self._steering.add_participant(discussion_id, agent_id)
 
     def remove_participant(self, discussion_id: str, agent_id: str) -> None:

@@ -77,12 +77,20 @@ class Steering:
         await self.loop.set_focus(d, comment=reopen_with)
 
     def add_participant(self, discussion_id: str, agent_id: str) -> None:
-        """Bring another agent into a discussion (at most four take part)."""
+        """Bring another agent into a discussion (at most four take part).
+
+        A discussion that had ended (concluded, stopped, out of budget) reopens, so the
+        newcomer can speak at its next run.
+        """
         d = self.state.discussion(discussion_id)
         self.state.in_document_only("changing participants")
         self.state.check_participants([*d.participants, agent_id])
         d.participants.append(agent_id)
         self._steer(d, "add_participant", agent=agent_id)
+        if not d.active and d.status != "failed":
+            d.stop_requested = False
+            name = self.state.agents[agent_id].profile.name
+            self.state.set_status(d, "open", f"reopened: {name} joined")
 
     def remove_participant(self, discussion_id: str, agent_id: str) -> None:
         """Take an agent out of a discussion (at least two stay)."""

@@ -79,6 +79,7 @@ from hasbench.docuteam.study.data import (
     COLUMNS,
     KNOWN_MEASURES,
     StudyData,
+    complete_pairs,
     validate_frame,
     write_study,
 )
@@ -286,25 +287,6 @@ async def _session(
     )
 
 
-def _complete_pairs(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[dict[str, str]]]:
-    """Drop values missing in either condition of a participant, saying why."""
-    key = ["participant", "measure_group", "measure", "rater"]
-    missing = frame[frame["value"].isna()]
-    dropped = []
-    for values, rows in missing.groupby(key, sort=True):
-        dropped.append(
-            {
-                **dict(zip(key, values, strict=True)),
-                "conditions": ", ".join(sorted(rows["condition"])),
-                "reason": "; ".join(sorted({str(r) for r in rows["reason"]})),
-            }
-        )
-    incomplete = missing[key].drop_duplicates()
-    kept = frame.merge(incomplete, on=key, how="left", indicator=True)
-    kept = kept[kept["_merge"] == "left_only"].drop(columns="_merge")
-    return kept, dropped
-
-
 async def simulate_study(
     config: SimulationConfig, out_dir: str | Path, client: LLMClient | None = None
 ) -> SimulatedStudy:
@@ -372,7 +354,7 @@ async def simulate_study(
         assert r.questionnaire is not None  # only failed sessions have none
         extra += _rows(base, r.ratings, r.questionnaire)
     frame = pd.concat([*frames, pd.DataFrame(extra)], ignore_index=True)
-    frame, dropped = _complete_pairs(frame)
+    frame, dropped = complete_pairs(frame)
     frame["value"] = frame["value"].map(lambda v: f"{float(v):g}")
     meta = {
         "synthetic": "true",

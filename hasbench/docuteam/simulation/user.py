@@ -351,7 +351,9 @@ async def perform(session: Session, action: UserAction) -> str:
         return f"answered {a.discussion}, now {session.discussions[a.discussion].status}"
     if a.action == "add_agent":
         session.add_participant(a.discussion, a.agent)
-        return f"added {a.agent} to {a.discussion}"
+        if session.discussions[a.discussion].status == "open":  # it had ended: it reopens
+            await session.run_discussion(a.discussion)
+        return f"added {a.agent} to {a.discussion}, now {session.discussions[a.discussion].status}"
     if a.action == "remove_agent":
         session.remove_participant(a.discussion, a.agent)
         return f"removed {a.agent} from {a.discussion}"

@@ -1,32 +1,27 @@
-"""DocuTeamWidget: a DocuTeam session in JupyterLab or Voila (ipywidgets).
+"""The DocuTeam UI (DocuTeam paper §4.1), one implementation for a notebook and a browser.
 
-The widget is the face of :class:`~hasbench.docuteam.session.Session` (DocuTeam paper
-§4.1). In the DocuTeam condition the document pane shows every block as an editable line
-with a checkbox to select it; each discussion is a card beside the first block it is
-anchored to (participants, mode, status and the one-line bubble summary), and the agents'
-short reactions appear next to the block they are reading. The side panel starts a
-discussion on the selected blocks (mode, agents, an optional request), lists the
-discussions, and shows the open one: its messages with their acts, the mode's summary
-with links to the messages, the agents' question with its two quick replies and a text
-box, steering (post, add or remove agents, focus, mode, stop) and Apply buttons that put a
-message or a summary item into a chosen block. Discussions the agents open announce
-themselves in a notice with the agents' reactions. In the Baseline condition the same
-widget is a side-panel chat: whole-document threads, no anchors, no proactive agents,
-no in-document steering.
+- ``static/docuteam.js`` and ``docuteam.css``: the page. The document reads as a
+  document (blocks grow with their text; headings, lists, to-dos and tables styled as
+  such); discussion cards, the notices of discussions the agents open and the agents'
+  reactions sit in a margin beside the block they concern, without moving the text; the
+  side panel holds the team (add or edit an agent: name, role, stance, expertise), the
+  form that starts a discussion on the ticked blocks (mode, agents, a request), the list
+  of discussions (unread ones marked) and the open thread: messages with their acts and
+  an Apply button each, the agents' question with quick replies and a free answer, the
+  mode's summary (every item can be applied), Send, Stop and, in DocuTeam, the
+  participants, focus and mode. Edits are sent while typing; the agents read them after
+  the session's debounce counted from the last one. In Baseline the page is a side-panel
+  chat about the whole document.
+- :mod:`~hasbench.docuteam.widget.controller`: :class:`SessionController`, the Python
+  half: the session as the page's JSON state, the page's JSON actions applied.
+- :mod:`~hasbench.docuteam.widget.front`: :class:`DocuTeamWidget`, the page in JupyterLab
+  and Voila (anywidget), and :func:`session_widget`.
 
-Everything that waits for a model runs as a task on the kernel's event loop, so the
-notebook stays responsive: a running discussion shows a "thinking" line naming the next
-speaker, and its Stop button ends it after the current step. The widget redraws from the
-session log (:meth:`Session.subscribe`), so what it shows is what the log records.
-
-One module per part: :mod:`~hasbench.docuteam.widget.front` (the widget: its tasks, the
-errors line, following the log), :mod:`~hasbench.docuteam.widget.document_pane` (the
-blocks), :mod:`~hasbench.docuteam.widget.cards` (discussion cards and notices),
-:mod:`~hasbench.docuteam.widget.side_panel` (agents, start form, discussion list),
-:mod:`~hasbench.docuteam.widget.thread` (the open discussion and its steering) and
-:mod:`~hasbench.docuteam.widget.common` (labels, style sheet, the parts' context).
+The served study (:mod:`hasbench.serve.study`) shows the same page with the same
+controller through the server's live channel.
 """
 
+from hasbench.docuteam.widget.controller import SessionController
 from hasbench.docuteam.widget.front import DocuTeamWidget, session_widget
 
-__all__ = ["DocuTeamWidget", "session_widget"]
+__all__ = ["DocuTeamWidget", "SessionController", "session_widget"]

@@ -1,31 +1,32 @@
-"""DocuTeamWidget: the widget that holds the parts, runs their tasks and follows the log."""
+"""DocuTeamWidget: the DocuTeam UI in JupyterLab and Voila, as a custom widget.
+
+The page (``static/docuteam.js`` and ``docuteam.css``) is loaded by anywidget; the
+widget's ``state`` trait carries :meth:`SessionController.state` to it, and the page's
+actions come back as custom messages that :meth:`SessionController.act` applies (each is
+acknowledged with the reason it was refused, if it was). The served study uses the same
+page and controller over the server's live channel.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import html
-from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
-import ipywidgets as widgets
+import anywidget
+import traitlets
 
 from hasbench.docuteam.demo import DOCUTEAM_DATA
-from hasbench.docuteam.failures import describe_failure
-from hasbench.docuteam.log import LogEvent
 from hasbench.docuteam.session import Condition, Session, SessionConfig
 from hasbench.docuteam.steps import SCRIPTED, RoleModels
 from hasbench.docuteam.timing import SystemClock
-from hasbench.docuteam.widget.cards import DiscussionCard, Notices, reaction_html
-from hasbench.docuteam.widget.common import STYLE, WidgetContext, avatar
-from hasbench.docuteam.widget.document_pane import DocumentPane
-from hasbench.docuteam.widget.side_panel import SidePanel
-from hasbench.docuteam.widget.thread import ThreadView
+from hasbench.docuteam.widget.controller import SessionController
 
-ERRORS_KEPT = 3
+STATIC = Path(__file__).with_name("static")
+"""The UI's script and style sheet (shared with the served study)."""
 
 
-class DocuTeamWidget(widgets.VBox):
+class DocuTeamWidget(anywidget.AnyWidget):
     """A DocuTeam session as a notebook widget (see :mod:`hasbench.docuteam.widget`).
 
     Args:
@@ -34,151 +35,69 @@ class DocuTeamWidget(widgets.VBox):
             (DocuTeam condition; needs the kernel's event loop, as in Jupyter and Voila).
         title: A heading (default: the task and the condition).
 
-    The parts a script or a test reaches are attributes: ``document_pane`` (its
-    ``rows``: block id -> the block's checkbox, textarea and anchor column), ``cards``
-    (discussion id -> card), ``notices``, ``errors``, ``side`` (the start form: ``mode``,
-    ``agent_boxes``, ``comment``, ``start_button``; the discussion list) and ``thread``
-    (the open discussion: ``opened``, ``thread_header``, ``activity``, ``stop_button``,
-    ``message_rows``, ``summary_rows``, ``question``, ``reply_buttons``, ``reply_text``,
-    ``post_text``, ``target``, ``placement``, and in DocuTeam the steering controls).
+    ``controller`` is the :class:`SessionController` behind the page; :meth:`act` applies
+    an action as if the page had sent it, and ``state`` is what the page shows.
     """
+
+    _esm = STATIC / "docuteam.js"
+    _css = STATIC / "docuteam.css"
+    state = traitlets.Dict().tag(sync=True)
 
     def __init__(
         self, session: Session, *, watch_edits: bool = True, title: str | None = None
     ) -> None:
+        super().__init__()
         self.session = session
-        self.baseline = session.baseline
-        self._tasks: set[asyncio.Task[Any]] = set()
-        self._error_lines: list[str] = []
-        names = {a: agent.profile.name for a, agent in session.agents.items()}
-        context = WidgetContext(
-            session=session,
-            names=names,
-            avatars={a: avatar(n, i) for i, (a, n) in enumerate(names.items())},
-            run=self._run,
-            watch=self._watch,
-            show_error=self._show_error,
-        )
-        self.context = context
-        heading = title or (
-            f"DocuTeam: {session.config.task_name or 'session'} ({session.config.condition})"
-        )
-        task = widgets.Accordion(children=[widgets.HTML(self._task_html())])
-        task.set_title(0, "Task")
-        task.selected_index = None
-        self.errors = widgets.HTML()
-        self.cards: dict[str, DiscussionCard] = {}
-        self.thread = ThreadView(context)
-        self.notices = Notices(self.thread.show)
-        watching = watch_edits and not self.baseline
-        self.document_pane = DocumentPane(
-            context, self.cards, self.thread.refresh_targets, watching
-        )
-        self.side = SidePanel(context, self.document_pane, self.thread)
-        self.document_pane.sync()
-        super().__init__(
-            [
-                widgets.HTML(STYLE + f"<h3 class='hb-dt'>{html.escape(heading)}</h3>"),
-                task,
-                self.notices,
-                self.errors,
-                widgets.HBox([self.document_pane, self.side]),
-            ]
-        )
-        self.add_class("hb-dt")
-        self.add_class("hb-dt-baseline" if self.baseline else "hb-dt-docuteam")
-        self._unsubscribe = session.subscribe(self._on_event)
-        if watching:
-            session.watch_edits(True)
+        self.controller = SessionController(session, watch_edits=watch_edits, title=title)
+        self._pushing = False
+        self._unsubscribe = self.controller.subscribe(self._changed)
+        self.on_msg(self._received)
+        self.refresh()
 
-    def _task_html(self) -> str:
-        text = html.escape(self.session.task or "(no task description)")
-        return f"<div class='hb-dt' style='white-space: pre-wrap'>{text}</div>"
+    @property
+    def baseline(self) -> bool:
+        """True in the Baseline condition."""
+        return self.session.baseline
 
-    # ------------------------------------------------------------------ tasks
+    def refresh(self) -> None:
+        """Send the page the state as it is now."""
+        self._pushing = False
+        self.state = self.controller.state()
 
-    def _run(self, coroutine: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
-        """Run a coroutine on the kernel's event loop; its failure shows on the errors line."""
-        return self._watch(asyncio.get_running_loop().create_task(coroutine))
+    def _changed(self) -> None:
+        """Send the new state once the current burst of changes is over."""
+        if self._pushing:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.refresh()
+            return
+        self._pushing = True
+        loop.call_soon(self.refresh)
 
-    def _watch(self, task: asyncio.Task[Any]) -> asyncio.Task[Any]:
-        self._tasks.add(task)
-        task.add_done_callback(self._finished)
-        return task
+    def act(self, action: dict[str, Any]) -> str | None:
+        """Apply an action of the page; returns why it was refused, or None."""
+        try:
+            self.controller.act(action)
+        except ValueError as error:
+            return str(error)
+        return None
 
-    def _finished(self, task: asyncio.Task[Any]) -> None:
-        self._tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            error = task.exception()
-            self._show_error(f"{type(error).__name__}: {error}")
+    def _received(self, _: Any, content: dict[str, Any], buffers: list[bytes]) -> None:
+        action = content.get("action") if isinstance(content, dict) else None
+        error = self.act(action) if isinstance(action, dict) else "bad message: expected an action"
+        self.send({"type": "ack", "id": content.get("id"), "error": error})
 
     async def settle(self) -> None:
-        """Wait until nothing the widget or the session started is running."""
-        while True:
-            pending = [t for t in self._tasks if not t.done()]
-            if pending:
-                await asyncio.wait(pending)
-                continue
-            await self.session.settle()
-            if not any(not t.done() for t in self._tasks):
-                return
-
-    def _show_error(self, text: str) -> None:
-        self._error_lines = [*self._error_lines, text][-ERRORS_KEPT:]
-        items = "".join(f"<div>{html.escape(line)}</div>" for line in self._error_lines)
-        self.errors.value = f"<div class='hb-dt hb-dt-error'>{items}</div>"
-
-    # ------------------------------------------------------------------ log events
-
-    def _on_event(self, event: LogEvent) -> None:
-        if event.type == "edit":
-            self.document_pane.sync()
-            self.document_pane.reviewing(event)
-        elif event.type == "trigger":
-            self._triggered(event)
-        elif event.type == "moderator":
-            self.thread.note_event(event)
-        elif event.type == "session_failed":
-            self._show_error(
-                f"The session failed: {describe_failure(event.payload)}. The agents have "
-                "stopped; this session gives no study data."
-            )
-        elif event.type == "error":
-            payload = event.payload
-            self._show_error(
-                f"{payload.get('step')} ({payload.get('role')}): {payload.get('error_type')}: "
-                f"{payload.get('message')}"
-            )
-        if event.discussion and event.type not in ("model_call", "memory"):
-            self._discussion_changed(event.discussion)
-
-    def _discussion_changed(self, discussion_id: str) -> None:
-        d = self.session.discussions.get(discussion_id)
-        if d is None:
-            return
-        new = discussion_id not in self.cards
-        if new:
-            self.cards[d.id] = DiscussionCard(d, self.thread.show)
-        self.cards[d.id].refresh(d, self.context.avatars)
-        self.side.list_entry(d)
-        if new:
-            self.document_pane.refresh_anchors()
-        if self.thread.opened == discussion_id:
-            self.thread.refresh(d)
-
-    def _triggered(self, event: LogEvent) -> None:
-        """Show the agents' reactions beside the edited blocks; announce a new discussion."""
-        decision = event.payload
-        reactions = reaction_html(decision, self.context.names, self.context.avatars)
-        blocks = self.document_pane.show_reactions(decision, reactions)
-        if decision["outcome"] == "opened" and decision["discussion"]:
-            d = self.session.discussions[decision["discussion"]]
-            self.notices.announce(d, self.session.document, reactions, blocks)
+        """Wait until nothing the page or the session started is running; then refresh."""
+        await self.controller.settle()
+        self.refresh()
 
     def close(self) -> None:
-        """Stop listening to the session and close the widgets."""
+        """Stop following the session and close the widget."""
         self._unsubscribe()
-        self.session.watch_edits(False)
+        self.controller.close()
         super().close()
 
 
@@ -204,12 +123,7 @@ def session_widget(
         participant: The participant label in the log.
         debounce: Seconds without typing before the agents read an edit.
     """
-    folder = Path(task)
-    if not folder.is_dir():
-        folder = DOCUTEAM_DATA / str(task)
-    if not folder.is_dir():
-        known = ", ".join(sorted(p.name for p in DOCUTEAM_DATA.iterdir() if p.is_dir()))
-        raise FileNotFoundError(f"no DocuTeam task {task!r} (known: {known})")
+    folder = task_folder(task)
     backends = RoleModels(**{**RoleModels.all(backend).model_dump(), **(role_backends or {})})
     config = SessionConfig(
         condition=condition, task_name=folder.name, participant=participant, debounce=debounce
@@ -218,3 +132,18 @@ def session_widget(
         folder, config=config, backends=backends, clock=SystemClock(), log_path=log_path
     )
     return DocuTeamWidget(session)
+
+
+def task_folder(task: str | Path) -> Path:
+    """A DocuTeam task folder: a path, or the name of one under ``data/docuteam/``.
+
+    Raises:
+        FileNotFoundError: no such task, naming the known ones.
+    """
+    folder = Path(task)
+    if not folder.is_dir():
+        folder = DOCUTEAM_DATA / str(task)
+    if not folder.is_dir():
+        known = ", ".join(sorted(p.name for p in DOCUTEAM_DATA.iterdir() if p.is_dir()))
+        raise FileNotFoundError(f"no DocuTeam task {task!r} (known: {known})")
+    return folder
