@@ -9,6 +9,7 @@ import asyncio
 from docuteam_helpers import NETWORKING_EDIT, adapted, make_session
 
 from hasbench.docuteam import Document
+from hasbench.docuteam import schemas as s
 from hasbench.docuteam.agents import MemoryUpdate, NewEntry
 from hasbench.docuteam.demo import DEMOS, run_demo
 from hasbench.docuteam.scripted.reading import idea_of
@@ -131,3 +132,18 @@ def test_agents_do_not_repeat_an_idea_already_said_in_the_discussion():
         claims = [m for m in d.messages if m.act == "CLAIM"]
         ideas = [idea_of(m.text) for m in claims]
         assert claims and len(set(ideas)) == len(ideas), [m.text for m in claims]
+
+
+def test_a_long_user_message_is_taken_up_in_a_two_sentence_reply():
+    session = make_session()
+    d = asyncio.run(session.start_discussion(["budget", "program"], "discussion", "b8"))
+    wish = (
+        "Keep a keynote but make it a remote talk from a senior researcher in another city, "
+        "with a live question round run by two student volunteers and a short recorded "
+        "introduction for people who join late. The money saved goes to a better lunch. "
+    )
+    asyncio.run(session.post(d.id, wish * 2))
+    reply = d.messages[-1]
+    assert reply.kind == "utterance" and len(s.sentences(reply.text)) == 2
+    assert "remote talk from a senior researcher" in reply.text and len(reply.text) <= 400
+    assert not session.log.of_type("error")

@@ -38,6 +38,10 @@ from hasbench.docuteam.words import is_open_text, plan_terms, task_constraints, 
 
 OPTION_CHARS = 80
 """Longest quick-reply option (the moderator step's limit)."""
+UTTERANCE_CHARS = 400
+"""Longest utterance (the utterance step's limit)."""
+PHRASE_CHARS = 120
+"""Longest idea, choice or other's idea quoted inside an utterance."""
 
 
 def _utterances(messages: list[s.Message]) -> list[s.Message]:
@@ -213,6 +217,12 @@ def _their_idea(others: list[s.Message], names: set[str]) -> str:
     return shorten(idea_of((claims or own)[-1].text, names), 120)
 
 
+def _phrase(text: str) -> str:
+    """A text as a phrase inside a sentence: its first sentence, unpunctuated, 120 characters."""
+    parts = s.sentences(text)
+    return shorten((parts[0] if parts else text).rstrip(" .!?"), PHRASE_CHARS)
+
+
 def _variant(agent_id: str, count: int) -> int:
     """A stable phrasing offset per agent, so agents do not all sound alike."""
     return zlib.crc32(agent_id.encode("utf-8")) % count
@@ -300,15 +310,18 @@ def utterance(data: s.UtteranceInput) -> s.UtteranceOutput:
         angle = next((a for a in angles if not plan_terms(a) <= plan_terms(idea)), "")
         for p in range(len(phrasings)):
             proposal = phrasings[(first + p) % len(phrasings)].format(
-                idea=idea,
+                idea=_phrase(idea),
                 angle=f", with {angle} in mind" if angle else "",
                 other=others[-1].author_name if others else "the others",
-                their=their,
-                choice=choice,
+                their=_phrase(their),
+                choice=_phrase(choice or ""),
             )
             because = _MEMORY_REASON if from_memory else _REASONS[(first + p) % len(_REASONS)]
             candidates.append(f"{proposal} {because.format(reason=reason)}")
-    text = next((c for c in candidates if s.repeats(c, earlier) is None), candidates[0])
+    fitting = [c for c in candidates if len(c) <= UTTERANCE_CHARS] or [
+        shorten(c, UTTERANCE_CHARS - 1).rstrip(".") + "." for c in candidates
+    ]
+    text = next((c for c in fitting if s.repeats(c, earlier) is None), fitting[0])
     return s.UtteranceOutput(act=act, utterance=text)
 
 
