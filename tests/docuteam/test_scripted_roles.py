@@ -12,7 +12,7 @@ from hasbench.docuteam import Document
 from hasbench.docuteam import schemas as s
 from hasbench.docuteam.agents import MemoryUpdate, NewEntry
 from hasbench.docuteam.demo import DEMOS, run_demo
-from hasbench.docuteam.scripted.reading import idea_of
+from hasbench.docuteam.scripted.reading import idea_of, user_choice
 from hasbench.docuteam.words import content_stems, plan_terms
 
 OPTIONS = (
@@ -81,8 +81,12 @@ def test_a_quick_reply_leads_to_the_option_it_picks():
     for option in (1, 2):
         session, d = answered(option)
         picked = d.messages[-2]
-        assert picked.kind == "answer" and picked.text.startswith("Go with ")
-        chosen = next(o for o in OPTIONS if o in picked.text)
+        # The quick reply states the option itself (it reads as an answer without the
+        # thread), never who proposed it.
+        assert picked.kind == "answer" and picked.text.lower() in OPTIONS
+        names = [session.agents[a].profile.name for a in d.participants]
+        assert not any(name in picked.text for name in names) and "idea" not in picked.text
+        chosen = picked.text.lower()
         other = next(o for o in OPTIONS if o != chosen)
         reply = d.messages[-1]
         assert reply.kind == "utterance" and chosen in reply.text and other not in reply.text
@@ -147,3 +151,34 @@ def test_a_long_user_message_is_taken_up_in_a_two_sentence_reply():
     assert reply.kind == "utterance" and len(s.sentences(reply.text)) == 2
     assert "remote talk from a senior researcher" in reply.text and len(reply.text) <= 400
     assert not session.log.of_type("error")
+
+
+def test_a_quick_reply_cut_to_fit_still_leads_to_the_whole_option():
+    said = "I would go with a long guided tour of the three labs with a stop at each poster."
+    messages = [
+        s.Message(id="m1", author="kai", author_name="Kai", kind="utterance", act="CLAIM",
+                  text=f"{said} It matters because people meet on the way."),
+        s.Message(id="m2", author="user", author_name="You", kind="answer",
+                  text="A long guided tour of the three labs"),
+    ]  # fmt: skip
+    whole = "long guided tour of the three labs with a stop at each poster"
+    assert user_choice(messages) == whole
+
+
+def test_a_new_agent_added_to_a_concluded_discussion_speaks_from_its_own_angle():
+    session, d = answered(2)
+    assert d.status == "converged"
+    before = [m.text for m in d.messages]
+    kai = session.add_agent(
+        "Kai", "Sponsor liaison", "Outside money can pay for what we cannot.", ["sponsors", "firms"]
+    )
+    session.add_participant(d.id, kai.id)
+    asyncio.run(session.run_discussion(d.id))
+    assert not session.log.of_type("error")  # no turn was refused
+    new = [m for m in d.messages[len(before) :] if m.kind == "utterance"]
+    assert new and new[0].author == kai.id
+    for message in (m for m in new if m.author == kai.id):
+        # Its own expertise as the angle and its own stance as the reason, in new words.
+        assert "sponsors" in message.text or "firms" in message.text
+        assert "outside money can pay for what we cannot" in message.text
+        assert s.repeats(message.text, before) is None

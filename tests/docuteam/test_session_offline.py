@@ -63,12 +63,13 @@ def test_offline_session_end_to_end(tmp_path):
     assert user_started.status == "converged"
     assert [m.kind for m in user_started.messages].count("post") == 1
 
-    # The user's quick reply picked Sora's idea; the agent who answered took up that option,
-    # and applying its message rewrote the networking line with it: the option the user
+    # The user's quick reply picked Sora's idea (the reply states the idea, not Sora); the
+    # agent who answered took up that option, and applying its message rewrote the
+    # networking line with it: the option the user
     # picked, the agent's addition and its reason, nothing clipped. The line the user wrote
     # (both options) stays in the block's history. The edit went to the trigger again (and
     # stayed below the threshold: the line already gives its reason).
-    assert answered[0]["answer"] == "Go with Sora's idea: random tables of five during lunch"
+    assert answered[0]["answer"] == "Random tables of five during lunch"
     applied = agent_started.messages[-1]
     assert applied.author == "program" and applied.text.startswith(
         "Then we go with random tables of five during lunch, and I would add research talks."

@@ -2,8 +2,9 @@
 
 - the moderator walks each mode's stages (everyone opens, everyone replies), answers a
   user who just wrote, asks the user once when the scope still holds an open point
-  (``?`` or ``TBD``) after more than four agent turns — two quick replies naming the two
-  first claimants' ideas — and otherwise converges;
+  (``?`` or ``TBD``) after more than four agent turns — two quick replies that state
+  the two first claimants' ideas themselves ("Random tables of five during lunch"), so
+  they read as answers without the thread — and otherwise converges;
 - an agent takes the act its direction names and speaks two sentences: a proposal and
   its reason (its stance). What it proposes comes, in this order, from what the user
   decided or prefers on the topic (its memory), from the user's latest answer or post
@@ -94,12 +95,12 @@ def _directions(mode: s.Mode, subject: str, previous: str) -> tuple[str, str]:
     return opening, reply
 
 
-def _options(claims: list[s.Message], names: dict[str, str]) -> list[str]:
-    """Quick replies naming the first two claimants' ideas."""
+def _options(claims: list[s.Message], names: set[str]) -> list[str]:
+    """Quick replies that state the claimed ideas themselves, not who proposed them."""
     options = []
     for m in claims:
-        head = f"Go with {names.get(m.author, m.author_name)}'s idea: "
-        options.append(head + shorten(idea_of(m.text, set()), OPTION_CHARS - len(head)))
+        idea = shorten(idea_of(m.text, names), OPTION_CHARS)
+        options.append(idea[:1].upper() + idea[1:])
     return options
 
 
@@ -153,7 +154,7 @@ def moderator(data: s.ModeratorInput) -> s.ModeratorOutput:
         for m in utterances:
             if m.act == "CLAIM" and m.author not in {c.author for c in claims}:
                 claims.append(m)
-        options = _options(claims[:2], names)
+        options = _options(claims[:2], lowered)
         if len(options) == 2 and options[0].lower() != options[1].lower():
             state.progress_summary = "Both rounds are done; the open point needs the user."
             return s.ModeratorOutput(

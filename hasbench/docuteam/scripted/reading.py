@@ -13,8 +13,10 @@ memory entries, the task sheet), never on hidden structure:
   joined to the one before. No plan term of the message is lost;
 - :func:`idea_of`: the idea a message puts forward (what its first sentence commits
   to, without the speaker's side remark "with ... in mind");
-- :func:`user_choice`: what the user's latest answer or post asks for, with a quick reply
-  that names an agent's idea resolved to that idea;
+- :func:`user_choice`: what the user's latest answer or post asks for; an answer that
+  states an idea said in the conversation (a quick reply, even one cut short) is resolved
+  to that idea in full, and one that names an agent's idea ("Go with Sora's idea") to
+  that agent's latest claim;
 - :func:`memory_ideas`: what the user decided or prefers, from memory entries that
   concern a topic.
 """
@@ -205,9 +207,11 @@ def idea_of(text: str, names: set[str] = frozenset()) -> str:
 def user_choice(messages: list[s.Message]) -> str | None:
     """What the user's latest message (an answer or a post) asks for, or None without one.
 
-    A quick reply naming an agent's idea ("Go with Sora's idea") is resolved to that
-    agent's latest idea in the conversation (or the words after the reply's colon); a
-    message of the user's own loses a short label ("My answer: ...") and its chat voice.
+    A reply naming an agent's idea ("Go with Sora's idea") is resolved to that agent's
+    latest claim (or the words after the reply's colon). Otherwise the message loses a
+    short label ("My answer: ...") and its chat voice; when what is left starts an idea an
+    agent put forward (a quick reply states one, perhaps cut to fit), that idea is returned
+    whole, an agent's claim before another's reply that mentions it.
     """
     mine = [m for m in messages if m.author == "user"]
     if not mine:
@@ -221,8 +225,15 @@ def user_choice(messages: list[s.Message]) -> str | None:
         if claims:
             return idea_of(claims[-1].text, speaker_names(messages))
         return rest.rstrip(". ") or None
-    kept = substance(unlabel(text), speaker_names(messages))
-    return kept or None
+    names = speaker_names(messages)
+    kept = substance(unlabel(text), names)
+    if not kept:
+        return None
+    start = kept.lower().rstrip(" .…")
+    said = [m for m in reversed(messages) if m.kind == "utterance"]
+    claims = [m for m in said if m.act in ("CLAIM", "ISSUE")]
+    ideas = [idea_of(m.text, names) for m in claims + said]
+    return next((i for i in ideas if i.lower().startswith(start)), kept)
 
 
 def speaker_names(messages: list[s.Message]) -> set[str]:
