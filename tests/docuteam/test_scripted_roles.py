@@ -177,8 +177,13 @@ def test_a_new_agent_added_to_a_concluded_discussion_speaks_from_its_own_angle()
     assert not session.log.of_type("error")  # no turn was refused
     new = [m for m in d.messages[len(before) :] if m.kind == "utterance"]
     assert new and new[0].author == kai.id
+    # It takes up the option the user picked before it joined, never the other one.
+    chosen = next(m.text.lower() for m in d.messages if m.kind == "answer")
+    other = next(o for o in OPTIONS if o != chosen)
+    assert chosen in new[0].text
     for message in (m for m in new if m.author == kai.id):
         # Its own expertise as the angle and its own stance as the reason, in new words.
+        assert other not in message.text
         assert "sponsors" in message.text or "firms" in message.text
         assert "outside money can pay for what we cannot" in message.text
         assert s.repeats(message.text, before) is None

@@ -10,7 +10,8 @@
   decided or prefers on the topic (its memory), from the user's latest answer or post
   (a quick reply is resolved to the idea it names), from the options the user wrote in
   the scope, and from the task sheet's requests, the ones closest to its profile first
-  and never one already said; it adds one of its expertise terms as its angle;
+  and never one already said; it adds one of its expertise terms as its angle. An agent
+  that joins after the user answered takes up the user's choice first, from its angle;
 - summaries, bubbles and memories name the ideas (:func:`~.reading.idea_of`), the
   user's choice first once the user has chosen.
 """
@@ -210,12 +211,17 @@ _REASONS = (
 _MEMORY_REASON = "It is what you asked for, and it matters because {reason}."
 
 
-def _their_idea(others: list[s.Message], names: set[str]) -> str:
-    """The idea the last other speaker stands for: its latest claim's, else its last message's."""
+def _their_idea(others: list[s.Message], names: set[str], taken_up: s.Message | None = None) -> str:
+    """The idea the last other speaker stands for.
+
+    Its reply that took up the user's latest message (``taken_up``) if it wrote it, else
+    its latest claim's, else its last message's.
+    """
     author = others[-1].author
     own = [m for m in others if m.author == author]
     claims = [m for m in own if m.act in ("CLAIM", "ISSUE")]
-    return shorten(idea_of((claims or own)[-1].text, names), 120)
+    stands_for = taken_up if taken_up is not None and taken_up.author == author else None
+    return shorten(idea_of((stands_for or (claims or own)[-1]).text, names), 120)
 
 
 def _phrase(text: str) -> str:
@@ -291,8 +297,10 @@ def utterance(data: s.UtteranceInput) -> s.UtteranceOutput:
     spoken = plan_terms(" ".join(m.text for m in data.messages))
     remembered, ideas = _ideas(data, spoken)
     angles = _angles(data, said_before)
-    choice = user_choice(data.messages) if to_user else None
-    their = _their_idea(others, names) if others else topic(data.scope)
+    newcomer = not any(m.author == data.agent.id for m in said)
+    answered = any(m.kind == "answer" for m in data.messages)
+    choice = user_choice(data.messages) if to_user or (newcomer and answered) else None
+    their = _their_idea(others, names, _answered_by(data.messages)) if others else topic(data.scope)
     kind = "USER" if choice else act
     if kind in ("SUPPORT", "USER"):
         base = choice or their
