@@ -11,6 +11,7 @@ from pathlib import Path
 from hasbench.docuteam import ManualClock, Session, SessionConfig
 from hasbench.docuteam import schemas as s
 from hasbench.docuteam.demo import DEMOS
+from hasbench.docuteam.discussion import Discussion
 from hasbench.docuteam.document import Block
 from hasbench.docuteam.scripted import incorporate
 from hasbench.docuteam.steps import RoleModels
@@ -47,3 +48,13 @@ def adapted(message: s.Message, speakers: list[str], target: Block, placement: s
         placement=placement,
     )
     return incorporate(data).text
+
+
+async def networking_question(session: Session) -> Discussion:
+    """Rewrite the networking line with two options; the agents' discussion asks the user."""
+    session.edit("b22", NETWORKING_EDIT)
+    await session.flush_edits()
+    await session.settle()
+    d = session.discussions["d1"]
+    assert d.status == "waiting_for_user" and len(d.pending.options) == 2
+    return d

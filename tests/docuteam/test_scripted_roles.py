@@ -6,7 +6,7 @@ text; agents use their memory and the user's answers.
 
 import asyncio
 
-from docuteam_helpers import NETWORKING_EDIT, adapted, make_session
+from docuteam_helpers import NETWORKING_EDIT, adapted, make_session, networking_question
 
 from hasbench.docuteam import Document
 from hasbench.docuteam import schemas as s
@@ -32,11 +32,7 @@ def answered(option: int):
     session = make_session()
 
     async def main():
-        session.edit("b22", NETWORKING_EDIT)
-        await session.flush_edits()
-        await session.settle()
-        d = session.discussions["d1"]
-        assert d.status == "waiting_for_user"
+        d = await networking_question(session)
         await session.answer(d.id, option)
         return d
 
