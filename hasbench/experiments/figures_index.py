@@ -1,14 +1,15 @@
 """Every figure notebook in one go, and ``figures/index.html`` showing what they wrote.
 
-:func:`run_all` executes the figure notebooks (RQ1–RQ4, the user-simulator study and the
-DocuTeam study) with papermill, each writing into ``<figures>/<folder>``, then
-:func:`write_index` writes ``<figures>/index.html``: per notebook a link to its HTML report
-(the executed notebook's export, which opens without a kernel or a network), its notes,
-every figure at the page's width, every table inline with its notes, links to every file
-(CSV, Markdown, LaTeX, PNG, PDF), and what produced them: the parameters, the backends,
-the package version, the episodes, model calls and cache hits (read from the
-``manifest.json`` each experiment writes, or the DocuTeam study's ``analysis.json``). The
-page has no timestamps, so the same outputs give the same page.
+:func:`run_all` executes the figure notebooks (RQ1–RQ4, the user-simulator study, the
+DocuTeam study and the simulated DocuTeam study) with papermill, each writing into
+``<figures>/<folder>``, then :func:`write_index` writes ``<figures>/index.html``: per
+notebook a link to its HTML report (the executed notebook's export, which opens without a
+kernel or a network), its notes, every figure at the page's width, every table inline with
+its notes, links to every file (CSV, Markdown, LaTeX, PNG, PDF), and what produced them:
+the parameters, the backends, the package version, the episodes, model calls and cache
+hits (read from the ``manifest.json`` each experiment writes, or the DocuTeam study's
+``analysis.json``: a simulated study names who played each part). The page has no
+timestamps, so the same outputs give the same page.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from hasbench.paths import FIGURES_DIR
 from hasbench.runner.notebooks import MANIFEST, FigureNotebook, figure_notebooks
 
 INDEX = "index.html"
+SIMULATED_ROLES = ("user", "engine", "raters", "respondent")
+"""Who played each part of a simulated DocuTeam study (its data's metadata)."""
 TABLE_SUFFIXES = (".csv", ".md", ".tex")
 FIGURE_SUFFIXES = (".png", ".pdf")
 
@@ -101,10 +104,18 @@ def describe(folder: Path) -> dict[str, Any] | None:
     study = folder / "analysis.json"  # the DocuTeam study analysis
     if study.exists():
         data = json.loads(study.read_text(encoding="utf-8"))
-        source = "synthetic example data" if data["synthetic"] else data["source"]
+        meta = data.get("metadata", {})
+        simulated = meta.get("participants") == "simulated"
+        if simulated:
+            source = f"simulated participants ({data['source']})"
+        else:
+            source = "synthetic example data" if data["synthetic"] else data["source"]
+        backends = {"none": [f"statistical analysis of study data ({source})"]}
+        if simulated:
+            backends = {role: [meta[role]] for role in SIMULATED_ROLES if meta.get(role)}
         return {
             "parameters": {"data": source, "alpha": data["alpha"], "seed": data["seed"]},
-            "backends": {"none": [f"statistical analysis of study data ({source})"]},
+            "backends": backends,
             "package_version": data["versions"]["hasbench"],
             "model_calls": None,
             "cache_hits": None,

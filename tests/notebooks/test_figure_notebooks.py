@@ -26,6 +26,7 @@ TINY = {
     "rq3": {"domains": ["mock"], "max_tasks_per_domain": 6},
     "rq4": {"domains": ["mock", "retail"], "max_tasks_per_domain": 2},
     "robustness": {"domains": ["mock"], "max_tasks_per_domain": 3, "user_models": USERS},
+    "docuteam_simulated_study": {"participants": 4, "budget": 6},
 }
 
 
@@ -187,6 +188,18 @@ def test_every_executed_figure_notebook_reads_as_a_report(done, notebook):
     assert glossary.startswith("**Glossary**") and "(../docs/metrics.md#" in glossary
     report = executed.with_suffix(".html").read_text(encoding="utf-8")
     assert "data:image/png;base64," in report and "Glossary" in report
+
+
+def test_the_simulated_docuteam_study_lists_the_stand_in_rules_behind_its_differences(done):
+    folder = done["figures"] / "docuteam_simulated"
+    rules = pd.read_csv(folder / "stand_in_rules.csv", comment="#")
+    table2 = pd.read_csv(folder / "table2.csv", comment="#")
+    assert set(table2["Metric"]) <= set(rules["measure"])
+    ratings = rules[rules["group"] == "Blind rating"]
+    assert set(ratings["measure"]) == {"Novelty", "Workability", "Relevance", "Specificity"}
+    assert "rater" in set(ratings["part"])
+    text = outputs(done, "docuteam_simulated_study.ipynb")
+    assert "SIMULATED PARTICIPANTS" in text and "agents start discussions only in DocuTeam" in text
 
 
 def test_index_links_every_table_and_figure_with_what_produced_it(done):
