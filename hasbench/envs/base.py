@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
-from hasbench.envs.state import EnvironmentState, deep_merge, fast_copy, state_diff
+from hasbench.envs.state import EnvironmentState, deep_merge
 from hasbench.tools import ToolSpec, split_docstring
 from hasbench.vocab import Risk, Side, ToolKind, canonical_json
 
@@ -158,14 +158,14 @@ class Environment(EnvironmentState):
         method = getattr(self, name, None)
         if method is None or name.startswith("_") or not callable(method):
             return _error(name, "unknown_tool", f"Function '{name}' not found.")
-        before = self.snapshot()
-        with self.write_access():
-            try:
-                output = method(**arguments)
-            except (ToolError, TypeError, KeyError, ValueError) as exc:
-                self.restore(before)
-                return _error(name, "precondition_failed", str(exc))
-            self.after_call(None)
+        started = self.begin_write()
+        try:
+            output = method(**arguments)
+        except (ToolError, TypeError, KeyError, ValueError) as exc:
+            self.rollback(started)
+            return _error(name, "precondition_failed", str(exc))
+        self.after_call(None)
+        self.end_write(started)
         return ToolResult(name=name, output=_jsonable(output))
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -222,20 +222,19 @@ class Environment(EnvironmentState):
             return _error(name, "invalid_arguments", _describe(exc))
         if spec.kind != "write":
             try:
-                output = self._tool_methods[name](self, **dict(args))
+                output = self._tool_methods[name](self, **args.__dict__)
             except ToolError as exc:
                 return _error(name, exc.error_type, exc.message)
             self.after_call(spec)
             return ToolResult(name=name, output=_jsonable(output))
-        before = self.snapshot()
-        with self.write_access():
-            try:
-                output = self._tool_methods[name](self, **dict(args))
-            except ToolError as exc:
-                self.restore(before)
-                return _error(name, exc.error_type, exc.message)
-            self.after_call(spec)
-        diff = fast_copy(state_diff(before, self.state()))
+        started = self.begin_write()
+        try:
+            output = self._tool_methods[name](self, **args.__dict__)
+        except ToolError as exc:
+            self.rollback(started)
+            return _error(name, exc.error_type, exc.message)
+        self.after_call(spec)
+        diff = self.end_write(started)
         return ToolResult(name=name, output=_jsonable(output), diff=diff)
 
     def after_call(self, spec: ToolSpec | None) -> None:

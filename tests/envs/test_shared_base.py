@@ -212,3 +212,59 @@ def test_airline_safety_from_the_changed_records_equals_the_full_scan():
         step()
         assert env.safety_violations(scenario, initial) == full.safety_violations(scenario, initial)
     assert len(env.safety_violations(scenario, initial)) >= 4
+
+
+@pytest.mark.parametrize("domain", SHARED_DOMAINS)
+def test_a_writes_diff_and_rollback_from_its_log_equal_the_full_computation(domain):
+    """Every gold call of every task, then each write again (mostly refused: rolled back)."""
+    writes, scenarios = 0, load_tasks(TASKS_DIR / f"{domain}.yaml")
+    origin = make_environment(scenarios[0]).origin
+    shared = canonical_json(origin.db)
+    for scenario in scenarios:
+        env = make_environment(scenario)
+        actions = scenario.evaluation_criteria.actions
+        for action in [*actions, *actions]:
+            before, digest = env.snapshot(), env.state_hash()  # tables copied, records shared
+            result = env.call(action.name, action.arguments, scenario.side_of(action))
+            assert result.diff == fast_copy(state_diff(before, env.state())), action.name
+            if result.error:
+                assert env.state_hash() == digest, action.name
+            writes += bool(result.diff)
+    assert env.state_hash() == full_hash(env)
+    assert writes >= 20
+    assert canonical_json(origin.db) == shared  # no write changed a shared record
+
+
+@pytest.mark.parametrize("domain", ["airline", "telecom"])
+def test_a_failed_write_undoes_replaced_and_added_records_and_the_user_side(domain):
+    env = make_environment(tasks(domain, 1)[0])
+    before, state = env.state_hash(), canonical_json(env.state())
+    table = "reservations" if domain == "airline" else "bills"
+    key = next(iter(env.db[table])) if domain == "airline" else 0
+    started = env.begin_write()
+    env.writable(table, key)["status"] = "changed"
+    env.add_record(table, {"status": "new"}, "NEW001" if domain == "airline" else None)
+    if env.user_db is not None:
+        env.user_db["device"]["airplane_mode"] = not env.user_db["device"]["airplane_mode"]
+    assert env.end_write(started) != [] and env.state_hash() != before
+    started = env.begin_write()
+    env.writable(table, key)["status"] = "again"
+    env.rollback(started)
+    assert env.state_hash() == full_hash(env) != before
+    env = make_environment(tasks(domain, 1)[0])
+    started = env.begin_write()
+    env.writable(table, key)["status"] = "changed"
+    env.add_record(table, {"status": "new"}, "NEW001" if domain == "airline" else None)
+    if env.user_db is not None:
+        env.user_db["device"]["airplane_mode"] = "changed"
+    env.rollback(started)
+    assert env.state_hash() == before == full_hash(env)
+    assert canonical_json(env.state()) == state
+
+
+def test_a_write_that_adds_a_record_without_add_record_is_an_error():
+    env = make_environment(tasks("airline", 1)[0])
+    started = env.begin_write()
+    env.db["reservations"]["ZZZ999"] = {"status": None}
+    with pytest.raises(RuntimeError, match="changed size during a write without add_record"):
+        env.end_write(started)

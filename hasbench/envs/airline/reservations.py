@@ -198,7 +198,7 @@ class ReservationTools:
             "insurance": insurance,
             "status": None,
         }
-        self.db["reservations"][rid] = reservation
+        self.add_record("reservations", reservation, rid)
         user["reservations"].append(rid)
         return reservation
 

@@ -29,30 +29,36 @@ class CarrierTools:
     # -- lookups ---------------------------------------------------------------------
 
     def _find(self, kind: str, key: str, value: str) -> dict[str, Any] | None:
-        """The first record of a table with ``record[key] == value``.
+        """The first record of a table with ``record[key] == value``, to change it.
 
         While a write runs, the record is the environment's own copy (copy-on-write).
         """
-        table = self.db[kind]
-        for index, record in enumerate(table):
+        for index, record in enumerate(self.db[kind]):
             if record[key] == value:
                 return self.writable(kind, index) if self.writing else record
         return None
 
+    def _peek(self, kind: str, key: str, value: str) -> dict[str, Any] | None:
+        """Like :meth:`_find`, but never a copy: to read it only, also during a write.
+
+        :meth:`_customer`, :meth:`_plan` and :meth:`_bill` look records up this way.
+        """
+        return next((r for r in self.db[kind] if r[key] == value), None)
+
     def _customer(self, customer_id: str) -> dict[str, Any]:
-        customer = self._find("customers", "customer_id", customer_id)
+        customer = self._peek("customers", "customer_id", customer_id)
         if customer is None:
             raise ToolError("not_found", f"Customer {customer_id} not found")
         return customer
 
     def _plan(self, plan_id: str) -> dict[str, Any]:
-        plan = self._find("plans", "plan_id", plan_id)
+        plan = self._peek("plans", "plan_id", plan_id)
         if plan is None:
             raise ToolError("not_found", f"Plan {plan_id} not found")
         return plan
 
     def _bill(self, bill_id: str) -> dict[str, Any]:
-        bill = self._find("bills", "bill_id", bill_id)
+        bill = self._peek("bills", "bill_id", bill_id)
         if bill is None:
             raise ToolError("not_found", f"Bill {bill_id} not found")
         return bill
@@ -68,7 +74,7 @@ class CarrierTools:
         for customer in self.db["customers"]:
             if customer["phone_number"] == phone_number:
                 return customer
-        line = self._find("lines", "phone_number", phone_number)
+        line = self._peek("lines", "phone_number", phone_number)
         if line is None:
             return None
         return next((c for c in self.db["customers"] if line["line_id"] in c["line_ids"]), None)
@@ -219,7 +225,7 @@ class CarrierTools:
                     "precondition_failed",
                     f"Customer {customer_id} already has bill {other} awaiting payment",
                 )
-        self._bill(bill_id)["status"] = "Awaiting Payment"
+        self._find("bills", "bill_id", bill_id)["status"] = "Awaiting Payment"
         return f"Payment request for bill {bill_id} sent to customer {customer_id}."
 
     @tool(kind="write", risk="low")
@@ -315,10 +321,10 @@ class CarrierTools:
         return "Transfer successful"
 
     def _draft_bill(self, customer: dict[str, Any]) -> dict[str, Any]:
+        """The customer's draft bill (new if they have none), to change it."""
         for bill_id in customer["bill_ids"]:
-            bill = self._bill(bill_id)
-            if bill["status"] == "Draft":
-                return bill
+            if self._bill(bill_id)["status"] == "Draft":
+                return self._find("bills", "bill_id", bill_id)
         seed = f"{customer['customer_id']}:{len(self.db['bills'])}".encode()
         bill = {
             "bill_id": "B" + hashlib.sha256(seed).hexdigest()[:8].upper(),
@@ -331,6 +337,8 @@ class CarrierTools:
             "line_items": [],
             "status": "Draft",
         }
-        self.db["bills"].append(bill)
-        customer["bill_ids"].append(bill["bill_id"])
+        self.add_record("bills", bill)
+        self._find("customers", "customer_id", customer["customer_id"])["bill_ids"].append(
+            bill["bill_id"]
+        )
         return bill

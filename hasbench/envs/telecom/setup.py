@@ -33,10 +33,11 @@ class TelecomSetup:
             raise ToolError("precondition_failed", f"Line {line_id} is not Active")
         if any(self._bill(b)["status"] == "Overdue" for b in customer["bill_ids"]):
             raise ToolError("precondition_failed", f"Customer {customer_id} has an overdue bill")
-        if self._find("bills", "bill_id", new_bill_id) is not None:
+        if self._peek("bills", "bill_id", new_bill_id) is not None:
             raise ToolError("precondition_failed", f"Bill {new_bill_id} already exists")
         price = self._plan(line["plan_id"])["price_per_month"]
-        self.db["bills"].append(
+        self.add_record(
+            "bills",
             {
                 "bill_id": new_bill_id,
                 "customer_id": customer_id,
@@ -54,9 +55,9 @@ class TelecomSetup:
                     }
                 ],
                 "status": "Overdue",
-            }
+            },
         )
-        customer["bill_ids"].append(new_bill_id)
+        self._find("customers", "customer_id", customer_id)["bill_ids"].append(new_bill_id)
         line["status"] = "Suspended"
         line["suspension_start_date"] = TODAY
         if contract_ended:
@@ -68,7 +69,7 @@ class TelecomSetup:
 
     def set_user_info(self, name: str, phone_number: str) -> None:
         """Say whose phone this is (the number must be a line in the carrier database)."""
-        if self._find("lines", "phone_number", phone_number) is None:
+        if self._peek("lines", "phone_number", phone_number) is None:
             raise ToolError("not_found", f"No line has phone number {phone_number}")
         self._world["name"] = name
         self._world["phone_number"] = phone_number
