@@ -13,7 +13,12 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from hasbench.cli.options import add_endpoint_options, apply_endpoints, endpoint_overrides
+from hasbench.cli.options import (
+    add_endpoint_options,
+    add_episode_options,
+    apply_endpoints,
+    endpoint_overrides,
+)
 
 if TYPE_CHECKING:
     from hasbench.llm import Endpoint
@@ -25,20 +30,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("episode", help="run one episode of a task and print a JSON summary")
     p.add_argument("file", metavar="FILE", help="a task YAML file")
     p.add_argument("task_id", metavar="TASK_ID", help="the task to run")
-    p.add_argument("--agent", default="scripted:oracle", help="agent model or scripted:*")
-    p.add_argument(
-        "--user", default="scripted:user",
-        help="user model, scripted:user, or human:terminal to play the humans yourself "
+    add_episode_options(
+        p, "user model, scripted:user, or human:terminal to play the humans yourself "
         "(human:terminal?play=user_1 plays only user_1)",
     )  # fmt: skip
-    p.add_argument("--judge", default="rule", help="judge model or 'rule'")
-    p.add_argument("--agency", default="A3", choices=["A1", "A2", "A3", "A4", "A5"])
-    p.add_argument(
-        "--channels", default="full",
-        choices=["full", "clar-only", "feed-only", "cont-only", "no-clar", "no-feed", "no-cont"],
-    )  # fmt: skip
-    p.add_argument("--persona", default=None, help="persona id overriding every user's")
-    p.add_argument("--seed", type=int, default=0, help="episode seed")
     p.add_argument("--out", metavar="TRACE.jsonl", help="where to write the trace")
     add_endpoint_options(p)
     p.set_defaults(func=cmd_episode)
@@ -140,16 +135,21 @@ def episode_command(
     where its model is served (see :class:`hasbench.llm.Endpoint`).
 
     Raises:
-        ValueError: the task id is not in the file (message names both).
+        ValueError: the task id is not in the file (message names both), or a backend
+            string that cannot play its role (named before anything runs).
     """
     import asyncio
 
     from hasbench.agency import Setting
     from hasbench.evaluate import evaluate
     from hasbench.llm import LLMClient, ModelError, ResponseCache
-    from hasbench.participants.backends import make_judge
+    from hasbench.participants.backends import backend_problems, make_judge
     from hasbench.scenario import load_tasks
     from hasbench.simulator import Backends, Episode
+
+    problems = backend_problems({"agent": agent, "user": user, "judge": judge})
+    if problems:
+        raise ValueError("; ".join(f"--{role}: {text}" for role, text in problems.items()))
 
     tasks = {t.task_id: t for t in load_tasks(file)}
     if task_id not in tasks:

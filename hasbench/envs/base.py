@@ -42,6 +42,8 @@ ErrorType = Literal[
     # sandboxed code execution (coding): the limit a run exceeded
     "timeout", "cpu_limit", "memory_limit", "process_limit", "output_limit",
     "file_size_limit", "killed",
+    # coding: a file that could take over an interpreter or a test run
+    "takeover_file",
 ]  # fmt: skip
 
 
@@ -69,11 +71,16 @@ class ToolResult:
     message: str | None = None
     diff: list[dict[str, Any]] = field(default_factory=list)
     """For writes: the changed paths, each ``{"path", "before", "after"}``."""
+    text: str | None = None
+    """The result as the environment's compatibility mode renders it (``compat: tau2``:
+    as τ²-bench's tools do), else None."""
 
     def content(self) -> str:
         """The result as the caller sees it (JSON text, or ``Error: ...``)."""
         if self.error:
             return f"Error: {self.message}"
+        if self.text is not None:
+            return self.text
         if isinstance(self.output, str):
             return self.output
         return json.dumps(self.output, sort_keys=True, default=str)
@@ -226,7 +233,9 @@ class Environment(EnvironmentState):
             except ToolError as exc:
                 return _error(name, exc.error_type, exc.message)
             self.after_call(spec)
-            return ToolResult(name=name, output=_jsonable(output))
+            return ToolResult(
+                name=name, output=_jsonable(output), text=self.compat_text(name, output)
+            )
         started = self.begin_write()
         try:
             output = self._tool_methods[name](self, **args.__dict__)
@@ -235,7 +244,27 @@ class Environment(EnvironmentState):
             return _error(name, exc.error_type, exc.message)
         self.after_call(spec)
         diff = self.end_write(started)
-        return ToolResult(name=name, output=_jsonable(output), diff=diff)
+        text = self.compat_text(name, output)
+        return ToolResult(name=name, output=_jsonable(output), diff=diff, text=text)
+
+    def compat_text(self, name: str, output: Any) -> str | None:
+        """How the compatibility mode renders a tool's result, or None (the default text).
+
+        Under ``compat: tau2`` a result reads as τ²-bench's does (:mod:`hasbench.envs.tau2`):
+        records keep their fields in τ²'s order and a plain mapping's numbers become
+        strings; a domain whose tools say things differently renders its own texts.
+        """
+        if self.compat != "tau2":
+            return None
+        from hasbench.envs.tau2 import tau2_text
+
+        return tau2_text(self, name, output)
+
+    def tau2_result(self, name: str, output: Any) -> Any:
+        """What τ²'s tool returns for this result: by default records stay records."""
+        from hasbench.envs.tau2 import records
+
+        return records(output)
 
     def after_call(self, spec: ToolSpec | None) -> None:
         """Hook run after every successful call (e.g. Telecom syncs device and network)."""
@@ -245,9 +274,10 @@ class Environment(EnvironmentState):
     def describe(self) -> dict[str, str]:
         """How this environment runs, for the trace header (e.g. the coding sandbox mode).
 
-        None by default.
+        By default its compatibility mode when it has one (``compat: tau2``: τ²-bench's
+        rules and words), else nothing: the domain's own rules.
         """
-        return {}
+        return {"compat": self.compat} if self.compat else {}
 
     def evaluation_details(self, scenario: Scenario) -> dict[str, Any]:
         """Evidence and outcome numbers of the final state, kept in the evaluation details.
@@ -342,4 +372,4 @@ def _error(name: str, error_type: str, message: str) -> ToolResult:
 def _jsonable(value: Any) -> Any:
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json")
-    return json.loads(canonical_json(value)) if not isinstance(value, str) else value
+    return json.loads(canonical_json(value)) if not isinstance(value, str) else str(value)

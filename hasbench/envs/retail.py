@@ -376,10 +376,11 @@ class RetailEnvironment(ServiceEnvironment):
         method = self._payment_method(order, payment_method_id)
         original = order["payment_history"][0]["payment_method_id"]
         if method["source"] != "gift_card" and payment_method_id != original:
-            raise ToolError(
-                "precondition_failed",
-                "Payment method should be either the original payment method or a gift card",
-            )
+            allowed = (  # τ²'s message names the original only, though it takes gift cards
+                "the original payment method" if self.compat == "tau2"
+                else "either the original payment method or a gift card"
+            )  # fmt: skip
+            raise ToolError("precondition_failed", f"Payment method should be {allowed}")
         self._check_items(order, item_ids)
         order = self.writable("orders", order_id)
         order["status"] = "return requested"
