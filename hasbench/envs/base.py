@@ -370,6 +370,39 @@ def _error(name: str, error_type: str, message: str) -> ToolResult:
 
 
 def _jsonable(value: Any) -> Any:
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json")
-    return json.loads(canonical_json(value)) if not isinstance(value, str) else str(value)
+    """What a tool returned as a private copy of JSON data, as its canonical JSON reads back.
+
+    Plain data (dicts with text keys, lists, texts, numbers, booleans, None) is copied
+    directly; anything else (models, tuples, other keys or objects) goes through its
+    canonical JSON.
+    """
+    if isinstance(value, str):
+        return str(value)
+    try:
+        return _plain_copy(value)
+    except _NotPlain:
+        if isinstance(value, BaseModel):
+            return value.model_dump(mode="json")
+        return json.loads(canonical_json(value))
+
+
+_LEAVES = frozenset({str, int, float, bool, type(None)})
+_TEXT_KEYS = frozenset({str})
+
+
+class _NotPlain(Exception):
+    """Raised by :func:`_plain_copy` on anything but plain JSON data."""
+
+
+def _plain_copy(value: Any) -> Any:
+    """A copy of plain JSON data (as :func:`_jsonable` defines it); else :class:`_NotPlain`."""
+    kind = type(value)
+    if kind is dict:
+        if not _TEXT_KEYS.issuperset(map(type, value)):
+            raise _NotPlain
+        return {k: v if type(v) in _LEAVES else _plain_copy(v) for k, v in value.items()}
+    if kind is list:
+        return [v if type(v) in _LEAVES else _plain_copy(v) for v in value]
+    if kind in _LEAVES:
+        return value
+    raise _NotPlain

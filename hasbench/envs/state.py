@@ -50,14 +50,18 @@ class EnvironmentState:
         :meth:`end_write` or :meth:`rollback` (copy-on-write domains copy records they
         hand out)."""
         self._own: dict[int, Any] = {}
+        """Containers this write copied or added, by id: (the container, whether all it
+        holds is its own too; else it was copied alone and its items are shared)."""
         self._base: _Base | None = None
         self.origin: Origin | None = None
         """The shared database ``db`` was forked from (copy-on-write domains set it, see
         :func:`shared_origin`); records still identical to its records hold its values."""
         self._log: WriteLog | None = None
         self._user_copy: Any = None
-        """Copy-on-write domains: a private copy of ``user_db`` as the last write left it
-        (the next write's before-image when ``user_db`` still equals it), or None."""
+        """Copy-on-write domains: an immutable copy of ``user_db`` as the last write (or
+        the fork) left it, the next write's before-image when ``user_db`` still equals it;
+        None: none yet. It shares no dict or list with ``user_db`` and is never changed
+        in place (see :func:`follow`)."""
 
     # -- state ---------------------------------------------------------------------
 
@@ -83,21 +87,38 @@ class EnvironmentState:
         else:
             self.db, self.user_db = snapshot["db"], snapshot["user_db"]
 
-    def writable(self, table: str, key: Any) -> Any:
+    def writable(self, table: str, key: Any, *path: Any) -> Any:
         """The record ``db[table][key]`` (a key or a list index) as a copy a tool may change.
 
         The copy replaces the shared record in this environment's table; later calls in
-        the same write get the same copy.
+        the same write get the same copy. With a ``path`` (keys or indexes inside the
+        record) only the containers along it are copied and the innermost one is
+        returned: the tool may change its items, but not the containers they hold (those
+        stay shared; a flight's seats on one date, not its other dates).
         """
         records = self.db[table]
         record = records[key]
-        if id(record) in self._own:
+        own = self._own
+        entry = own.get(id(record))
+        if entry is not None and entry[1]:  # copied whole in this write
+            for step in path:
+                record = record[step]
             return record
-        private = records[key] = fast_copy(record)
-        self._own[id(private)] = private
-        if self._log is not None:
-            self._log.replaced.append((table, key, record))
-        return private
+        if not path or entry is None:  # the first change of this record
+            private = records[key] = fast_copy(record) if not path else _shallow(record)
+            own[id(private)] = (private, not path)
+            if self._log is not None:
+                self._log.replaced.append((table, key, record))
+            if not path:
+                return private
+            record = private
+        for step in path:  # copy each container along the path once
+            inner = record[step]
+            if id(inner) not in own:
+                inner = record[step] = _shallow(inner)
+                own[id(inner)] = (inner, False)
+            record = inner
+        return record
 
     def add_record(self, table: str, record: Any, key: Any = None) -> None:
         """Add a record to ``db[table]``: under ``key`` in a dict table, at the end of a list.
@@ -115,7 +136,7 @@ class EnvironmentState:
             raise KeyError(f"db[{table!r}] already has {key!r}")
         else:
             records[key] = record
-        self._own[id(record)] = record
+        self._own[id(record)] = (record, True)
         if self._log is not None:
             self._log.replaced.append((table, key, _MISSING))
             self._log.added[table] = self._log.added.get(table, 0) + 1
@@ -134,8 +155,7 @@ class EnvironmentState:
         self._own = {}  # records copied from now on are this write's
         before = self._user_copy
         if before is None or before != self.user_db:  # changed since (a read, a setup)
-            before = fast_copy(self.user_db)
-        self._user_copy = None
+            before = self._user_copy = fast_copy(self.user_db)
         self._log = WriteLog(before, sum(map(len, self.db.values())))
         return self._log
 
@@ -152,7 +172,7 @@ class EnvironmentState:
                 del self.db[table][key]
             else:
                 self.db[table][key] = record
-        self.user_db = started.user_db
+        self.user_db = fast_copy(started.user_db)
 
     def end_write(self, started: Any) -> list[dict[str, Any]]:
         """Finish the write :meth:`begin_write` started; its changes, as :func:`state_diff`."""
@@ -162,10 +182,9 @@ class EnvironmentState:
         self._log, self._own = None, {}  # a later write copies this write's records again
         started.check(self.db)
         changes = started.changes(self.db)
-        before, user_db = started.user_db, self.user_db
-        if user_db is not before and user_db != before:
-            changes += private_changes(state_diff(before, user_db, "user_db"))
-            before = catch_up(before, user_db)
+        before = started.user_db
+        if self.user_db != before:  # the user side changed: its changes, its copy in step
+            before = follow(before, self.user_db, "user_db", changes)
         self._user_copy = before
         return changes
 
@@ -203,8 +222,9 @@ class EnvironmentState:
         """
         if not self.copy_on_write:
             raise TypeError(f"{type(self).__name__} is not copy-on-write; it cannot be shared")
-        self._own, self._log, self._user_copy = {}, None, None
+        self._own, self._log = {}, None
         self._base = _Base(db=self.db, user_db=fast_copy(self.user_db), origin=self.origin)
+        self._user_copy = self._base.user_db
 
     def fork(self) -> Self:
         """A new environment in this (frozen) environment's state, sharing its records."""
@@ -212,7 +232,7 @@ class EnvironmentState:
             raise TypeError("only a frozen environment can be forked (call freeze() first)")
         twin = copy.copy(self)
         twin.db, twin.user_db = shared_tables(self.db), fast_copy(self.user_db)
-        twin.writing, twin._own, twin._log, twin._user_copy = False, {}, None, None
+        twin.writing, twin._own, twin._log = False, {}, None  # _user_copy: the base's
         return twin
 
 
@@ -310,28 +330,50 @@ def state_diff(before: Any, after: Any, path: str = "") -> list[dict[str, Any]]:
     return []
 
 
-def catch_up(copy: Any, value: Any) -> Any:
-    """``copy`` (a private copy of an earlier ``value``) made equal to ``value`` again.
+def follow(copy: Any, value: Any, path: str, changes: list[dict[str, Any]]) -> Any:
+    """Append ``state_diff(copy, value, path)`` to ``changes``; return a copy of ``value``.
 
-    Only what differs is copied anew (dicts and lists with the same keys or length are
-    updated in place); the result shares no dict or list with ``value``.
+    ``copy`` is an immutable copy of an earlier ``value``. The result is one too: it
+    shares what did not change with ``copy`` (never changing it) and nothing with
+    ``value``, and the changes share their values only with those two copies.
     """
-    kind = type(value)
-    if kind is not type(copy) or kind not in _CONTAINERS or kind is tuple:
-        return fast_copy(value)
-    if kind is dict:
-        if len(copy) != len(value) or list(copy) != list(value):
-            return fast_copy(value)
-        for key in [*compress(value, map(is_not, copy.values(), value.values()))]:
-            if copy[key] != value[key]:
-                copy[key] = catch_up(copy[key], value[key])
-        return copy
-    if len(copy) != len(value):
-        return fast_copy(value)
-    for index in [*compress(count(), map(is_not, copy, value))]:
-        if copy[index] != value[index]:
-            copy[index] = catch_up(copy[index], value[index])
-    return copy
+    if isinstance(copy, dict) and isinstance(value, dict):
+        same = len(copy) == len(value) and list(copy) == list(value)
+        if same:
+            moved = compress(value, map(is_not, copy.values(), value.values()))
+            keys = [k for k in moved if copy[k] != value[k]]
+        else:
+            keys = [
+                k
+                for k, v in copy.items()
+                if k not in value or (value[k] is not v and value[k] != v)
+            ]
+            keys += [k for k in value if k not in copy]
+        if len(keys) > 1:
+            keys.sort(key=str)
+        followed = {}
+        for key in keys:
+            sub = f"{path}.{key}" if path else str(key)
+            if key not in copy:
+                followed[key] = fast_copy(value[key])
+                changes.append({"path": sub, "before": None, "after": followed[key]})
+            elif key not in value:
+                changes.append({"path": sub, "before": copy[key], "after": None})
+            else:
+                followed[key] = follow(copy[key], value[key], sub, changes)
+        if same:
+            return {**copy, **followed}
+        return {k: followed[k] if k in followed else copy[k] for k in value}
+    if isinstance(copy, list) and isinstance(value, list) and len(copy) == len(value):
+        followed = list(copy)
+        for index in compress(count(), map(is_not, copy, value)):
+            if copy[index] != value[index]:
+                followed[index] = follow(copy[index], value[index], f"{path}[{index}]", changes)
+        return followed
+    followed = fast_copy(value)
+    if copy != value:  # a value that differs, reported whole
+        changes.append({"path": path, "before": copy, "after": followed})
+    return followed
 
 
 @dataclass
@@ -339,7 +381,7 @@ class WriteLog:
     """What a write in a copy-on-write environment changed: enough to undo or list it."""
 
     user_db: Any
-    """A private copy of the user-side state before the write (it is changed in place)."""
+    """An immutable copy of the user-side state before the write (the rollback copies it)."""
     records: int
     """The number of records in every table before the write."""
     replaced: list[tuple[str, Any, Any]] = field(default_factory=list)
@@ -458,6 +500,11 @@ def _same_tables(db: dict[str, Any], base: dict[str, Any]) -> bool:
 
 
 _MISSING = object()
+
+
+def _shallow(container: Any) -> Any:
+    """A copy of a dict or list that shares its items."""
+    return dict(container) if isinstance(container, dict) else list(container)
 
 
 class Origin:

@@ -9,7 +9,7 @@ import pytest
 
 from hasbench.agency import Setting
 from hasbench.envs import _shared, environment_class, make_environment, replayed_environment
-from hasbench.envs.state import Origin, fast_copy, shared_tables, state_diff
+from hasbench.envs.state import Origin, fast_copy, follow, shared_tables, state_diff
 from hasbench.evaluate import evaluate, replay_gold
 from hasbench.participants.backends import make_judge
 from hasbench.paths import TASKS_DIR
@@ -268,3 +268,66 @@ def test_a_write_that_adds_a_record_without_add_record_is_an_error():
     env.db["reservations"]["ZZZ999"] = {"status": None}
     with pytest.raises(RuntimeError, match="changed size during a write without add_record"):
         env.end_write(started)
+
+
+def containers(value) -> set[int]:
+    """Ids of every dict and list inside a value."""
+    if isinstance(value, dict):
+        return {id(value)}.union(*map(containers, value.values()))
+    if isinstance(value, list):
+        return {id(value)}.union(*map(containers, value))
+    return set()
+
+
+def test_the_user_sides_changes_equal_the_full_diff_and_its_copies_share_nothing():
+    before = {"device": {"on": True, "apps": {"a": {"sms": True}}, "apn": [1, {"x": 2}]}, "n": 1}
+    afters = [
+        {"device": {"on": False, "apps": {"a": {"sms": False}}, "apn": [1, {"x": 3}]}, "n": 1},
+        {"device": {"on": True, "apps": {}, "apn": [1]}, "n": None},  # removed, shorter
+        {"n": 2, "device": {"on": True, "apps": {"a": {"sms": True}, "b": {}}, "apn": "x"}},
+        {"device": None, "n": 1, "new": [{"deep": [1]}]},  # another kind, an added key
+        before,
+    ]
+    for after in map(fast_copy, afters):
+        copy = fast_copy(before)
+        frozen = canonical_json(copy)
+        changes: list = []
+        followed = follow(copy, after, "user_db", changes)
+        assert changes == state_diff(before, after, "user_db")
+        assert followed == after and canonical_json(copy) == frozen  # the copy is kept
+        assert not containers(followed) & containers(after)
+        assert not containers(changes) & containers(after)
+
+
+def test_a_write_along_a_path_copies_only_that_path_and_shares_the_rest():
+    env = make_environment(tasks("airline", 1)[0])
+    origin, before = env.origin, env.state_hash()
+    shared = canonical_json(origin.db)
+    number, original = next(
+        (n, f) for n, f in env.db["flights"].items()
+        if sum("available_seats" in d for d in f["dates"].values()) >= 2
+    )  # fmt: skip
+    first, second = [d for d, v in original["dates"].items() if "available_seats" in v][:2]
+    started = env.begin_write()
+    seats = env.writable("flights", number, "dates", first, "available_seats")
+    seats["economy"] -= 2
+    again = env.writable("flights", number, "dates", second, "available_seats")
+    again["business"] -= 1
+    assert env.writable("flights", number, "dates", first, "available_seats") is seats
+    flight = env.db["flights"][number]
+    third = next(d for d in flight["dates"] if d not in (first, second))
+    assert flight["dates"][third] is original["dates"][third]  # untouched dates are shared
+    changes = env.end_write(started)
+    assert [c["path"] for c in changes] == [
+        f"db.flights.{number}.dates.{first}.available_seats.economy",
+        f"db.flights.{number}.dates.{second}.available_seats.business",
+    ]
+    assert canonical_json(origin.db) == shared
+    assert env.state_hash() == full_hash(env) != before
+    started = env.begin_write()  # a path, then the whole record: a full copy, undone
+    env.writable("flights", number, "dates", first, "available_seats")["economy"] = 0
+    whole = env.writable("flights", number)
+    whole["dates"][third]["status"] = "changed"
+    env.rollback(started)
+    assert env.db["flights"][number] is flight and canonical_json(origin.db) == shared
+    assert env.state_hash() == full_hash(env)

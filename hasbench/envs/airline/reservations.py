@@ -177,8 +177,10 @@ class ReservationTools:
             elif method["source"] == "certificate":
                 del user["payment_methods"][payment["payment_id"]]
         for segment in segments:
-            flight = self.writable("flights", segment["flight_number"])
-            flight["dates"][segment["date"]]["available_seats"][cabin] -= len(passengers)
+            seats = self.writable(
+                "flights", segment["flight_number"], "dates", segment["date"], "available_seats"
+            )
+            seats[cabin] -= len(passengers)
         reservation = {
             "reservation_id": rid,
             "user_id": user_id,

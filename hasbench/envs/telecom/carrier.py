@@ -44,7 +44,10 @@ class CarrierTools:
 
         :meth:`_customer`, :meth:`_plan` and :meth:`_bill` look records up this way.
         """
-        return next((r for r in self.db[kind] if r[key] == value), None)
+        for record in self.db[kind]:
+            if record[key] == value:
+                return record
+        return None
 
     def _refusal(self, error_type: ErrorType, ours: str, tau2_words: str) -> ToolError:
         """A refusal in our words, or in τ² mode in τ²-bench's."""
