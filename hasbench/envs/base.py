@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, get_type_hints
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from hasbench.envs.state import EnvironmentState, deep_merge
+from hasbench.envs.tau2 import records, tau2_text
 from hasbench.tools import ToolSpec, split_docstring
 from hasbench.vocab import Risk, Side, ToolKind, canonical_json
 
@@ -256,14 +257,10 @@ class Environment(EnvironmentState):
         """
         if self.compat != "tau2":
             return None
-        from hasbench.envs.tau2 import tau2_text
-
         return tau2_text(self, name, output)
 
     def tau2_result(self, name: str, output: Any) -> Any:
         """What τ²'s tool returns for this result: by default records stay records."""
-        from hasbench.envs.tau2 import records
-
         return records(output)
 
     def after_call(self, spec: ToolSpec | None) -> None:

@@ -233,7 +233,7 @@ class RetailEnvironment(ServiceEnvironment):
         """
         if "pending" not in self._order(order_id)["status"]:
             raise ToolError("precondition_failed", "Non-pending order cannot be modified")
-        order = self.writable("orders", order_id)
+        order = self.writable("orders", order_id, shallow=True)
         order["address"] = _address(address1, address2, city, state, country, zip)
         return order
 
@@ -353,7 +353,7 @@ class RetailEnvironment(ServiceEnvironment):
             zip: Zip code.
         """
         self._user(user_id)
-        user = self.writable("users", user_id)
+        user = self.writable("users", user_id, shallow=True)
         user["address"] = _address(address1, address2, city, state, country, zip)
         return user
 
@@ -382,7 +382,7 @@ class RetailEnvironment(ServiceEnvironment):
             )  # fmt: skip
             raise ToolError("precondition_failed", f"Payment method should be {allowed}")
         self._check_items(order, item_ids)
-        order = self.writable("orders", order_id)
+        order = self.writable("orders", order_id, shallow=True)
         order["status"] = "return requested"
         order["return_items"] = sorted(item_ids)
         order["return_payment_method_id"] = payment_method_id
@@ -413,7 +413,7 @@ class RetailEnvironment(ServiceEnvironment):
                 "precondition_failed",
                 "Insufficient gift card balance to pay for the price difference",
             )
-        order = self.writable("orders", order_id)
+        order = self.writable("orders", order_id, shallow=True)
         order["status"] = "exchange requested"
         order["exchange_items"] = sorted(item_ids)
         order["exchange_new_items"] = sorted(new_item_ids)

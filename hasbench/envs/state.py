@@ -87,14 +87,15 @@ class EnvironmentState:
         else:
             self.db, self.user_db = snapshot["db"], snapshot["user_db"]
 
-    def writable(self, table: str, key: Any, *path: Any) -> Any:
+    def writable(self, table: str, key: Any, *path: Any, shallow: bool = False) -> Any:
         """The record ``db[table][key]`` (a key or a list index) as a copy a tool may change.
 
         The copy replaces the shared record in this environment's table; later calls in
         the same write get the same copy. With a ``path`` (keys or indexes inside the
-        record) only the containers along it are copied and the innermost one is
-        returned: the tool may change its items, but not the containers they hold (those
-        stay shared; a flight's seats on one date, not its other dates).
+        record), or ``shallow`` for the record alone, only the containers along it are
+        copied and the innermost one is returned: the tool may change its items, but not
+        the containers they hold (those stay shared; a flight's seats on one date, not its
+        other dates; an order's status, not its items).
         """
         records = self.db[table]
         record = records[key]
@@ -104,12 +105,13 @@ class EnvironmentState:
             for step in path:
                 record = record[step]
             return record
-        if not path or entry is None:  # the first change of this record
-            private = records[key] = fast_copy(record) if not path else _shallow(record)
-            own[id(private)] = (private, not path)
+        whole = not path and not shallow
+        if whole or entry is None:  # the first change of this record
+            private = records[key] = fast_copy(record) if whole else _shallow(record)
+            own[id(private)] = (private, whole)
             if self._log is not None:
                 self._log.replaced.append((table, key, record))
-            if not path:
+            if whole:
                 return private
             record = private
         for step in path:  # copy each container along the path once
@@ -359,8 +361,11 @@ def follow(copy: Any, value: Any, path: str, changes: list[dict[str, Any]]) -> A
                 changes.append({"path": sub, "before": None, "after": followed[key]})
             elif key not in value:
                 changes.append({"path": sub, "before": copy[key], "after": None})
-            else:
+            elif type(value[key]) in _CONTAINERS:
                 followed[key] = follow(copy[key], value[key], sub, changes)
+            else:  # a changed leaf (shared, immutable)
+                followed[key] = value[key]
+                changes.append({"path": sub, "before": copy[key], "after": value[key]})
         if same:
             return {**copy, **followed}
         return {k: followed[k] if k in followed else copy[k] for k in value}
@@ -404,6 +409,8 @@ class WriteLog:
         Exactly as :func:`state_diff` of the whole state before and after lists them; they
         share records with ``db`` (no write changes a record in place after it ends).
         """
+        if not self.replaced:  # a write of the user side only
+            return []
         before: dict[str, dict[Any, Any]] = {}
         for table, key, record in self.replaced:
             before.setdefault(table, {}).setdefault(key, record)

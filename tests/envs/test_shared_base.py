@@ -331,3 +331,22 @@ def test_a_write_along_a_path_copies_only_that_path_and_shares_the_rest():
     env.rollback(started)
     assert env.db["flights"][number] is flight and canonical_json(origin.db) == shared
     assert env.state_hash() == full_hash(env)
+
+
+def test_a_shallow_write_copies_the_record_alone():
+    env = make_environment(tasks("retail", 1)[0])
+    shared = canonical_json(env.origin.db)
+    key, original = next(iter(env.db["orders"].items()))
+    started = env.begin_write()
+    order = env.writable("orders", key, shallow=True)
+    order["status"] = "changed"
+    assert order is not original and order["items"] is original["items"]
+    assert env.writable("orders", key, shallow=True) is order
+    assert [c["path"] for c in env.end_write(started)] == [f"db.orders.{key}.status"]
+    started = env.begin_write()
+    env.writable("orders", key, shallow=True)["status"] = "again"
+    env.writable("orders", key)["items"].clear()  # the whole record now: a full copy
+    assert env.db["orders"][key]["items"] == [] and original["items"]
+    env.rollback(started)
+    assert env.db["orders"][key] is order and canonical_json(env.origin.db) == shared
+    assert env.state_hash() == full_hash(env)

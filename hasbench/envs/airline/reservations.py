@@ -329,8 +329,8 @@ class ReservationTools:
         cid = next((c for c in NEW_CERTIFICATE_IDS if c not in user["payment_methods"]), None)
         if cid is None:
             raise ToolError("precondition_failed", "Too many certificates")
-        user = self.writable("users", user_id)
-        user["payment_methods"][cid] = {"source": "certificate", "id": cid, "amount": float(amount)}
+        methods = self.writable("users", user_id, "payment_methods")
+        methods[cid] = {"source": "certificate", "id": cid, "amount": float(amount)}
         return f"Certificate {cid} added to user {user_id} with amount {plain_number(amount)}."
 
 
