@@ -293,19 +293,7 @@ def state_diff(before: Any, after: Any, path: str = "") -> list[dict[str, Any]]:
         return []
     if isinstance(before, dict) and isinstance(after, dict):
         changes: list[dict[str, Any]] = []
-        if len(before) == len(after) and list(before) == list(after):  # a copy's keys
-            moved = compress(before, map(is_not, before.values(), after.values()))
-            keys = [k for k in moved if before[k] != after[k]]
-        else:
-            keys = [
-                k
-                for k, v in before.items()
-                if k not in after or (after[k] is not v and after[k] != v)
-            ]
-            keys += [k for k in after if k not in before]
-        if len(keys) > 1:
-            keys.sort(key=str)
-        for key in keys:
+        for key in _differing_keys(before, after)[0]:
             sub = f"{path}.{key}" if path else str(key)
             if key not in before:
                 changes.append({"path": sub, "before": None, "after": after[key]})
@@ -332,6 +320,25 @@ def state_diff(before: Any, after: Any, path: str = "") -> list[dict[str, Any]]:
     return []
 
 
+def _differing_keys(before: dict, after: dict) -> tuple[list[Any], bool]:
+    """Keys whose values differ between two dicts (sorted as text); whether the keys agree.
+
+    With the same keys in the same order, only values the two do not share are compared.
+    """
+    same = len(before) == len(after) and list(before) == list(after)
+    if same:
+        moved = compress(before, map(is_not, before.values(), after.values()))
+        keys = [k for k in moved if before[k] != after[k]]
+    else:
+        keys = [
+            k for k, v in before.items() if k not in after or (after[k] is not v and after[k] != v)
+        ]
+        keys += [k for k in after if k not in before]
+    if len(keys) > 1:
+        keys.sort(key=str)
+    return keys, same
+
+
 def follow(copy: Any, value: Any, path: str, changes: list[dict[str, Any]]) -> Any:
     """Append ``state_diff(copy, value, path)`` to ``changes``; return a copy of ``value``.
 
@@ -340,19 +347,7 @@ def follow(copy: Any, value: Any, path: str, changes: list[dict[str, Any]]) -> A
     ``value``, and the changes share their values only with those two copies.
     """
     if isinstance(copy, dict) and isinstance(value, dict):
-        same = len(copy) == len(value) and list(copy) == list(value)
-        if same:
-            moved = compress(value, map(is_not, copy.values(), value.values()))
-            keys = [k for k in moved if copy[k] != value[k]]
-        else:
-            keys = [
-                k
-                for k, v in copy.items()
-                if k not in value or (value[k] is not v and value[k] != v)
-            ]
-            keys += [k for k in value if k not in copy]
-        if len(keys) > 1:
-            keys.sort(key=str)
+        keys, same = _differing_keys(copy, value)
         followed = {}
         for key in keys:
             sub = f"{path}.{key}" if path else str(key)
