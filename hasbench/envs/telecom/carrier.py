@@ -77,11 +77,19 @@ class CarrierTools:
         return bill
 
     def _customer_line(self, customer_id: str, line_id: str) -> tuple[dict, dict]:
+        """The customer and their line, to read.
+
+        A tool that changes the line then asks :meth:`_line_to_change` for it.
+        """
         customer = self._customer(customer_id)
-        line = self._find("lines", "line_id", line_id)
+        line = self._peek("lines", "line_id", line_id)
         if line is None or line_id not in customer["line_ids"]:
             raise ToolError("not_found", f"Line {line_id} not found for customer {customer_id}")
         return customer, line
+
+    def _line_to_change(self, line_id: str) -> dict[str, Any]:
+        """A line :meth:`_customer_line` found, as the write's own copy."""
+        return self._find("lines", "line_id", line_id)
 
     def _customer_by_phone(self, phone_number: str) -> dict[str, Any] | None:
         for customer in self.db["customers"]:
@@ -198,6 +206,7 @@ class CarrierTools:
         if line["status"] != "Active":
             raise self._refusal("precondition_failed", f"Line {line_id} is {line['status']}, "
                                 "not Active", "Line must be active to suspend")  # fmt: skip
+        line = self._line_to_change(line_id)
         line["status"] = "Suspended"
         line["suspension_start_date"] = TODAY
         words = "Line suspended successfully. $5/month holding fee will apply."
@@ -219,6 +228,7 @@ class CarrierTools:
         if line["status"] not in ("Suspended", "Pending Activation"):
             ours = f"Line {line_id} is {line['status']}; it cannot be resumed"
             raise self._refusal("precondition_failed", ours, "Line must be suspended to resume")
+        line = self._line_to_change(line_id)
         line["status"] = "Active"
         line["suspension_start_date"] = None
         return said(
@@ -262,7 +272,7 @@ class CarrierTools:
         if line["roaming_enabled"]:
             return said(f"Roaming was already enabled on line {line_id}.",
                         "Roaming was already enabled")  # fmt: skip
-        line["roaming_enabled"] = True
+        self._line_to_change(line_id)["roaming_enabled"] = True
         return said(f"Roaming enabled on line {line_id}.", "Roaming enabled successfully")
 
     @tool(kind="write", risk="low")
@@ -277,7 +287,7 @@ class CarrierTools:
         if not line["roaming_enabled"]:
             return said(f"Roaming was already disabled on line {line_id}.",
                         "Roaming was already disabled")  # fmt: skip
-        line["roaming_enabled"] = False
+        self._line_to_change(line_id)["roaming_enabled"] = False
         return said(f"Roaming disabled on line {line_id}.", "Roaming disabled successfully")
 
     @tool(kind="write", risk="high")
@@ -308,6 +318,7 @@ class CarrierTools:
         )
         total, refuelled = bill["total_due"] + charge, line["data_refueling_gb"] + gb_amount
         bill["total_due"] = total if exact else round(total, 2)
+        line = self._line_to_change(line_id)
         line["data_refueling_gb"] = refuelled if exact else round(refuelled, 6)
         result = {"new_data_refueling_gb": line["data_refueling_gb"], "charge": charge}
         words = f"Successfully added {gb_amount} GB of data for line {line_id} for ${charge:.2f}"
@@ -333,6 +344,7 @@ class CarrierTools:
             )
         if line["plan_id"] == plan_id:
             raise ToolError("precondition_failed", f"Line {line_id} is already on {plan_id}")
+        line = self._line_to_change(line_id)
         line["plan_id"] = plan_id
         line["last_plan_change_date"] = TODAY
         return {"message": f"Line {line_id} is now on {plan['name']}.", "line": line}

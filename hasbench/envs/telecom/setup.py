@@ -22,7 +22,8 @@ class TelecomSetup:
 
     def set_data_usage(self, customer_id: str, line_id: str, data_used_gb: float) -> None:
         """Set the data used on a line this cycle."""
-        self._customer_line(customer_id, line_id)[1]["data_used_gb"] = data_used_gb
+        self._customer_line(customer_id, line_id)  # refuses a line the customer lacks
+        self._line_to_change(line_id)["data_used_gb"] = data_used_gb
 
     def suspend_line_for_overdue_bill(
         self, customer_id: str, line_id: str, new_bill_id: str, contract_ended: bool
@@ -58,6 +59,7 @@ class TelecomSetup:
             },
         )
         self._find("customers", "customer_id", customer_id)["bill_ids"].append(new_bill_id)
+        line = self._line_to_change(line_id)
         line["status"] = "Suspended"
         line["suspension_start_date"] = TODAY
         if contract_ended:
