@@ -169,13 +169,13 @@ class ReservationTools:
                 f"Payment amount does not add up, total price is {total}, "
                 f"but paid {plain_number(sum(p['amount'] for p in payment_methods))}",
             )
-        user = self.writable("users", user_id)
-        for payment in payment_methods:
-            method = user["payment_methods"][payment["payment_id"]]
-            if method["source"] == "gift_card":
-                self._debit(method, payment["amount"])
-            elif method["source"] == "certificate":
-                del user["payment_methods"][payment["payment_id"]]
+        for payment in payment_methods:  # only the member's changed parts are copied
+            key, methods = payment["payment_id"], self.writable("users", user_id, "payment_methods")
+            if methods[key]["source"] == "gift_card":
+                card = self.writable("users", user_id, "payment_methods", key)
+                self._debit(card, payment["amount"])
+            elif methods[key]["source"] == "certificate":
+                del methods[key]
         for segment in segments:
             seats = self.writable(
                 "flights", segment["flight_number"], "dates", segment["date"], "available_seats"
@@ -201,7 +201,7 @@ class ReservationTools:
             "status": None,
         }
         self.add_record("reservations", reservation, rid)
-        user["reservations"].append(rid)
+        self.writable("users", user_id, "reservations").append(rid)
         return reservation
 
     @tool(kind="write", risk="high")
