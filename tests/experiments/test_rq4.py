@@ -56,3 +56,14 @@ def test_each_domain_runs_under_its_own_personas():
     assert {s.agency for s in grid.settings} == {"A3"} and grid.name == "rq4_retail"
     with pytest.raises(ValueError, match="persona"):
         rq4.experiment(["scripted:strong"], "no_such_domain")
+
+
+def test_table6_says_its_brackets_are_cis_of_paired_differences(frame, tmp_path):
+    from hasbench.experiments.study import Table, write_tables
+
+    tables = rq4.tables(personas(frame))
+    notes = rq4.table6_notes(tables["table6"])
+    assert "paired difference" in notes[0] and "can reach below 0" in notes[0]
+    shown = rq4.display(tables["table6"], tables["table6_personas"])
+    write_tables(tmp_path, {"table6": Table(tables["table6"], shown, 3, tuple(notes))}, [])
+    assert "paired difference" in (tmp_path / "table6.md").read_text()
