@@ -49,11 +49,11 @@ from hasbench.envs.coding.sandbox import (
     WORKSPACE,
     Limits,
     RunResult,
-    Sandbox,
     python_executable,
     sandbox_mode,
 )
 from hasbench.envs.coding.tampering import audit_writes, takeover
+from hasbench.envs.coding.warm import WarmSandbox
 from hasbench.envs.coding.workspace import Workspace, WorkspaceError, clean_path
 from hasbench.envs.service import domain_policy, load_policy, resolve_data_path
 
@@ -99,7 +99,7 @@ class CodingEnvironment(Environment):
         self.workspace = Workspace(files)
         self.hidden_tests = hidden_tests
         self.policy = policy
-        self.sandbox = Sandbox(limits)
+        self.sandbox = WarmSandbox(limits)
         self.submitted: str | None = None
         self.original: dict[str, str] = dict(self.workspace.tree)
         self.rules = ChangeRules.from_repo(self.workspace.texts())
