@@ -49,6 +49,7 @@ from hasbench.envs.coding.sandbox import (
     WORKSPACE,
     Limits,
     RunResult,
+    Sandbox,
     python_executable,
     sandbox_mode,
 )
@@ -87,6 +88,8 @@ class CodingEnvironment(Environment):
     """
 
     domain = "coding"
+    sandbox_type: type[Sandbox] = WarmSandbox
+    """What runs the workspace's code (warm workers; benchmarks set the cold one)."""
 
     def __init__(
         self,
@@ -99,7 +102,7 @@ class CodingEnvironment(Environment):
         self.workspace = Workspace(files)
         self.hidden_tests = hidden_tests
         self.policy = policy
-        self.sandbox = WarmSandbox(limits)
+        self.sandbox = self.sandbox_type(limits)
         self.submitted: str | None = None
         self.original: dict[str, str] = dict(self.workspace.tree)
         self.rules = ChangeRules.from_repo(self.workspace.texts())
@@ -550,9 +553,10 @@ class CodingEnvironment(Environment):
         if key in _RUN_CACHE:
             _RUN_CACHE.move_to_end(key)
             return _RUN_CACHE[key]
+        warm = isinstance(self.sandbox, WarmSandbox)  # a warm worker takes the files as they are
         result = self.sandbox.run(
-            argv, self.workspace.directory(), writable=False, binds=binds, env=env,
-            secret=secret.encode() if secret is not None else None,
+            argv, self.workspace.files() if warm else self.workspace.directory(), writable=False,
+            binds=binds, env=env, secret=secret.encode() if secret is not None else None,
         )  # fmt: skip
         _RUN_CACHE[key] = result
         while sum(len(r.output) for r in _RUN_CACHE.values()) > _RUN_CACHE_BYTES:

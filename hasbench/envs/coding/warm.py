@@ -35,7 +35,8 @@ import sys
 import tempfile
 import threading
 import time
-from pathlib import Path
+from collections.abc import Mapping
+from pathlib import Path, PurePosixPath
 
 from hasbench.envs.coding import sandbox
 from hasbench.envs.coding.sandbox import (
@@ -77,23 +78,25 @@ class WarmSandbox(Sandbox):
     def run(
         self,
         argv: list[str],
-        workspace: Path,
+        workspace: Path | Mapping[str, bytes],
         *,
         writable: bool,
         binds: dict[str, Path] | None = None,
         env: dict[str, str] | None = None,
         secret: bytes | None = None,
     ) -> RunResult:
-        """Like :meth:`Sandbox.run`, in a warm worker when bubblewrap sandboxes runs."""
+        """Like :meth:`Sandbox.run`, in a warm worker when bubblewrap sandboxes runs.
+
+        Args:
+            workspace: the directory to mount, or (read-only runs) its files as relative
+                path -> content, which then never have to be written to a directory of
+                their own.
+        """
         binds = dict(binds or {})
-        cold = sandbox.unsafe_requested() or sandbox.bubblewrap_problem() is not None
-        if cold or not all(Path(host).is_dir() for host in binds.values()):
-            return super().run(argv, workspace, writable=writable, binds=binds, env=env,
-                               secret=secret)  # fmt: skip
         key = (self.limits, writable, tuple(sorted(binds)), tuple(_python_roots()))
-        if key in _FAILED:
-            return super().run(argv, workspace, writable=writable, binds=binds, env=env,
-                               secret=secret)  # fmt: skip
+        cold = sandbox.unsafe_requested() or sandbox.bubblewrap_problem() is not None
+        if cold or key in _FAILED or not all(Path(host).is_dir() for host in binds.values()):
+            return self._cold(argv, workspace, writable, binds, env, secret)
         try:
             worker = _take(key) or _start(key, self.limits, writable, sorted(binds))
             files = _fill(worker.slot, workspace)
@@ -103,14 +106,35 @@ class WarmSandbox(Sandbox):
                 _chown_tree(worker.slot, _warm_uid())
             result = worker.run(argv, run_env(env), secret, shadowed=_shadows(files))
         except (WorkerGone, OSError):
-            return super().run(argv, workspace, writable=writable, binds=binds, env=env,
-                               secret=secret)  # fmt: skip
+            return self._cold(argv, workspace, writable, binds, env, secret)
         if writable and worker.alive:  # a run stopped at a limit is discarded by the caller
             _empty(workspace)
             for name in os.listdir(worker.slot):
                 os.rename(worker.slot / name, workspace / name)
         _give(key, worker)
         return result
+
+    def _cold(
+        self,
+        argv: list[str],
+        workspace: Path | Mapping[str, bytes],
+        writable: bool,
+        binds: dict[str, Path],
+        env: dict[str, str] | None,
+        secret: bytes | None,
+    ) -> RunResult:
+        """The run done by :meth:`Sandbox.run` (files given as a mapping written out first)."""
+        if isinstance(workspace, Path):
+            return super().run(argv, workspace, writable=writable, binds=binds, env=env,
+                               secret=secret)  # fmt: skip
+        if writable:
+            raise TypeError("a writable run needs the workspace directory")
+        with tempfile.TemporaryDirectory(prefix="hasbench-ws-") as scratch:
+            folder = Path(scratch)
+            folder.chmod(0o755)
+            _fill(folder, workspace)
+            return super().run(argv, folder, writable=False, binds=binds, env=env,
+                               secret=secret)  # fmt: skip
 
 
 class _Worker:
@@ -304,27 +328,56 @@ def _shadows(paths: list[str]) -> bool:
     return False
 
 
-def _fill(folder: Path, source: Path) -> list[str]:
-    """Make ``folder`` a copy of ``source`` (its regular files and directories).
+def _fill(folder: Path, source: Path | Mapping[str, bytes]) -> list[str]:
+    """Make ``folder`` hold ``source``: a directory's regular files and directories, or
+    files given as relative path -> content (mode 0644).
+
+    Files already there with the same content and mode are left alone, so a worker that
+    serves runs of the same repository rewrites only what changed.
 
     Returns:
-        The relative paths of the files copied.
+        The relative paths of the files.
     """
-    _empty(folder)
-    copied = []
+    wanted = _wanted(source)
+    dirs_wanted = {str(parent) for rel in wanted for parent in PurePosixPath(rel).parents}
+    for root, dirs, files in os.walk(folder, topdown=False):
+        relative = os.path.relpath(root, folder)
+        for name in files + dirs:
+            rel = os.path.normpath(os.path.join(relative, name))
+            full = os.path.join(root, name)
+            if os.path.isdir(full) and not os.path.islink(full):
+                if rel not in dirs_wanted:
+                    _remove(full)
+            elif rel not in wanted or not _is_file(full):
+                _remove(full)
+    for rel in sorted(dirs_wanted - {"."}):
+        (folder / rel).mkdir(mode=0o755, exist_ok=True)
+    for rel, (data, mode) in wanted.items():
+        target = folder / rel
+        if not target.exists() or target.read_bytes() != data:
+            target.write_bytes(data)
+        if os.stat(target).st_mode & 0o777 != mode:
+            target.chmod(mode)
+    return sorted(wanted)
+
+
+def _wanted(source: Path | Mapping[str, bytes]) -> dict[str, tuple[bytes, int]]:
+    """relative path -> (content, mode) of the files to put in a worker's folder."""
+    if not isinstance(source, Path):
+        return {path: (data, 0o644) for path, data in source.items()}
+    wanted = {}
     for root, dirs, files in os.walk(source):
         dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(root, d))]
-        relative = os.path.relpath(root, source)
-        target = folder / relative
-        for name in dirs:
-            (target / name).mkdir(mode=0o755)
         for name in files:
             path = os.path.join(root, name)
-            if os.path.isfile(path) and not os.path.islink(path):
-                shutil.copyfile(path, target / name)
-                (target / name).chmod(os.stat(path).st_mode & 0o777)
-                copied.append(os.path.normpath(os.path.join(relative, name)))
-    return copied
+            if _is_file(path):
+                rel = os.path.relpath(path, source).replace(os.sep, "/")
+                wanted[rel] = (Path(path).read_bytes(), os.stat(path).st_mode & 0o777)
+    return wanted
+
+
+def _is_file(path: str) -> bool:
+    return os.path.isfile(path) and not os.path.islink(path)
 
 
 def _empty(folder: Path) -> None:
