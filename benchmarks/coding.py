@@ -79,7 +79,8 @@ def run_costs(tasks: int = 12, rounds: int = 2) -> dict[str, float]:
     scenarios = load_tasks(CODING_TASKS)
     chosen = scenarios[:: max(1, len(scenarios) // tasks)][:tasks]
     warm.stop_workers()
-    times: dict[str, list[float]] = {f"{kind}_{way}": [] for kind in KINDS for way in ("cold", "warm")}
+    ways = ("cold", "warm")
+    times: dict[str, list[float]] = {f"{kind}_{way}": [] for kind in KINDS for way in ways}
     for scenario in chosen:
         env, _ = replay_gold(scenario)
         for _ in range(rounds):

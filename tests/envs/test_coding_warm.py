@@ -161,7 +161,8 @@ def test_a_warm_run_is_held_to_the_same_limits(workspace, code, status):
 
 
 def test_a_test_that_loops_is_stopped_in_the_warm_interpreter(workspace):
-    (workspace / "tests" / "test_loop.py").write_text("def test_loop():\n    while True:\n        pass\n")
+    loop = "def test_loop():\n    while True:\n        pass\n"
+    (workspace / "tests" / "test_loop.py").write_text(loop)
     result = WarmSandbox(FAST).run([*PYTEST[:-1], "tests/test_loop.py"], workspace, writable=False)
     assert result.status in ("cpu_limit", "timeout")
 

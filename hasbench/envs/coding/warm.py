@@ -88,9 +88,14 @@ class WarmSandbox(Sandbox):
         """Like :meth:`Sandbox.run`, in a warm worker when bubblewrap sandboxes runs.
 
         Args:
+            argv: the command (as for :meth:`Sandbox.run`).
             workspace: the directory to mount, or (read-only runs) its files as relative
                 path -> content, which then never have to be written to a directory of
                 their own.
+            writable: whether the run may change the workspace.
+            binds: extra read-only directories, destination -> host path.
+            env: extra environment variables (as for :meth:`Sandbox.run`).
+            secret: opens the run's private channel (as for :meth:`Sandbox.run`).
         """
         binds = dict(binds or {})
         key = (self.limits, writable, tuple(sorted(binds)), tuple(_python_roots()))
@@ -157,8 +162,9 @@ class _Worker:
         argv = _bwrap_argv(self.slot, writable, binds, limits)
         for name, value in sorted(_worker_env().items()):
             argv += ["--setenv", name, value]
-        argv += _drop_root_argv(_warm_uid()) + [python_executable(), "-s", "-P",
-                                     f"{WORKER_DIR}/{WORKER_SOURCE.name}", str(inside.fileno())]  # fmt: skip
+        script = f"{WORKER_DIR}/{WORKER_SOURCE.name}"
+        argv += _drop_root_argv(_warm_uid())
+        argv += [python_executable(), "-s", "-P", script, str(inside.fileno())]
         try:
             self.process = subprocess.Popen(
                 argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -202,8 +208,8 @@ class _Worker:
             streams[channel] = bytearray()
         limits = self.limits
         request = {
-            "argv": argv, "env": variables, "cwd": WORKSPACE, "mode": _mode(argv, variables, shadowed),
-            "secret": (secret or b"").decode(),
+            "argv": argv, "env": variables, "cwd": WORKSPACE,
+            "mode": _mode(argv, variables, shadowed), "secret": (secret or b"").decode(),
             "limits": {"cpu": [limits.cpu_seconds, limits.cpu_seconds + 1],
                        "as": [limits.memory_bytes] * 2, "fsize": [limits.file_bytes] * 2,
                        "nofile": [limits.open_files] * 2, "nproc": [limits.processes] * 2,
@@ -298,7 +304,7 @@ def _worker_env() -> dict[str, str]:
 
 
 def _mode(argv: list[str], variables: dict[str, str], shadowed: bool) -> str:
-    """"pytest" or "script" (run in the warm interpreter), or "exec".
+    """The run's mode: "pytest" or "script" (in the warm interpreter), or "exec".
 
     The warm interpreter serves a run only when a new interpreter would have started the
     same way: the same executable and start-up variables (hash seed, ...), and for
@@ -318,9 +324,12 @@ def _mode(argv: list[str], variables: dict[str, str], shadowed: bool) -> str:
 
 
 def _shadows(paths: list[str]) -> bool:
-    """Whether a file could replace, for an interpreter with it on its path, a module
-    the worker loaded or a start-up file (:func:`~.tampering.takeover`, or any module,
-    compiled or not, named like the standard library or the test runner)."""
+    """Whether a file could stand in for a module the worker loaded or a start-up file.
+
+    That is, for an interpreter with the workspace on its path: a file
+    :func:`~.tampering.takeover` names, or any module (compiled or not) named like one of
+    the standard library or the test runner.
+    """
     for path in paths:
         top = path.split("/", 1)[0].split(".", 1)[0]
         if takeover(path) is not None or top in RUNNER_MODULES or top in sys.stdlib_module_names:
@@ -329,8 +338,10 @@ def _shadows(paths: list[str]) -> bool:
 
 
 def _fill(folder: Path, source: Path | Mapping[str, bytes]) -> list[str]:
-    """Make ``folder`` hold ``source``: a directory's regular files and directories, or
-    files given as relative path -> content (mode 0644).
+    """Make ``folder`` hold ``source``'s files, and nothing else.
+
+    ``source`` is a directory (its regular files and directories) or files given as
+    relative path -> content (mode 0644).
 
     Files already there with the same content and mode are left alone, so a worker that
     serves runs of the same repository rewrites only what changed.
@@ -362,7 +373,7 @@ def _fill(folder: Path, source: Path | Mapping[str, bytes]) -> list[str]:
 
 
 def _wanted(source: Path | Mapping[str, bytes]) -> dict[str, tuple[bytes, int]]:
-    """relative path -> (content, mode) of the files to put in a worker's folder."""
+    """Relative path -> (content, mode) of the files to put in a worker's folder."""
     if not isinstance(source, Path):
         return {path: (data, 0o644) for path, data in source.items()}
     wanted = {}

@@ -26,7 +26,6 @@ import json
 import os
 import resource
 import runpy
-import shutil
 import signal
 import socket
 import sys
