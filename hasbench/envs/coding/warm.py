@@ -397,6 +397,10 @@ def _empty(folder: Path) -> None:
 
 
 def _remove(path: str) -> None:
+    """Remove a file or a tree, folders a run made unreadable included.
+
+    The worker, a script of its own, does the same inside its sandbox.
+    """
     if os.path.isdir(path) and not os.path.islink(path):
         os.chmod(path, 0o700)
         for entry in os.scandir(path):
