@@ -4,7 +4,8 @@ Each episode works on its own copy of the task's repository (``environment.works
 a directory under ``data/``) held by a :class:`~hasbench.envs.coding.workspace.Workspace`.
 Agents list, read and search files, write a file or apply a unified diff, run the visible
 tests or an allowlisted command, look at the diff so far and submit. Every execution of
-project code runs in the bubblewrap sandbox (:mod:`hasbench.envs.coding.sandbox`).
+project code runs in the bubblewrap sandbox (:mod:`hasbench.envs.coding.sandbox`), in a
+warm worker (:mod:`hasbench.envs.coding.warm`).
 
 Risk: ordinary edits (``write_file``, ``apply_patch``), commands and the submission are
 low-risk writes; ``delete_file`` and ``apply_protected_patch`` are high-risk. The low-risk
