@@ -50,7 +50,7 @@ LIMITS = {
 def main() -> int:
     """Serve runs until the host closes the socket."""
     control = socket.socket(fileno=int(sys.argv[1]))
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    _dumpable(False)
     import pytest  # noqa: F401 - the point of the worker: imported once, before any run
     from _pytest.config import default_plugins
 
@@ -83,6 +83,11 @@ def main() -> int:
         control.send(json.dumps({"exit": code if code >= 0 else 128 - code}).encode())
 
 
+def _dumpable(value: bool) -> None:
+    """Whether processes of the same user may trace this one (and read its memory)."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, int(value), 0, 0, 0)
+
+
 def _clean() -> None:
     """Kill every process the run left behind, then empty the scratch directories."""
     while True:
@@ -112,6 +117,7 @@ def _child(request: dict, fds: list[int], secret: int) -> None:
     """Become the run (never returns)."""
     code = 1
     try:
+        _dumpable(True)  # as a new process is: only the worker stays out of reach
         os.setsid()
         os.dup2(secret, 0)
         os.dup2(fds[0], 1)
