@@ -33,7 +33,6 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TextIO
-from urllib.parse import parse_qs
 
 from hasbench.channels import (
     ChannelRequest,
@@ -41,7 +40,7 @@ from hasbench.channels import (
     ControlDecision,
     FeedbackResponse,
 )
-from hasbench.participants.backends import make_user, user_backend
+from hasbench.participants.backends import make_user, parse_spec, user_backend
 from hasbench.participants.base import (
     ActionFacts,
     HumanSeat,
@@ -526,14 +525,11 @@ def person(spec: str, seat: HumanSeat) -> UserPolicy:
     Raises:
         ValueError: an interface other than notebook or terminal, or an unknown option.
     """
-    name, _, query = spec.partition("?")
+    name = spec.partition("?")[0]
     interface = name.removeprefix(PREFIX)
     if interface not in INTERFACES:
         raise ValueError(f"unknown human backend {name!r}; use human:notebook or human:terminal")
-    options = {k: v[-1] for k, v in parse_qs(query, keep_blank_values=True).items()}
-    unknown = set(options) - {"play", "others"}
-    if unknown:
-        raise ValueError(f"{spec}: unknown option(s) {sorted(unknown)}; known: play, others")
+    options = parse_spec(spec, ("play", "others")).options
     played = [u for u in options.get("play", "").split(",") if u]
     if played and seat.user_id not in played:
         return make_user(options.get("others", DEFAULT_OTHERS), seat)

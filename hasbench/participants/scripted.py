@@ -18,7 +18,6 @@ import json
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qsl
 
 import numpy as np
 
@@ -28,7 +27,7 @@ from hasbench.channels import (
     ControlDecision,
     FeedbackResponse,
 )
-from hasbench.participants.backends import agent_backend, user_backend
+from hasbench.participants.backends import agent_backend, parse_spec, user_backend
 from hasbench.participants.base import (
     Action,
     ActionFacts,
@@ -81,26 +80,16 @@ def parse_agent_spec(spec: str) -> PlanParams | None:
     Raises:
         ValueError: an unknown scripted agent or parameter, or a value outside [0, 1].
     """
-    name, _, query = spec.removeprefix("scripted:").partition("?")
-    if name == "idle" and not query:
-        return None
-    if name in PRESETS and not query:
-        return PRESETS[name]
-    if name != "agent":
+    name = spec.partition("?")[0].removeprefix("scripted:")
+    if name not in ("idle", "agent", *PRESETS):
         known = ", ".join(f"scripted:{n}" for n in [*PRESETS, "idle", "agent?..."])
         raise ValueError(f"unknown scripted agent {spec!r} (known: {known})")
-    values: dict[str, float] = {}
-    for key, raw in parse_qsl(query, strict_parsing=bool(query)):
-        if key not in PlanParams.__dataclass_fields__:
-            raise ValueError(f"{spec}: unknown parameter {key!r}")
-        try:
-            value = float(raw)
-        except ValueError:
-            raise ValueError(f"{spec}: {key}={raw!r} is not a number") from None
-        if not 0.0 <= value <= 1.0:
-            raise ValueError(f"{spec}: {key}={value} is outside [0, 1]")
-        values[key] = value
-    return PlanParams(**values)
+    read = parse_spec(spec, PlanParams.__dataclass_fields__ if name == "agent" else ())
+    if name == "idle":
+        return None
+    if name in PRESETS:
+        return PRESETS[name]
+    return PlanParams(**read.probabilities(spec))
 
 
 MAX_REASKS = 2

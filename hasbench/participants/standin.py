@@ -34,12 +34,11 @@ import json
 import re
 from dataclasses import dataclass, field
 from typing import Any, Protocol
-from urllib.parse import parse_qsl
 
 import numpy as np
 
 from hasbench.channels import ClarificationResponse, ControlDecision, FeedbackResponse
-from hasbench.participants.backends import agent_backend
+from hasbench.participants.backends import agent_backend, parse_spec
 from hasbench.participants.base import (
     Action,
     ActionResult,
@@ -80,6 +79,8 @@ class Profile:
     uptake: float = 1.0
 
 
+STANDIN = "scripted:standin"
+"""The backend name of the stand-ins."""
 PRESETS: dict[str, Profile] = {
     "strong": Profile(ask=0.95, approval=0.95, check=0.9, uptake=0.95),
     "weak": Profile(ask=0.5, approval=0.6, check=0.4, uptake=0.6),
@@ -87,31 +88,18 @@ PRESETS: dict[str, Profile] = {
 
 
 def parse_profile(spec: str) -> Profile:
-    """The profile of ``scripted:strong``, ``scripted:weak`` or ``scripted:standin?ask=..``.
+    """The profile a stand-in string names: a preset (``?strong``) or probabilities.
 
     Raises:
-        ValueError: an unknown preset or parameter, or a value outside [0, 1].
+        ValueError: another backend, an unknown preset or parameter, or a value outside [0, 1].
     """
-    name, _, query = spec.removeprefix("scripted:").partition("?")
-    if name in PRESETS and not query:
-        return PRESETS[name]
-    if name == "standin" and query in PRESETS:
-        return PRESETS[query]
-    if name != "standin":
-        raise ValueError(f"unknown stand-in {spec!r} (known: scripted:strong, scripted:weak, "
-                         "scripted:standin?ask=..&approval=..&check=..&uptake=..)")  # fmt: skip
-    values: dict[str, float] = {}
-    for key, raw in parse_qsl(query, strict_parsing=bool(query)):
-        if key not in Profile.__dataclass_fields__:
-            raise ValueError(f"{spec}: unknown parameter {key!r}")
-        try:
-            value = float(raw)
-        except ValueError:
-            raise ValueError(f"{spec}: {key}={raw!r} is not a number") from None
-        if not 0.0 <= value <= 1.0:
-            raise ValueError(f"{spec}: {key}={value} is outside [0, 1]")
-        values[key] = value
-    return Profile(**values)
+    read = parse_spec(spec, Profile.__dataclass_fields__, PRESETS)
+    if read.name != STANDIN:
+        forms = f"{STANDIN}, {STANDIN}?{'|'.join(PRESETS)} or {STANDIN}?ask=.."
+        raise ValueError(f"{spec!r} is not an offline stand-in ({forms})")
+    if read.preset is not None:
+        return PRESETS[read.preset]
+    return Profile(**read.probabilities(spec))
 
 
 # -- what a stand-in knows and what it may do next -------------------------------------------
@@ -732,7 +720,7 @@ def playbook_for(domain: str) -> Playbook:
     return getattr(importlib.import_module(module), name)()
 
 
-@agent_backend("scripted:standin", label="offline stand-in (sees only its view)")
+@agent_backend(STANDIN, label="offline stand-in (sees only its view)")
 def standin_team(model: str, seats: list[AgentSeat]) -> dict[str, StandIn]:
     """Every agent played by its domain's playbook with the profile the string names."""
     profile = parse_profile(model)

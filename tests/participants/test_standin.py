@@ -75,6 +75,15 @@ def test_profiles_parse_and_reject_nonsense():
             parse_profile(bad)
 
 
+def test_a_planner_preset_is_not_a_stand_in_profile():
+    """``scripted:strong`` names the answer-key planner; the stand-in's preset is
+    ``scripted:standin?strong`` and each string means one thing."""
+    with pytest.raises(ValueError, match="'scripted:strong' is not an offline stand-in"):
+        parse_profile("scripted:strong")
+    assert AGENT_BACKENDS.resolve("scripted:strong").reads_answer_key
+    assert parse_profile("scripted:standin?strong") == PRESETS["strong"]
+
+
 @pytest.mark.parametrize(
     "setting",
     [{"agency": "A1"}, {"agency": "A3"}, {"agency": "A3", "channels": "cont-only"}],
