@@ -81,11 +81,16 @@ Action = CallTool | SendMessage | Finish | Malformed
 
 @dataclass
 class ActionResult:
-    """What came back from the previous action, as the acting agent sees it.
+    """What came back from the previous action.
+
+    ``text`` is what the acting agent reads (a model gets it as the tool result, and the
+    offline stand-ins read it the same way); the objects behind it are for the answer-key
+    planner, which reads the task's structure anyway.
 
     Attributes:
         action: the action this answers.
-        text: the result as text (tool output, answer, or ``Error: ...``).
+        text: the result as text (tool output, a human's whole answer as
+            :func:`hasbench.channels.answer_text` writes it, or ``Error: ...``).
         error_type: set when the action failed.
         request: the channel request, for channel tools.
         response: the human's answer or decision, when there was one.
@@ -111,7 +116,8 @@ class Incoming:
     form: str | None = None
     request_id: str | None = None
     facts: dict[str, Any] = field(default_factory=dict)
-    """Facts of the sender's known_info the text states (human-initiated input)."""
+    """Facts of the sender's known_info the text states (human-initiated input; for the
+    answer-key planner: agents that see only their view read ``text``)."""
 
 
 @dataclass(frozen=True)

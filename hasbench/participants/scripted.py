@@ -670,23 +670,22 @@ class ScriptedUser:
             else:
                 unknown.append(key)
         volunteered = self._volunteer(view, persona, request, info)
+        terse = persona.patience < 0.34  # one "label: value" line per fact
         for key, value in info.items():
-            label = key.replace("_", " ")
-            lines.append(
-                f"{label}: {value}" if persona.patience < 0.34 else f"My {label} is {value}."
-            )
+            label, said = key.replace("_", " "), _spoken(value)
+            lines.append(f"{label}: {said}" if terse else f"My {label} is {said}.")
         wants = [k for k in unknown if _WANT_WORDS & set(re.findall(r"[a-z]+", k.lower()))]
         lines += [f"I don't know the {k.replace('_', ' ')}." for k in unknown if k not in wants]
         if wants or (unknown and not info):  # asked what it wants, or about nothing it holds
             lines.append(f"What I want is this: {view.goal}")
         if volunteered is not None:
             key, value = volunteered
-            lines.append(f"Also, in case it helps: my {key.replace('_', ' ')} is {value}.")
+            lines.append(f"Also, in case it helps: my {key.replace('_', ' ')} is {_spoken(value)}.")
             info[key] = value
         self.told.update(info)
         if not lines:
             lines.append("I'm not sure what you need from me; please ask about something specific.")
-        return ClarificationResponse(content=" ".join(lines), info=info)
+        return ClarificationResponse(content=("\n" if terse else " ").join(lines), info=info)
 
     def _volunteer(
         self, view: HumanView, persona: Persona, request: ChannelRequest, info: dict[str, Any]
@@ -823,6 +822,11 @@ class ScriptedUser:
         if rule.action_type == "feedback":
             return f"Please check your work against what I want: {view.goal}"
         return "Please hold on before changing anything important."
+
+
+def _spoken(value: Any) -> str:
+    """A fact's value as a person says it: text as it is, anything else as JSON."""
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
 
 
 def _own_tool(

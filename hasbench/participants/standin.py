@@ -1,11 +1,14 @@
 """Honest offline stand-ins: scripted agents that know only what a model in their seat knows.
 
-A stand-in plays one agent from its observations alone: the task text, the domain policy,
-its tools and contacts, tool outputs, what people and peers tell it. It never sees the
-answer key. What it knows is a :class:`Case`; what to do next comes from its domain's
-:class:`Playbook` (registered with the domain, ``Domain.playbook``), which reads texts into
-facts and proposes the next :data:`Step`. The stand-in itself decides how it involves
-people, by its :class:`Profile`:
+A stand-in plays one agent from what a model in its seat is given: the system prompt's
+task, profile, domain policy, tools and contacts, then the conversation's texts — tool
+outputs, people's whole answers (:func:`hasbench.channels.answer_text`) and input lines —
+rendered by the LLM agent's own :class:`~hasbench.participants.agents.Conversation` and
+taken apart by :mod:`hasbench.participants.reading`. It never sees the answer key, nor the
+structured objects behind those texts. What it knows is a :class:`Case`; what to do next
+comes from its domain's :class:`Playbook` (registered with the domain,
+``Domain.playbook``), which reads texts into facts and proposes the next :data:`Step`.
+The stand-in itself decides how it involves people, by its :class:`Profile`:
 
 - a fact it needs and does not have (:class:`Need`) is asked for over clarification when
   someone reachable may know it (with probability ``ask``), otherwise guessed: the first
@@ -37,20 +40,28 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from hasbench.channels import ClarificationResponse, ControlDecision, FeedbackResponse
+from hasbench.participants.agents import Conversation
 from hasbench.participants.backends import agent_backend, parse_spec
 from hasbench.participants.base import (
     Action,
-    ActionResult,
     AgentObservation,
     AgentSeat,
     CallTool,
     Contact,
     Finish,
-    Incoming,
     SendMessage,
 )
-from hasbench.vocab import AUTHORIZING_DECISIONS, RISK_ORDER, VETO_DECISIONS
+from hasbench.participants.reading import (
+    Answer,
+    Input,
+    failed,
+    parsed_output,
+    read_answer,
+    read_input,
+    stated_facts,
+)
+from hasbench.transcript import is_about
+from hasbench.vocab import RISK_ORDER, VETO_DECISIONS
 
 MAX_ASKS = 2
 """How often a stand-in asks for one fact before it guesses."""
@@ -280,20 +291,26 @@ class StandIn:
         self.relayed: set[tuple[str, str]] = set()
         self.errand: Errand | None = None
         self.reply: tuple[str, str] | None = None
+        self.conversation = Conversation(self.view)
 
     def _chance(self, p: float) -> bool:
         return p >= 1.0 or (p > 0.0 and float(self.rng.random()) < p)
 
     async def act(self, obs: AgentObservation) -> Action:
-        """The next action: the playbook's step, as this profile carries it out."""
+        """The next action: the playbook's step, as this profile carries it out.
+
+        What it reads is what a model in its seat reads (:class:`Conversation`): the task
+        and its profile from the system prompt, then the text of each result and each line
+        of new input; never the structured objects behind them.
+        """
         if not self.started:
             self.started = True
             self.playbook.read(self.case, self.view.task, "task")
             self.playbook.read(self.case, self.view.profile, "profile")
         if obs.last_result is not None:
-            self._absorb(obs.last_result)
-        for incoming in obs.inbox:
-            self._receive(incoming)
+            self._absorb(self.conversation.result(obs.last_result))
+        for line in self.conversation.news(obs):
+            self._receive(read_input(line))
         self.expect = None
         errand = self._run_errand()
         if errand is not None:
@@ -559,87 +576,104 @@ class StandIn:
 
     # -- what comes back --------------------------------------------------------------------
 
-    def _absorb(self, result: ActionResult) -> None:
+    def _absorb(self, text: str) -> None:
+        """Read the result of its last action (the text a model gets)."""
         expect, self.expect = self.expect, None
         case = self.case
         if expect is None:
             return
         kind, step = expect
         if kind == "call":
-            output = parsed_output(result.text) if result.error_type is None else None
-            case.outputs.append(Outcome(step.name, step.arguments, output, result.error_type))
-            if result.error_type is None:
+            error = text if failed(text) else None
+            output = parsed_output(text) if error is None else None
+            case.outputs.append(Outcome(step.name, step.arguments, output, error))
+            if error is None:
                 if any(t.name == step.name and t.kind == "write" for t in self.view.tools):
                     case.done.append((step.name, step.arguments))
-                self.playbook.read(case, result.text, f"tool:{step.name}")
-        elif kind in ("approval", "execute"):
-            decision = result.response
-            if isinstance(decision, ControlDecision) and decision.decision in AUTHORIZING_DECISIONS:
-                arguments = decision.arguments or step.arguments
-                case.done.append((step.name, arguments))
-                output = parsed_output(result.tool_output)
-                case.outputs.append(Outcome(step.name, arguments, output))
-                if output is not None:
-                    text = output if isinstance(output, str) else json.dumps(output)
-                    self.playbook.read(case, text, f"tool:{step.name}")
-            else:
-                case.declined.append((step.name, step.arguments))
+                self.playbook.read(case, text, f"tool:{step.name}")
+            return
+        answer = read_answer(text)
+        if kind in ("approval", "execute"):
+            self._decided(step, answer)
         elif kind == "ask":
-            response = result.response
-            if isinstance(response, ClarificationResponse):
-                who = result.request.target if result.request else "person"
-                for key, value in response.info.items():
-                    case.learn(key, value, who)
-                single = len(response.info) == 1 and not step.topics
-                if single and step.slot not in response.info:
-                    case.learn(step.slot, next(iter(response.info.values())), who)
-                self.playbook.read(case, response.content, who)
+            if answer is not None:
+                self._learn_answer(answer, step, answer.who)
         elif kind == "errand":
-            response = result.response
-            facts: dict[str, Any] = {}
-            content = "no answer"
-            if isinstance(response, ClarificationResponse):
-                facts = dict(response.info)
-                if len(facts) == 1 and not step.topics and step.slot not in facts:
-                    facts[step.slot] = next(iter(facts.values()))
-                content = response.content
-            for key, value in facts.items():
-                case.learn(key, value, step.person)
+            facts = self._learn_answer(answer, step, step.person) if answer else {}
+            content = answer.words if answer else "no answer"
             text = f"{step.person} says: {content}\nFacts: {_facts_text(facts) or 'none'}"
             self.reply = (step.requester, text)
-        elif kind == "review":
-            response = result.response
-            if isinstance(response, FeedbackResponse):
-                who = result.request.target if result.request else "person"
-                case.learn("reviewed_" + re.sub(r"\W", "_", step.key), True, who)
-                case.feedback.append(response.content)
-                if response.edits and self._chance(self.profile.uptake):
-                    for key, value in response.edits.items():
-                        case.learn(key, value, who)
-                    self.playbook.read(case, response.content, who)
+        elif kind == "review" and answer is not None:
+            case.learn("reviewed_" + re.sub(r"\W", "_", step.key), True, answer.who)
+            case.feedback.append(answer.words)
+            edits = answer.part("Edits")
+            if isinstance(edits, dict) and edits and self._chance(self.profile.uptake):
+                for key, value in edits.items():
+                    case.learn(key, value, answer.who)
+                self.playbook.read(case, answer.words, answer.who)
 
-    def _receive(self, incoming: Incoming) -> None:
+    def _decided(self, call: Call, answer: Answer | None) -> None:
+        """A person's decision on an action it asked them to approve or carry out."""
+        case = self.case
+        if answer is None or not answer.authorized:
+            case.declined.append((call.name, call.arguments))
+            return
+        arguments = answer.part("Arguments")
+        if not isinstance(arguments, dict):
+            arguments = call.arguments
+        elif answer.decision == "modify":
+            arguments = {**call.arguments, **arguments}
+        case.done.append((call.name, arguments))
+        output = parsed_output(answer.result)
+        case.outputs.append(Outcome(call.name, arguments, output))
+        text = output if isinstance(output, str) else json.dumps(output)
+        self.playbook.read(case, text, f"tool:{call.name}")
+
+    def _learn_answer(self, answer: Answer, need: Need | Errand, origin: str) -> dict[str, Any]:
+        """Learn the facts an answer states; return them.
+
+        A stated fact about one of the asked topics is learned under the topic's name too;
+        a single stated fact answers a question about a single topic.
+        """
+        facts = stated_facts(answer.words)
+        asked = [need.slot, *need.topics]
+        for key, value in list(facts.items()):
+            for topic in asked:
+                if topic not in facts and (key == topic or is_about(key, topic)):
+                    facts[topic] = value
+        if len(facts) == 1 and not need.topics and need.slot not in facts:
+            facts[need.slot] = next(iter(facts.values()))
+        for key, value in facts.items():
+            self.case.learn(key, value, origin)
+        self.playbook.read(self.case, answer.words, origin)
+        return facts
+
+    def _receive(self, line: Input) -> None:
+        """Read a line of new input: a message, a report, a person's input, a memory note."""
+        case = self.case
         graph = self.view.coordination_mode == "graph"
-        if graph and incoming.kind == "message" and incoming.text.startswith("Over to you"):
-            self.handed_by = incoming.sender
-        if incoming.kind in ("message", "report"):
-            errand = _ERRAND.search(incoming.text)
+        if line.sender is None:
+            return
+        if graph and line.kind == "message" and line.text.startswith("Over to you"):
+            self.handed_by = line.sender
+        if line.kind in ("message", "report"):
+            errand = _ERRAND.search(line.text)
             if errand is not None:
                 asked = json.loads(errand.group(1))
-                self.errand = Errand(incoming.sender, asked["person"], asked["slot"],
+                self.errand = Errand(line.sender, asked["person"], asked["slot"],
                                      asked["question"], tuple(asked["topics"]))  # fmt: skip
                 return
-            facts, done = _unpack(incoming.text)
+            facts, done = _unpack(line.text)
             for key, value in facts.items():
-                self.case.learn(key, value, incoming.sender)
-            self.case.done += [d for d in done if d not in self.case.done]
-            self.playbook.read(self.case, incoming.text, incoming.sender)
+                case.learn(key, value, line.sender)
+            case.done += [d for d in done if d not in case.done]
+            self.playbook.read(case, line.text, line.sender)
             return
-        if incoming.kind == "control" and incoming.form in VETO_DECISIONS:
-            self.case.feedback.append(incoming.text)
-        for label, value in _STATED.findall(incoming.text):  # what a person says unasked
-            self.case.learn(label.replace(" ", "_"), value, incoming.sender)
-        self.playbook.read(self.case, incoming.text, incoming.sender)
+        if line.decision in VETO_DECISIONS:
+            case.feedback.append(line.text)
+        for key, value in stated_facts(line.text).items():  # what a person says unasked
+            case.learn(key, value, line.sender)
+        self.playbook.read(case, line.text, line.sender)
 
     # -- messages between stand-ins ------------------------------------------------------------
 
@@ -670,8 +704,6 @@ def _pack(case: Case) -> str:
     return f"Facts: {facts or 'none'}\nDone: {done if case.done else 'none'}"
 
 
-_STATED = re.compile(r"\bMy ([a-z][a-z ]{0,30}?) is (.+?)\.(?=\s|$)")
-"""A fact a person states in their own words ("My zip code is 53736.")."""
 _ERRAND = re.compile(r"^Ask: (\{.*\})$", re.MULTILINE)
 _FACT = re.compile(r'(\w+)=("(?:[^"\\]|\\.)*"|\[[^\]]*\]|\{[^}]*\}|[^;]+)')
 
@@ -688,16 +720,6 @@ def _unpack(text: str) -> tuple[dict[str, Any], list[tuple[str, dict[str, Any]]]
             for name, arguments in parsed_output(line[len("Done: ") :]):
                 done.append((name, arguments if isinstance(arguments, dict) else {}))
     return facts, done
-
-
-def parsed_output(text: Any) -> Any:
-    """JSON text as data; anything else as it is."""
-    if not isinstance(text, str):
-        return text
-    try:
-        return json.loads(text)
-    except (json.JSONDecodeError, ValueError):
-        return text
 
 
 # -- playbooks by domain ---------------------------------------------------------------------

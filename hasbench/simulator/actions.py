@@ -10,15 +10,12 @@ error event, and too many of them end the episode.
 
 from __future__ import annotations
 
-from typing import Any
-
 from hasbench.channels import (
     TOOL_CHANNEL,
     ChannelRefused,
     ChannelRequest,
-    ClarificationResponse,
     ControlDecision,
-    FeedbackResponse,
+    answer_text,
     parse_channel_call,
 )
 from hasbench.participants.base import (
@@ -224,7 +221,7 @@ class Actions:
         controller.answer(request, human, response)
         if channel != "control":
             state.untold_revision = None
-        text = f"{human} ({request.request_id}): {_response_text(response)}"
+        text = answer_text(human, request.request_id, response)
         output = None
         if isinstance(response, ControlDecision):
             output, text = await self._control.resolve(
@@ -232,9 +229,3 @@ class Actions:
             )
         context.agents[agent_id].memory.append(text)
         return ActionResult(call, text, None, request, response, output)
-
-
-def _response_text(response: Any) -> str:
-    if isinstance(response, ClarificationResponse | FeedbackResponse):
-        return response.content
-    return f"{response.decision}. {response.content}".strip()
