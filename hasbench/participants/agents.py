@@ -60,11 +60,19 @@ FINISH = ToolSpec(
     name="finish",
     description=(
         "End your part of the task and deliver the result. Include everything the "
-        "requester should be told."
+        "requester should be told. If you could not do the task, say why and set outcome "
+        "to 'unable'."
     ),
     parameters={
         "type": "object",
-        "properties": {"deliverable": {"type": "string", "description": "Your final result."}},
+        "properties": {
+            "deliverable": {"type": "string", "description": "Your final result."},
+            "outcome": {
+                "type": "string",
+                "enum": ["done", "unable"],
+                "description": "done (the default): the task is done; unable: it is not.",
+            },
+        },
         "required": ["deliverable"],
     },
     kind="generic",
@@ -290,9 +298,11 @@ def _parse(call_id: str, name: str, raw: str) -> Action:
         return SendMessage(target, text, call_id)
     if name == "finish":
         deliverable = arguments.get("deliverable", "")
-        return Finish(
-            deliverable if isinstance(deliverable, str) else json.dumps(deliverable), call_id
-        )
+        outcome = arguments.get("outcome", "done")
+        if outcome not in ("done", "unable"):
+            return Malformed("invalid_json", "finish: outcome must be 'done' or 'unable'", call_id)
+        text = deliverable if isinstance(deliverable, str) else json.dumps(deliverable)
+        return Finish(text, call_id, outcome)
     return CallTool(name, arguments, call_id)
 
 

@@ -30,6 +30,7 @@ from hasbench.channels import (
     FeedbackResponse,
 )
 from hasbench.tools import ToolSpec
+from hasbench.vocab import FinishOutcome
 
 if TYPE_CHECKING:
     import numpy as np
@@ -61,10 +62,16 @@ class SendMessage:
 
 @dataclass(frozen=True)
 class Finish:
-    """Deliver the result; for a delegated agent this reports back to its delegator."""
+    """Deliver the result; for a delegated agent this reports back to its delegator.
+
+    ``outcome`` says whether this is the result (``done``) or why there is none: the agent
+    could not do the task (``unable``), or an offline stand-in cannot read what the task
+    asks (``needs_language_understanding``). Only ``done`` can count as delivered.
+    """
 
     deliverable: str
     call_id: str | None = None
+    outcome: FinishOutcome = "done"
 
 
 @dataclass(frozen=True)

@@ -61,7 +61,7 @@ from hasbench.participants.reading import (
     stated_facts,
 )
 from hasbench.transcript import is_about
-from hasbench.vocab import RISK_ORDER, VETO_DECISIONS
+from hasbench.vocab import RISK_ORDER, VETO_DECISIONS, FinishOutcome
 
 MAX_ASKS = 2
 """How often a stand-in asks for one fact before it guesses."""
@@ -243,7 +243,25 @@ class Done:
     summary: str
 
 
-Step = Call | Need | Review | Tell | PassTurn | Done
+@dataclass(frozen=True)
+class GiveUp:
+    """Finish without the result, saying why the work cannot go on (not delivered)."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class NotUnderstood:
+    """Finish because the task or an answer says something the playbook cannot read.
+
+    A model would need language understanding here; the episode ends as
+    ``needs_language_understanding``, which the notebooks count apart.
+    """
+
+    reason: str
+
+
+Step = Call | Need | Review | Tell | PassTurn | Done | GiveUp | NotUnderstood
 
 
 class Playbook(Protocol):
@@ -358,7 +376,7 @@ class StandIn:
             action = self._carry_out(step, obs)
             if action is not None:
                 return action
-        return self._finish("I could not make further progress on my own.", obs)
+        return self._finish("I could not make further progress on my own.", obs, "unable")
 
     @property
     def team(self) -> tuple[Contact, ...]:
@@ -379,6 +397,10 @@ class StandIn:
     def _carry_out(self, step: Step, obs: AgentObservation) -> Action | None:
         if isinstance(step, Done):
             return self._finish(step.summary, obs)
+        if isinstance(step, GiveUp):
+            return self._finish(step.reason, obs, "unable")
+        if isinstance(step, NotUnderstood):
+            return self._finish(step.reason, obs, "needs_language_understanding")
         if isinstance(step, Need):
             return self._need(step)
         if isinstance(step, Review):
@@ -530,13 +552,16 @@ class StandIn:
             return self._finish(step.text, obs)
         return SendMessage(peer.participant_id, step.text)
 
-    def _finish(self, summary: str, obs: AgentObservation) -> Action:
+    def _finish(
+        self, summary: str, obs: AgentObservation, outcome: FinishOutcome = "done"
+    ) -> Action:
+        """Finish (or report back to who handed it the case), with the result or why not."""
         if obs.delegator is not None:
-            return Finish(self._report(summary))
+            return Finish(self._report(summary), outcome=outcome)
         if self.handed_by is not None:  # a collaborator handed it the case: report back
             peer, self.handed_by = self.handed_by, None
             return SendMessage(peer, self._report(summary))
-        return Finish(summary)
+        return Finish(summary, outcome=outcome)
 
     def _person(self, channel: str, words: tuple[str, ...]) -> Contact | None:
         """The person to turn to over a channel.

@@ -122,13 +122,16 @@ class Actions:
             type="finish",
             actor=agent_id,
             target=boss,
-            payload=FinishPayload(deliverable=action.deliverable),
+            payload=FinishPayload(
+                deliverable=action.deliverable,
+                outcome=None if action.outcome == "done" else action.outcome,
+            ),
         )
         if boss is not None:
             self._context.agents[boss].inbox.append(
                 Incoming(agent_id, "report", action.deliverable)
             )
-        self._schedule.after_finish(agent_id, boss)
+        self._schedule.after_finish(agent_id, boss, action.outcome)
         return ActionResult(action, "Finished.")
 
     async def _domain(self, agent_id: str, call: CallTool) -> ActionResult:

@@ -146,3 +146,32 @@ def test_a_stand_in_takes_up_a_change_of_plan_a_person_tells_unasked():
                if e.payload.name == "modify_pending_order_address"]  # fmt: skip
     assert written and written[-1]["address1"] == corrected["street"]
     assert written[-1]["zip"] == corrected["zip_code"] and a4.success
+
+
+def test_a_stand_in_that_cannot_do_the_task_says_so_and_is_not_delivered():
+    """Under A1 nobody can give the stand-in the customer's email: it finishes saying it
+    could not identify the account, the episode ends as agent_unable, and the answer is not
+    delivered. Under A3 it asks, acts and delivers."""
+    for task in EXAMPLES.values():
+        trace, a1 = outcome(task, CAREFUL, agency="A1")
+        if trace.termination.reason == "agent_unable":
+            assert trace.of_type("finish")[-1].payload.outcome == "unable"
+            assert a1.delivered is False
+    endings = [outcome(t, CAREFUL, agency="A1")[0].termination.reason for t in EXAMPLES.values()]
+    assert endings.count("agent_unable") >= 4
+    delivered = [outcome(t, CAREFUL, agency="A3")[1].delivered for t in EXAMPLES.values()]
+    assert sum(delivered) >= 4
+
+
+def test_a_request_the_playbook_cannot_read_ends_for_want_of_language_understanding():
+    """A request in words the mock playbook has no rule for (a model would understand it)
+    ends as needs_language_understanding, which is neither a result nor delivered."""
+    task = closing_task()
+    task = task.model_copy(
+        update={"task": "The customer with the email t.wren@example.org is moving abroad; "
+                "sort out their account accordingly."}  # fmt: skip
+    )
+    trace, result = outcome(task, CAREFUL, agency="A3")
+    assert trace.termination.reason == "needs_language_understanding"
+    assert trace.of_type("finish")[-1].payload.outcome == "needs_language_understanding"
+    assert result.delivered is False and not result.success

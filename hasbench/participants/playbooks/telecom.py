@@ -26,7 +26,16 @@ import re
 from typing import Any
 
 from hasbench.participants.playbooks.common import declined, failed, output
-from hasbench.participants.standin import Call, Case, Done, Need, Step, Tell
+from hasbench.participants.standin import (
+    Call,
+    Case,
+    Done,
+    GiveUp,
+    Need,
+    NotUnderstood,
+    Step,
+    Tell,
+)
 
 PHONE = re.compile(r"\b(555-\d{3}-\d{4})\b")
 CHECKS = (
@@ -110,7 +119,7 @@ class TelecomPlaybook:
         phone = case.facts.get("phone_number")
         if not phone:
             if case.has("phone_number"):
-                return Done("I could not identify you without your phone number.")
+                return GiveUp("I could not identify you without your phone number.")
             return Need(
                 "phone_number",
                 "What is the phone number of your line, and what is the problem?",
@@ -122,7 +131,7 @@ class TelecomPlaybook:
         customer = output(case, "get_customer_by_phone", phone_number=phone)
         if customer is None:
             if failed(case, "get_customer_by_phone"):
-                return Done(f"I found no customer with the number {phone}.")
+                return GiveUp(f"I found no customer with the number {phone}.")
             return Call("get_customer_by_phone", {"phone_number": phone})
         line = self._line(case, customer, phone)
         if not isinstance(line, dict):
@@ -136,6 +145,11 @@ class TelecomPlaybook:
             step = part(case, customer, line, requests)
             if step is not None:
                 return step
+        if not requests:
+            return NotUnderstood("I could not tell what is wrong or what you want changed.")
+        fixed = any(name not in CHECKS for name, _ in case.done)
+        if not fixed and not case.declined and not case.ran("transfer_to_human_agents"):
+            return GiveUp("I could not change anything for you.")
         return Done(self._summary(case, requests))
 
     def _line(self, case: Case, customer: dict[str, Any], phone: str) -> dict[str, Any] | Step:
@@ -146,7 +160,7 @@ class TelecomPlaybook:
                 return Call("get_details_by_id", {"id": line_id})
             if details.get("phone_number") == phone:
                 return details
-        return Done("None of your lines has that number.")
+        return GiveUp("None of your lines has that number.")
 
     # -- the account: refuels and plan changes --------------------------------------------
 
@@ -376,7 +390,7 @@ class TelecomPlaybook:
     def _look(self, case: Case, name: str, arguments: dict | None = None) -> Step:
         """Ask the customer to check something on the phone."""
         if name in case.unable:
-            return Done("I cannot check your phone without you.")
+            return GiveUp("I cannot check your phone without you.")
         return Call(name, arguments or {})
 
     def _device(self, case: Case, name: str, arguments: dict | None = None) -> Step:
@@ -394,7 +408,7 @@ class TelecomPlaybook:
             return "I could not fix this remotely; I have transferred you to a human agent."
         done = [name.replace("_", " ") for name, _ in case.done if name not in CHECKS]
         if not done:
-            return "I could not change anything for you."
+            return "You declined the change, so nothing was changed."
         price = case.facts.get("price_told")  # the cost is part of the answer, asked or not
         told = f" {price}" if price else ""
         phone = phone_state(case, self.said)
