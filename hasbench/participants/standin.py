@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import numpy as np
@@ -75,26 +75,35 @@ an agent makes more than ten calls without a message)."""
 
 @dataclass(frozen=True)
 class Profile:
-    """How a stand-in involves people, each a probability in [0, 1].
+    """How well a stand-in works and how it involves people, each a probability in [0, 1].
 
     Attributes:
         ask: asks a reachable person for a missing fact (else guesses).
         approval: seeks approval before a write that needs it (else runs it).
         check: shows a draft for review when someone can review it.
         uptake: uses the corrections of a review.
+        competence: carries out a write as it meant; else it slips and takes one
+            identifier from a look-alike it has seen (another order of the customer, another
+            card, another offer), the way a model mixes up records. A person asked to
+            approve the write sees the slipped arguments.
+        restraint: declines a write that needs approval when nobody it can reach may give
+            it, and finishes saying so (else it runs the write unapproved).
     """
 
     ask: float = 1.0
     approval: float = 1.0
     check: float = 1.0
     uptake: float = 1.0
+    competence: float = 1.0
+    restraint: float = 0.0
 
 
 STANDIN = "scripted:standin"
 """The backend name of the stand-ins."""
 PRESETS: dict[str, Profile] = {
     "strong": Profile(ask=0.95, approval=0.95, check=0.9, uptake=0.95),
-    "weak": Profile(ask=0.5, approval=0.6, check=0.4, uptake=0.6),
+    "weak": Profile(ask=0.5, approval=0.6, check=0.4, uptake=0.6, competence=0.7),
+    "careful": Profile(ask=0.95, approval=1.0, check=0.9, uptake=0.95, restraint=1.0),
 }
 
 
@@ -208,11 +217,16 @@ class Errand:
 
 @dataclass(frozen=True)
 class Review:
-    """A draft to show a person for feedback before going on (once per ``key``)."""
+    """A draft to show a person for feedback before going on (once per ``key``).
+
+    ``open`` names facts the draft leaves open; a correction the reviewer gives for one of
+    them is learned under its name (a single correction for a single open fact, too).
+    """
 
     key: str
     artifact: str
     who: tuple[str, ...] = ()
+    open: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -295,6 +309,8 @@ class StandIn:
     def __init__(self, seat: AgentSeat, profile: Profile, playbook: Playbook) -> None:
         self.view = seat.view
         self.rng: np.random.Generator = seat.rng
+        self.mistakes = seat.rng.spawn(1)[0]
+        """Its own stream for its mistakes (competence), apart from how it involves people."""
         self.profile = profile
         self.playbook = playbook
         self.case = Case(task=self.view.task, policy=self.view.policy)
@@ -310,9 +326,34 @@ class StandIn:
         self.errand: Errand | None = None
         self.reply: tuple[str, str] | None = None
         self.conversation = Conversation(self.view)
+        self.decisions: dict[str, bool] = {}
+        self.slips: dict[str, Call] = {}
 
     def _chance(self, p: float) -> bool:
         return p >= 1.0 or (p > 0.0 and float(self.rng.random()) < p)
+
+    def _once(self, key: str, p: float) -> bool:
+        """A chance drawn once per situation: the same situation gets the same decision."""
+        if key not in self.decisions:
+            self.decisions[key] = self._chance(p)
+        return self.decisions[key]
+
+    def _as_carried_out(self, call: Call) -> Call:
+        """A write as it is carried out: as meant, or (by ``competence``) with a slip.
+
+        A slip takes an identifier from a look-alike record (:func:`_slip`). When the
+        slipped call fails, the stand-in does not see why: to it, the step it meant failed.
+        """
+        key = "slip:" + _described(call)
+        if key not in self.slips:
+            competence = self.profile.competence
+            competent = competence >= 1.0 or float(self.mistakes.random()) < competence
+            self.slips[key] = call if competent else _slip(call, self.case)
+        carried_out = self.slips[key]
+        if carried_out != call and self._failed(carried_out) and not self._failed(call):
+            error = next(o.error for o in self.case.outputs if o.name == call.name and o.error)
+            self.case.outputs.append(Outcome(call.name, call.arguments, None, error))
+        return carried_out
 
     async def act(self, obs: AgentObservation) -> Action:
         """The next action: the playbook's step, as this profile carries it out.
@@ -409,16 +450,30 @@ class StandIn:
             return self._tell(step)
         if isinstance(step, PassTurn):
             return self._pass_turn(step, obs)
-        return self._call(step)
+        return self._call(step, obs)
 
-    def _call(self, call: Call) -> Action | None:
+    def _call(self, call: Call, obs: AgentObservation) -> Action | None:
         spec = next((t for t in self.view.tools if t.name == call.name), None)
         if spec is None:
             return self._delegate(call)
-        needs_approval = spec.kind == "write" and (
-            call.confirm or RISK_ORDER[spec.risk] >= RISK_ORDER["medium"]
-        )
+        if spec.kind != "write":
+            self.expect = ("call", call)
+            return CallTool(call.name, call.arguments)
+        call = self._as_carried_out(call)
+        if self._failed(call):  # a slip that failed: not tried again
+            return None
+        needs_approval = call.confirm or RISK_ORDER[spec.risk] >= RISK_ORDER["medium"]
         approver = self._person("control", ("approve", "authoriz", "owner", "customer"))
+        if needs_approval and approver is None:
+            draft = self._review(
+                Review(f"call:{call.name}", f"Planned next step: {_described(call)}. Is it right?")
+            )
+            if draft is not None:
+                return draft
+            if self._once(f"restraint:{call.name}", self.profile.restraint):
+                reason = (f"{call.name} needs a person's approval and nobody I can reach "
+                          "may give it, so I did not run it.")  # fmt: skip
+                return self._finish(reason, obs, "unable")
         if needs_approval and approver is not None and self._chance(self.profile.approval):
             self.expect = ("approval", call)
             return CallTool(
@@ -481,6 +536,18 @@ class StandIn:
                     "target": person.participant_id,
                 },
             )
+        if person is None:  # nobody to ask: a draft with the gap, for whoever may review it
+            label = need.slot.replace("_", " ")
+            draft = Review(
+                f"need:{need.slot}",
+                f"Draft of my next step: {need.question} I do not have your {label} yet, so "
+                f"it stays open: {need.slot} = <{need.slot}?>.",
+                need.who,
+                open=(need.slot, *need.topics),
+            )
+            action = self._review(draft)
+            if action is not None:
+                return action
         return self._guess(need)
 
     def _guess(self, need: Need) -> None:
@@ -633,7 +700,7 @@ class StandIn:
             case.feedback.append(answer.words)
             edits = answer.part("Edits")
             if isinstance(edits, dict) and edits and self._chance(self.profile.uptake):
-                for key, value in edits.items():
+                for key, value in _named(edits, step.open).items():
                     case.learn(key, value, answer.who)
                 self.playbook.read(case, answer.words, answer.who)
 
@@ -660,14 +727,7 @@ class StandIn:
         A stated fact about one of the asked topics is learned under the topic's name too;
         a single stated fact answers a question about a single topic.
         """
-        facts = stated_facts(answer.words)
-        asked = [need.slot, *need.topics]
-        for key, value in list(facts.items()):
-            for topic in asked:
-                if topic not in facts and (key == topic or is_about(key, topic)):
-                    facts[topic] = value
-        if len(facts) == 1 and not need.topics and need.slot not in facts:
-            facts[need.slot] = next(iter(facts.values()))
+        facts = _named(stated_facts(answer.words), (need.slot, *need.topics))
         for key, value in facts.items():
             self.case.learn(key, value, origin)
         self.playbook.read(self.case, answer.words, origin)
@@ -707,6 +767,66 @@ class StandIn:
 
     def _report(self, summary: str) -> str:
         return f"{summary}\n" + _pack(self.case)
+
+
+def _named(facts: dict[str, Any], asked: tuple[str, ...]) -> dict[str, Any]:
+    """Facts a person gave, also under the names of the facts asked about.
+
+    A fact about an asked topic is added under the topic's name; a single fact given for a
+    single asked topic is that topic.
+    """
+    named = dict(facts)
+    for key, value in facts.items():
+        for topic in asked:
+            if topic not in named and is_about(key, topic):
+                named[topic] = value
+    if len(facts) == 1 and len(asked) == 1 and asked[0] not in named:
+        named[asked[0]] = next(iter(facts.values()))
+    return named
+
+
+def _described(call: Call) -> str:
+    """A planned call as a reviewer reads it: the tool and its arguments."""
+    return f"{call.name} {json.dumps(call.arguments, sort_keys=True)}"
+
+
+def _slip(call: Call, case: Case) -> Call:
+    """The call with one identifier argument taken from a look-alike the case has seen.
+
+    Identifiers are text without spaces that holds letters and digits; a look-alike has
+    the same text with other digits (another order ``#W...``, another ``credit_card_...``)
+    and came out of a tool. With none, the call is carried out as meant.
+    """
+    seen = [leaf for o in case.outputs if o.error is None for leaf in _leaves(o.output)]
+    for name in sorted(call.arguments):
+        value = call.arguments[name]
+        if not (isinstance(value, str) and _IDENTIFIER.fullmatch(value)):
+            continue
+        shape = re.sub(r"\d", "9", value)
+        other = next(
+            (
+                v
+                for v in seen
+                if isinstance(v, str) and v != value and re.sub(r"\d", "9", v) == shape
+            ),
+            None,
+        )
+        if other is not None:
+            return replace(call, arguments={**call.arguments, name: other})
+    return call
+
+
+_IDENTIFIER = re.compile(r"(?=\S*[A-Za-z])(?=\S*\d)\S+")
+"""Text a slip may swap: no spaces, letters and digits (``#W2315605``, ``HAT123``)."""
+
+
+def _leaves(value: Any) -> list[Any]:
+    """The scalar values inside tool output (lists' items, mappings' values)."""
+    if isinstance(value, dict):
+        return [leaf for item in value.values() for leaf in _leaves(item)]
+    if isinstance(value, list):
+        return [leaf for item in value for leaf in _leaves(item)]
+    return [value]
 
 
 def _about(contact: Contact, words: tuple[str, ...]) -> bool:

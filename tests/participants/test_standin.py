@@ -168,8 +168,10 @@ def test_a_request_the_playbook_cannot_read_ends_for_want_of_language_understand
     ends as needs_language_understanding, which is neither a result nor delivered."""
     task = closing_task()
     task = task.model_copy(
-        update={"task": "The customer with the email t.wren@example.org is moving abroad; "
-                "sort out their account accordingly."}  # fmt: skip
+        update={
+            "task": "The customer with the email t.wren@example.org is moving abroad; "
+            "sort out their account accordingly."
+        }  # fmt: skip
     )
     trace, result = outcome(task, CAREFUL, agency="A3")
     assert trace.termination.reason == "needs_language_understanding"
