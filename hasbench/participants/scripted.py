@@ -631,21 +631,33 @@ class ScriptedUser:
         rng: the seeded generator of the humans.
         guarded: play a more guarded human: patience, cooperativeness and risk tolerance of
             the persona in effect are halved (the ``scripted:user-guarded`` profile).
+        forthcoming: play a more forthcoming human: those three dimensions move halfway to
+            1 (the ``scripted:user-forthcoming`` profile).
+
+    Raises:
+        ValueError: both guarded and forthcoming.
     """
 
-    def __init__(self, rng: np.random.Generator, guarded: bool = False) -> None:
+    def __init__(
+        self, rng: np.random.Generator, guarded: bool = False, forthcoming: bool = False
+    ) -> None:
+        if guarded and forthcoming:
+            raise ValueError("a scripted user is guarded or forthcoming, not both")
         self.rng = rng
         self.guarded = guarded
+        self.forthcoming = forthcoming
         self.told: set[str] = set()
         """Known facts this human has told so far."""
 
     def _persona(self, view: HumanView) -> Persona:
-        """The persona in effect, halved where this profile is guarded."""
+        """The persona in effect, moved as this profile says (guarded, forthcoming)."""
         persona = view.persona
-        if not self.guarded:
+        if not (self.guarded or self.forthcoming):
             return persona
-        halved = ("patience", "cooperativeness", "risk_tolerance")
-        return persona.model_copy(update={d: getattr(persona, d) / 2 for d in halved})
+        moved = ("patience", "cooperativeness", "risk_tolerance")
+        if self.guarded:
+            return persona.model_copy(update={d: getattr(persona, d) / 2 for d in moved})
+        return persona.model_copy(update={d: (1 + getattr(persona, d)) / 2 for d in moved})
 
     async def clarify(self, view: HumanView, request: ChannelRequest) -> ClarificationResponse:
         """Answer the asked-for facts from known_info; restate the goal if none is known."""
@@ -930,3 +942,13 @@ def scripted_user(model: str, seat: HumanSeat) -> ScriptedUser:
 def guarded_user(model: str, seat: HumanSeat) -> ScriptedUser:
     """A more guarded scripted human: a second user-simulator profile."""
     return ScriptedUser(seat.rng, guarded=True)
+
+
+@user_backend(
+    "scripted:user-forthcoming",
+    label="scripted user, forthcoming profile (the persona's patience, cooperativeness and "
+    "risk tolerance halfway to 1)",
+)
+def forthcoming_user(model: str, seat: HumanSeat) -> ScriptedUser:
+    """A more forthcoming scripted human: a third user-simulator profile."""
+    return ScriptedUser(seat.rng, forthcoming=True)

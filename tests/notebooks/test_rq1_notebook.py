@@ -66,12 +66,14 @@ def test_hasbench_notebook_shows_progress_and_writes_a_readable_report(tmp_path)
     assert done.returncode == 0, done.stderr
     terminal = done.stderr
     assert "cell 1 of 10: agent_models" in terminal and "cell 10 of 10: report.glossary" in terminal
-    assert re.search(r"Plan\. rq1: 16 episodes \(4 tasks × 2 agent backends × 2 settings × "
-                     r"1 seed\); 0 already in the results store\. Timed episodes per "
-                     r"backend \(scripted:standin\?strong \d+ ms over 4 episodes, "
-                     r"scripted:standin\?weak \d+ ms over 4 episodes\): the other 8 should "
+    agents = len(OFFLINE_AGENTS)  # 4 tasks × 2 settings each; 4 of each timed in the plan
+    timed = ", ".join(rf"{re.escape(m)} \d+ ms over 4 episodes" for m in OFFLINE_AGENTS)
+    assert re.search(rf"Plan\. rq1: {8 * agents} episodes \(4 tasks × {agents} agent backends × "
+                     rf"2 settings × 1 seed\); 0 already in the results store\. Timed episodes "
+                     rf"per backend \({timed}\): the other {4 * agents} should "
                      r"take about", terminal)  # fmt: skip
-    assert "rq1: 100%" in terminal and "8/8" in terminal  # the live bar of the run
+    left = 4 * agents
+    assert "rq1: 100%" in terminal and f"{left}/{left}" in terminal  # the live bar of the run
     executed = executed_dir / NOTEBOOK.name
     assert f"executed notebook: {executed}" in done.stdout
     for name in ("table4", "macro_deltas", "safety_c", "rescue"):
@@ -89,8 +91,8 @@ def test_hasbench_notebook_shows_progress_and_writes_a_readable_report(tmp_path)
     plain = "\n".join(str(o.get("text", "")) + o.get("data", {}).get("text/plain", "")
                       for o in outputs)  # fmt: skip
     assert "standing in for language models" in plain
-    assert "rq1: 8 of 8 episodes in" in plain  # the progress line's final state
-    assert "Ran 8 of 16 episodes; 8 were already in the results store" in plain
+    assert f"rq1: {left} of {left} episodes in" in plain  # the progress line's final state
+    assert f"Ran {left} of {2 * left} episodes; {left} were already in the results store" in plain
     assert not re.search(r" at 0x[0-9a-f]+>|RunSummary\(|Plan\(", plain)  # no raw reprs
     html = [o["data"]["text/html"] for o in outputs if "text/html" in o.get("data", {})]
     tables = [h for h in html if "<table" in h]

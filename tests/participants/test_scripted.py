@@ -322,6 +322,28 @@ def test_guarded_user_profile_halves_patience_and_is_a_registered_backend():
     assert answer(guarded.clarify(view(asks=4), question)).refused
 
 
+def test_forthcoming_user_profile_raises_patience_and_is_a_registered_backend():
+    """The third scripted user-simulator profile: patience, cooperativeness and risk
+    tolerance move halfway to 1, so the impatient tester answers a third request and the
+    anxious traveller approves a high-risk action it refuses as itself."""
+    from hasbench.participants.backends import USER_BACKENDS
+
+    assert USER_BACKENDS.resolve("scripted:user-forthcoming").name == "scripted:user-forthcoming"
+    question = ask("Email?", ["email"])
+    plain = ScriptedUser(np.random.default_rng(0))
+    forthcoming = ScriptedUser(np.random.default_rng(0), forthcoming=True)
+    assert answer(plain.clarify(view("mock_impatient", asks=3), question)).refused
+    assert answer(forthcoming.clarify(view("mock_impatient", asks=3), question)).info
+    high = ActionFacts(risk="high", kind="write", side="agent", known=True)
+    good = ask("approve?", form="approval", channel="control",
+               action=ActionRef(name="refund", arguments={"amount": 30.0}))  # fmt: skip
+    assert answer(plain.decide(view("airline_anxious_traveler"), good, high)).decision == "deny"
+    decided = answer(forthcoming.decide(view("airline_anxious_traveler"), good, high))
+    assert decided.decision == "approve"
+    with pytest.raises(ValueError, match="guarded or forthcoming"):
+        ScriptedUser(np.random.default_rng(0), guarded=True, forthcoming=True)
+
+
 def test_a_cautious_human_takes_over_with_its_own_tool():
     from hasbench.tools import ToolSpec
 
