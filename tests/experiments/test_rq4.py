@@ -56,3 +56,19 @@ def test_each_domain_runs_under_its_own_personas():
     assert {s.agency for s in grid.settings} == {"A3"} and grid.name == "rq4_retail"
     with pytest.raises(ValueError, match="persona"):
         rq4.experiment(["scripted:strong"], "no_such_domain")
+
+
+@pytest.mark.slow
+def test_every_persona_gives_its_own_table6_row_offline(tmp_path):
+    """With the offline stand-in and scripted user, no two personas of a domain give the same
+    Table 6 row: the three pairs that once did (telecom novice and tinkerer, coding product
+    owner and senior reviewer, bargaining fair dealer and risk-averse party) now differ
+    because a human's consent to a risky action grows with its risk tolerance."""
+    made = rq4.run(
+        domains=["telecom", "coding", "bargaining"], max_tasks_per_domain=8,
+        output_dir=tmp_path / "out", results_dir=tmp_path / "runs", progress=False,
+    )["tables"]["table6_personas"]  # fmt: skip
+    columns = ["task_score", "pass1", "hir", "turns", "asks"]
+    for domain, part in made.groupby("domain"):
+        rows = [tuple(round(v, 6) for v in row) for row in part[columns].itertuples(index=False)]
+        assert len(set(rows)) == len(rows) == 3, domain

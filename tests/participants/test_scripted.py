@@ -375,3 +375,37 @@ def test_a_driving_human_sets_subtasks_from_its_goal_then_wraps_up():
     assert answer(user.next_subtask(two, 1)) == "Next, please do this: Refund it."
     assert "finish" in answer(user.next_subtask(two, 2))
     assert answer(user.next_subtask(two, 3)) is None
+
+
+def test_every_persona_of_a_domain_behaves_differently():
+    """Each persona changes what the scripted user does on some request of a fixed set:
+    how many questions it answers (patience), what it withholds or volunteers
+    (cooperativeness), what a review names and how a wrong action is corrected
+    (assertiveness), and how often it lets a medium- or high-risk action go (risk
+    tolerance, drawn over 30 seeds). No two personas of a domain behave the same."""
+    from hasbench.personas import domain_personas
+
+    high = ActionFacts(risk="high", kind="write", side="agent", known=True)
+    medium = ActionFacts(risk="medium", kind="write", side="agent", known=True)
+    good = ask("approve?", form="approval", channel="control",
+               action=ActionRef(name="refund", arguments={"amount": 30.0}))  # fmt: skip
+    wrong = ask("approve?", form="approval", channel="control",
+                action=ActionRef(name="refund", arguments={"amount": 50.0}))  # fmt: skip
+
+    def behaviour(persona: str) -> tuple:
+        said = []
+        for seed in range(30):
+            user = ScriptedUser(np.random.default_rng(seed))
+            answers = [user.clarify(view(persona, asks=n), ask("Email?", ["email"]))
+                       for n in range(1, 7)]  # fmt: skip
+            said.append(tuple(answer(a).content for a in answers))
+            said.append(answer(user.review(view(persona), ask("refund 10 to x", form="review"))))
+            said.append(answer(user.decide(view(persona), wrong, high)).decision)
+            said.append(answer(user.decide(view(persona), good, high)).decision)
+            said.append(answer(user.decide(view(persona), good, medium)).decision)
+        return tuple(map(str, said))
+
+    for domain in ("retail", "airline", "telecom", "coding", "research", "bargaining"):
+        personas = [p.persona_id for p in domain_personas(domain)]
+        behaviours = {behaviour(p) for p in personas}
+        assert len(behaviours) == len(personas), domain
