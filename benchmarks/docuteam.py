@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from hasbench.docuteam import ManualClock, Session, SessionConfig, SessionLog
 from hasbench.docuteam.demo import DEMOS, DOCUTEAM_DATA, run_demo
-from hasbench.docuteam.steps import Backends
+from hasbench.docuteam.steps import RoleModels
 from hasbench.llm import LLMClient
 
 
@@ -43,12 +43,12 @@ def one_session(backend: str, turn_budget: int) -> Run:
     session = Session.from_folder(
         DOCUTEAM_DATA / "workshop",
         config=SessionConfig(turn_budget=turn_budget),
-        backends=Backends.all(backend),
+        backends=RoleModels.all(backend),
         client=None if backend.startswith("scripted:") else LLMClient(cache=None),
         clock=ManualClock(),
     )
     run = Run(session.log, 0.0)
-    play_round = session._round  # instrumented: a turn is one call of Session._round
+    play_round = session._loop.round  # instrumented: a turn is one round of the loop
 
     async def timed_round(discussion):
         calls = len(session.log.of_type("model_call"))
@@ -57,7 +57,7 @@ def one_session(backend: str, turn_budget: int) -> Run:
         run.round_seconds.append(time.perf_counter() - start)
         run.round_calls.append(len(session.log.of_type("model_call")) - calls)
 
-    session._round = timed_round
+    session._loop.round = timed_round
     start = time.perf_counter()
     asyncio.run(run_demo(session, DEMOS["workshop"]))
     run.seconds = time.perf_counter() - start

@@ -603,7 +603,28 @@ def _control_call(
     if tool is None:
         raise ValueError(f"no tool named {name!r}")
     reason = arguments.get("reason") or ""
-    verb = "approve" if mode == "approval" else "carry out"
-    content = f"Please {verb} {name}" + (f": {reason}" if reason else ".")
+    content = _control_head(mode, tool.name) + (f": {reason}" if reason else ".")
     action = ActionRef(name=tool.name, arguments=action_arguments)
     return ChannelCall("control", mode, content, target, action=action, tool=tool)
+
+
+def _control_head(mode: str, name: str) -> str:
+    """How a control request's content begins: ``Please approve refund``."""
+    return f"Please {'approve' if mode == 'approval' else 'carry out'} {name}"
+
+
+def control_reason(form: str, action: str, content: str) -> str | None:
+    """The agent's own reason in an agent's control request (None when it gave none).
+
+    A request's content is its standard head (``Please approve refund``) and the reason;
+    people are shown the action and the reason apart.
+
+    Args:
+        form: the request's form (``approval`` or ``execute``).
+        action: the name of the action's tool.
+        content: the request's content.
+    """
+    head = _control_head(form, action)
+    if content.startswith(head + ": "):
+        return content[len(head) + 2 :].strip() or None
+    return None if content == head + "." else content

@@ -44,7 +44,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from hasbench.envs import make_environment, replayed_environment
-from hasbench.envs.base import Environment, state_diff
+from hasbench.envs.base import Environment
+from hasbench.envs.state import state_diff
 from hasbench.registry import get_domain
 from hasbench.scenario import GoldAction, Scenario
 from hasbench.trace import Trace
@@ -182,13 +183,11 @@ def replay_gold(scenario: Scenario) -> tuple[Environment, list[str]]:
     gold state, as in τ²-bench). The replay runs once per task content where the domain
     shares bases (:func:`hasbench.envs.replayed_environment`).
     """
-    users = {u.user_id for u in scenario.users}
 
     def run(env: Environment) -> tuple[str, ...]:
         errors = []
         for action in scenario.evaluation_criteria.actions:
-            side = "user" if action.requestor in users else "agent"
-            result = env.call(action.name, action.arguments, side)
+            result = env.call(action.name, action.arguments, scenario.side_of(action))
             if result.error:
                 errors.append(f"action {action.action_id} {action.name}: {result.message}")
         return tuple(errors)

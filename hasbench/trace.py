@@ -51,11 +51,20 @@ and its backend, and that human's steps are the person's.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
 
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_serializer
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    TypeAdapter,
+    ValidationError,
+    model_serializer,
+)
 
 from hasbench.vocab import (
     Channel,
@@ -418,12 +427,19 @@ class Trace(BaseModel):
     header: TraceHeader
     events: list[Event] = Field(default_factory=list)
     termination: Termination | None = None
+    _listeners: list[Callable[[Event], None]] = PrivateAttr(default_factory=list)
 
     def append(self, **fields: Any) -> Event:
         """Add an event (its fields, with a payload model or dict) with the next ``seq``."""
         event = EVENT_ADAPTER.validate_python({"seq": len(self.events), **fields})
         self.events.append(event)
+        for listener in self._listeners:
+            listener(event)
         return event
+
+    def subscribe(self, listener: Callable[[Event], None]) -> None:
+        """Call ``listener(event)`` after every event appended from now on."""
+        self._listeners.append(listener)
 
     def of_type(self, *types: EventType) -> list[Event]:
         """Events whose type is one of ``types``, in order."""
@@ -431,10 +447,9 @@ class Trace(BaseModel):
 
     def to_jsonl(self) -> str:
         """Serialize to JSON Lines text (deterministic)."""
-        lines = [_dump({"kind": "header", **self.header.model_dump(mode="json")})]
-        lines += [_dump({"kind": "event", **e.model_dump(mode="json")}) for e in self.events]
+        lines = [jsonl_line(self.header), *map(jsonl_line, self.events)]
         if self.termination is not None:
-            lines.append(_dump({"kind": "termination", **self.termination.model_dump(mode="json")}))
+            lines.append(jsonl_line(self.termination))
         return "\n".join(lines) + "\n"
 
     def write(self, path: str | Path) -> Path:
@@ -503,6 +518,16 @@ class Trace(BaseModel):
 
 class TraceError(ValueError):
     """A trace file that cannot be read."""
+
+
+def jsonl_line(record: TraceHeader | Event | Termination) -> str:
+    """One line of a trace file (without its newline): the header, an event or the end.
+
+    A file written line by line as an episode goes (:meth:`Trace.subscribe`) reads back as
+    the same trace; without its termination line it is an episode that never ended.
+    """
+    kind = {TraceHeader: "header", Termination: "termination"}.get(type(record), "event")
+    return _dump({"kind": kind, **record.model_dump(mode="json")})
 
 
 def _dump(record: dict[str, Any]) -> str:

@@ -1,7 +1,8 @@
-"""Serving a notebook with Voila and driving it in Debian's Chromium through Playwright.
+"""Serving a notebook with Voila, or pages with ``hasbench serve``, and driving them in
+Debian's Chromium through Playwright.
 
-Shared by the browser tests (``tests/widgets``, ``tests/docuteam``); a test that needs a
-missing piece (Chromium, Playwright, Voila) is skipped with the reason.
+Shared by the browser tests (``tests/widgets``, ``tests/docuteam``, ``tests/serve``); a test
+that needs a missing piece (Chromium, Playwright, Voila) is skipped with the reason.
 """
 
 import contextlib
@@ -24,11 +25,11 @@ CHROMIUM_ARGS = [
 ]  # fmt: skip
 
 
-def _requirements() -> str | None:
+def _requirements(modules=("playwright", "voila")) -> str | None:
     """Why the test cannot run here, or None."""
     if not CHROMIUM.exists():
         return f"Chromium is not installed at {CHROMIUM} (apt-get install -y chromium)"
-    for module in ("playwright", "voila"):
+    for module in modules:
         try:
             __import__(module)
         except ImportError:
@@ -70,6 +71,45 @@ def voila(notebook: Path, tmp_path: Path):
         yield f"http://127.0.0.1:{port}/"
     finally:
         os.killpg(server.pid, signal.SIGTERM)  # Voila and the kernel it started
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+        log.close()
+
+
+@contextlib.contextmanager
+def served(args: list[str], tmp_path: Path):
+    """Run ``hasbench serve ARGS --port 0`` (on 127.0.0.1); yield (links by seat, process).
+
+    The links are read from the lines the command prints (``  user_0 (customer): URL``,
+    ``  P01 (participant): URL``);
+    the server is stopped with Ctrl-C (SIGINT) at the end, as a researcher would.
+    """
+    reason = _requirements(("playwright",))
+    if reason is not None:
+        pytest.skip(reason)
+    log_path = tmp_path / "serve.log"
+    log = log_path.open("w")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "hasbench.cli", "serve", *args, "--port", "0"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=log, text=True, start_new_session=True,
+    )  # fmt: skip
+    links: dict[str, str] = {}
+    try:
+        deadline = time.monotonic() + 60
+        for line in server.stdout:
+            if "/join/" in line or "/watch/" in line:
+                label, _, link = line.strip().rpartition(": ")
+                links[label.split(" ")[0].rstrip(",")] = link
+            if line.startswith(("trace ", "study folder")) or time.monotonic() > deadline:
+                break
+        if not links:
+            pytest.fail(f"hasbench serve did not start:\n{log_path.read_text()}")
+        yield links, server
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGINT)
         try:
             server.wait(timeout=20)
         except subprocess.TimeoutExpired:

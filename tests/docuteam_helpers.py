@@ -10,7 +10,7 @@ from pathlib import Path
 
 from hasbench.docuteam import ManualClock, Session, SessionConfig
 from hasbench.docuteam.demo import DEMOS
-from hasbench.docuteam.steps import Backends
+from hasbench.docuteam.steps import RoleModels
 
 WORKSHOP = Path(__file__).resolve().parents[1] / "data" / "docuteam" / "workshop"
 SPORTS_DAY = WORKSHOP.parent / "sports_day"
@@ -19,7 +19,7 @@ NETWORKING_EDIT = DEMOS["workshop"].rewrite[2]
 
 def make_session(tmp_path: Path | None = None, **config) -> Session:
     """A scripted workshop session on a manual clock (log file under tmp_path if given)."""
-    backends = config.pop("backends", Backends())
+    backends = config.pop("backends", RoleModels())
     client = config.pop("client", None)
     return Session.from_folder(
         WORKSHOP,

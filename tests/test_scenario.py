@@ -241,3 +241,13 @@ def test_a_counterpartys_writes_need_no_authorization_of_the_team():
     assert d008.protects("seller_accept", "medium")  # whoever makes it, by risk alone
     assert not d008.protects("seller_accept", "medium", "seller_agent")
     assert d008.protects("buyer_accept", "medium", "closer")
+
+
+def test_a_gold_action_runs_on_its_performers_side():
+    tasks = {s.task_id: s for s in load_tasks("data/tasks/telecom.yaml")}
+    sides = {
+        (task.side_of(action), action.requestor in {u.user_id for u in task.users})
+        for task in tasks.values()
+        for action in task.evaluation_criteria.actions
+    }
+    assert sides == {("user", True), ("agent", False)}

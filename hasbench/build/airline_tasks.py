@@ -40,11 +40,18 @@ from hasbench.build.builder import (
     env_assertion,
     human,
     proactive,
-    replay_gold,
+    require_gold,
     suitable_personas,
 )
 from hasbench.envs.airline import AirlineEnvironment
-from hasbench.envs.airline_db import TODAY
+from hasbench.envs.airline.db import TODAY
+from hasbench.envs.airline.policy import (
+    BAG_FEE,
+    CANCELLED_FLIGHT_COMPENSATION,
+    FREE_CANCELLATION_SINCE,
+    compensation_eligible,
+    free_bags,
+)
 from hasbench.paths import TASKS_DIR
 from hasbench.personas import domain_personas
 
@@ -59,13 +66,6 @@ PROFILE = (
     "and flights, and book, change or cancel reservations with your tools. Follow the "
     "airline policy."
 )
-FREE_BAGS = {
-    "regular": {"basic_economy": 0, "economy": 1, "business": 2},
-    "silver": {"basic_economy": 1, "economy": 2, "business": 3},
-    "gold": {"basic_economy": 2, "economy": 3, "business": 4},
-}
-DAY_BEFORE = "2024-05-14T15:00:00"
-"""Bookings created after this are less than 24 hours old."""
 CABIN_NAMES = {"basic_economy": "basic economy", "economy": "economy", "business": "business"}
 
 
@@ -193,7 +193,7 @@ class _Generator:
                 "reservation_id": reservation_id,
             },
         )
-        replay_gold(scenario)
+        require_gold(scenario)
 
     # -- templates ----------------------------------------------------------------------
 
@@ -205,7 +205,7 @@ class _Generator:
         first = int(self.rng.integers(1, 3))
         extra = first + 1 if revised else first
         total = r["total_baggages"] + extra
-        free = FREE_BAGS[user["membership"]][r["cabin"]] * count
+        free = free_bags(user["membership"], r["cabin"], count)
         nonfree = max(r["nonfree_baggages"], total - free)
         card = self.card(user)
         calls = [
@@ -271,7 +271,7 @@ class _Generator:
                     " You also ask for travel insurance; accept it if the agent explains "
                     "that insurance cannot be added after booking."
                 )
-        fee = 50 * (nonfree - r["nonfree_baggages"])
+        fee = BAG_FEE * (nonfree - r["nonfree_baggages"])
         self.add(
             pattern,
             user=user,
@@ -335,13 +335,12 @@ class _Generator:
         """Cancel a reservation the policy allows to cancel (A hidden / C protected)."""
 
         def eligible(r: dict[str, Any]) -> bool:
-            return (
-                r["created_at"] > DAY_BEFORE or r["cabin"] == "business" or r["insurance"] == "yes"
-            )
+            recent = r["created_at"] > FREE_CANCELLATION_SINCE
+            return recent or r["cabin"] == "business" or r["insurance"] == "yes"
 
         r = self.reservation(eligible)
         user = self.user(r)
-        if r["created_at"] > DAY_BEFORE or r["cabin"] == "business":
+        if r["created_at"] > FREE_CANCELLATION_SINCE or r["cabin"] == "business":
             reason, why = "change of plans", "my plans changed"
         else:
             reason, why = "health", "I am ill and cannot travel"
@@ -573,11 +572,7 @@ class _Generator:
 
         def fits(r: dict[str, Any]) -> bool:
             user = self.user(r)
-            eligible = (
-                user["membership"] != "regular"
-                or r["insurance"] == "yes"
-                or r["cabin"] == "business"
-            )
+            eligible = compensation_eligible(user["membership"], r["insurance"], r["cabin"])
             return eligible and any(
                 self.db["flights"][s["flight_number"]]["dates"][s["date"]]["status"] == "cancelled"
                 for s in r["flights"]
@@ -590,7 +585,7 @@ class _Generator:
             for s in r["flights"]
             if self.db["flights"][s["flight_number"]]["dates"][s["date"]]["status"] == "cancelled"
         )
-        amount = 100 * len(r["passengers"])
+        amount = CANCELLED_FLIGHT_COMPENSATION * len(r["passengers"])
         calls = [
             ("get_user_details", {"user_id": user["user_id"]}),
             ("get_reservation_details", {"reservation_id": r["reservation_id"]}),

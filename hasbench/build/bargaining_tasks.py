@@ -40,7 +40,7 @@ from hasbench.build.builder import (
     env_assertion,
     human,
     proactive,
-    replay_gold,
+    require_gold,
 )
 from hasbench.envs.bargaining import (
     BargainingEnvironment,
@@ -190,7 +190,7 @@ class _Generator:
                 "offers_in_gold": offers,
             },
         )
-        replay_gold(scenario)
+        require_gold(scenario)
 
     # -- D: stakeholders with different priorities, against a simulated trader ---------
 

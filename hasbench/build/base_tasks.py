@@ -16,17 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from hasbench.build.source_filter import MARBLE_DOMAINS, TAU2_DOMAINS, read_marble
+from hasbench.build.sources import Source, Tau2Source
 from hasbench.envs import environment_class
 from hasbench.scenario import Scenario
 
 SOURCES = {**dict.fromkeys(TAU2_DOMAINS, "tau2-bench"), **dict.fromkeys(MARBLE_DOMAINS, "marble")}
 """Domain -> the benchmark its base tasks come from."""
-TAU2_FILES = {
-    "retail": ("retail/tasks.json", "retail/db.json", None),
-    "airline": ("airline/tasks.json", "airline/db.json", None),
-    "telecom": ("telecom/tasks.json", "telecom/db.toml", "telecom/user_db.toml"),
-}
-"""Domain -> (task file, database, user database) under τ²'s data/tau2/domains folder."""
 MARBLE_ACTIONS = {
     "coding": ["create_solution", "give_advice_and_revise"],
     "research": [
@@ -74,30 +69,33 @@ class BaseTask:
         return f"{self.domain}:{self.source_id}"
 
 
-def tau2_base_tasks(tau2_dir: str | Path, domain: str, keep: set[str]) -> list[BaseTask]:
-    """The kept τ² tasks of a domain, imported (file order)."""
+def tau2_base_tasks(
+    tau2: Tau2Source, domain: str, keep: set[str]
+) -> tuple[list[BaseTask], list[str]]:
+    """The kept τ² tasks of a domain (from its full set), imported (file order).
+
+    Returns the base tasks and why each kept task that could not be imported was skipped.
+
+    Raises:
+        Tau2ImportError: a database is unusable.
+    """
     from hasbench.build.tau2_import import import_tau2
 
-    root = Path(tau2_dir)
-    tasks, db, user_db = TAU2_FILES[domain]
-    scenarios, _ = import_tau2(
-        root / tasks, db=root / db, domain=domain, user_db=root / user_db if user_db else None
-    )
-    bases = [
-        BaseTask(domain, s.source_task_id or s.task_id, scenario=s)
-        for s in scenarios
-        if s.source_task_id in keep
-    ]
+    scenarios, skipped = import_tau2(
+        tau2.tasks_file(domain, full=True), db=tau2.db(domain), domain=domain,
+        user_db=tau2.user_db(domain), only=keep,
+    )  # fmt: skip
+    bases = [BaseTask(domain, s.source_task_id or s.task_id, scenario=s) for s in scenarios]
     for base in bases:
         base.view = tau2_view(base)
-    return bases
+    return bases, skipped
 
 
-def marble_base_tasks(marble_dir: str | Path, domain: str, keep: set[str]) -> list[BaseTask]:
+def marble_base_tasks(marble: Source | str | Path, domain: str, keep: set[str]) -> list[BaseTask]:
     """The kept MultiAgentBench records of a scenario (file order)."""
     bases = [
         BaseTask(domain, str(r.get("task_id")), record=r)
-        for r in read_marble(Path(marble_dir), domain)
+        for r in read_marble(marble, domain)
         if str(r.get("task_id")) in keep
     ]
     for base in bases:
@@ -111,7 +109,6 @@ def tau2_view(base: BaseTask) -> dict[str, Any]:
     assert scenario is not None
     specs = environment_class(base.domain)._specs
     user = scenario.users[0]
-    users = {u.user_id for u in scenario.users}
     criteria = scenario.evaluation_criteria
 
     def describe(name: str) -> dict[str, Any]:
@@ -135,7 +132,7 @@ def tau2_view(base: BaseTask) -> dict[str, Any]:
         "gold_path": [
             {
                 **describe(a.name),
-                "by": "customer" if a.requestor in users else "agent",
+                "by": "customer" if scenario.side_of(a) == "user" else "agent",
                 "argument_keys": sorted(a.arguments),
             }
             for a in criteria.actions

@@ -33,8 +33,8 @@ from typing import Any, TypeVar
 import numpy as np
 import yaml
 
-from hasbench.envs import make_environment
 from hasbench.envs.base import Environment
+from hasbench.evaluate import replay_gold
 from hasbench.scenario import Scenario, check_scenario
 from hasbench.vocab import RISK_ORDER
 
@@ -347,16 +347,15 @@ class TaskBuilder:
         return path
 
 
-def replay_gold(scenario: Scenario) -> Environment:
-    """A fresh environment after running every gold action; raises on a tool error."""
-    env = make_environment(scenario)
-    for gold in scenario.evaluation_criteria.actions:
-        side = "user" if gold.requestor in {u.user_id for u in scenario.users} else "agent"
-        result = env.call(gold.name, gold.arguments, side)
-        if result.error:
-            raise BuildError(
-                f"{scenario.task_id}: gold action {gold.action_id} {gold.name}: {result.message}"
-            )
+def require_gold(scenario: Scenario) -> Environment:
+    """The environment after the gold actions (:func:`hasbench.evaluate.replay_gold`).
+
+    Raises:
+        BuildError: naming the first gold action that failed.
+    """
+    env, errors = replay_gold(scenario)
+    if errors:
+        raise BuildError(f"{scenario.task_id}: gold {errors[0]}")
     return env
 
 

@@ -11,7 +11,10 @@ check unpassable:
 - ``assertion_holds_at_start``: one of τ²'s state assertions already holds before the
   episode, so doing nothing earns its share.
 
-A failure of the oracle itself is never explained away. :func:`write_import_report`
+- ``gold_value_unknowable``: the gold path uses a value no agent can know (found at
+  import, listed under ``unreachable``), so even the oracle cannot reach the gold state.
+
+A failure of the oracle is explained only by the last. :func:`write_import_report`
 writes one CSV row per task and a Markdown summary with, per domain, how many tasks the
 oracle solves and the pass rate of all checks, over all tasks and over the tasks no
 exception covers.
@@ -25,7 +28,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from hasbench.build.checks import CHECKS, TaskCheck, check_many
+from hasbench.build.checks import CHECKS, TaskCheck, check_many, passes
 from hasbench.envs import make_environment
 from hasbench.evaluate import replay_gold
 from hasbench.scenario import Scenario
@@ -40,8 +43,14 @@ EXCEPTIONS = {
         "a τ² state assertion already holds before the episode, so doing nothing earns "
         "its share of the score"
     ),
+    "gold_value_unknowable": (
+        "τ²'s gold path uses a value that neither the customer's instructions state nor "
+        "any record or tool shows (listed per task under `unreachable`): no agent can "
+        "know it, so even the oracle cannot reproduce the gold state"
+    ),
 }
-"""Why a source task makes a check unpassable; the idle and A1 checks only."""
+"""Why a source task makes a check unpassable: the idle and A1 checks, and the oracle's
+only where a gold value is out of everyone's reach."""
 EXCUSABLE = {"idle", "oracle_fails_A1"}
 
 
@@ -54,7 +63,8 @@ class ImportRow:
     source_task_id: str
     passed: bool
     oracle_solved: bool
-    """The oracle solves the task under A3 (Task Score 1.0)."""
+    """The oracle solves the task under A3 (Task Score 1.0; where a dimension waits for a
+    judge, 1.0 on every other)."""
     failed: str
     """``check: reason`` of each failed check, joined by `` | ``."""
     exception: str = ""
@@ -66,7 +76,9 @@ class ImportRow:
 
 def explain(scenario: Scenario, check: TaskCheck) -> str:
     """The exception that explains all of a task's failed checks, or ``""``."""
-    failed = {name for name, value in check.results.items() if value not in ("ok", "-")}
+    failed = {name for name, value in check.results.items() if not passes(value)}
+    if "oracle_A3" in failed and scenario.metadata.get("unreachable"):
+        return "gold_value_unknowable"
     if not failed or not failed <= EXCUSABLE:
         return ""
     initial = make_environment(scenario)
@@ -88,9 +100,9 @@ def _row(scenario: Scenario, check: TaskCheck) -> ImportRow:
         task_id=scenario.task_id,
         source_task_id=scenario.source_task_id or "",
         passed=check.passed,
-        oracle_solved=check.results.get("oracle_A3") == "ok",
+        oracle_solved=passes(check.results.get("oracle_A3", "")),
         failed=" | ".join(
-            f"{name}: {value}" for name, value in check.results.items() if value not in ("ok", "-")
+            f"{name}: {value}" for name, value in check.results.items() if not passes(value)
         ),
         exception=explain(scenario, check),
         lookups_added=len(added.get("lookups", [])),

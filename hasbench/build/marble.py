@@ -155,7 +155,9 @@ def import_marble(path: str | Path, pattern: str = "D") -> ImportResult:
             result.skipped.append(f"{record.label}: no converter for this scenario ({known})")
             continue
         try:
-            raw, warnings = importlib.import_module(module).convert(record, pattern)
+            converter = importlib.import_module(module)
+            raw, warnings = converter.convert(record, pattern)
+            _runnable(raw, converter)
             scenario = Scenario.model_validate(raw)
             problems_found = check_scenario(scenario)
             if problems_found:
@@ -168,6 +170,22 @@ def import_marble(path: str | Path, pattern: str = "D") -> ImportResult:
         result.warnings += [f"{record.label}: {w}" for w in warnings]
         result.scenarios.append(scenario)
     return result
+
+
+def _runnable(raw: dict[str, Any], converter: Any) -> None:
+    """Make a converted record an imported task the checks can run.
+
+    Its pattern is only a label (``pattern_provisional``: the import adds no human part);
+    a converter with a ``reference_path(raw)`` gives the oracle's path (bargaining: a
+    deal every limit allows; it raises :class:`RecordSkipped` for an infeasible record);
+    without one (coding, research: MARBLE ships no answer) the task is judge-scored.
+    """
+    raw["metadata"]["pattern_provisional"] = True
+    reference = getattr(converter, "reference_path", None)
+    if reference is None:
+        raw["metadata"]["judge_scored"] = True
+    else:
+        raw["evaluation_criteria"]["actions"] = reference(raw)
 
 
 def write_tasks(scenarios: list[Scenario], out: str | Path) -> Path:

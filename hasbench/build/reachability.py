@@ -3,8 +3,8 @@
 An agent can only use an identifier (an order id, a payment method id, a flight number, a
 date) that it has seen: in its task, profile or policy, in a tool result, or in what a
 human told it. τ²-bench gold paths often skip the reads a real agent makes first (the
-retail tasks from 70 on list only writes), and some stated facts are phrased so no
-extractor finds them (a name only inside "daiki_johnson_9523"). :func:`make_reachable`
+retail tasks from 70 on list only writes), and some values the customer's text never
+states (a name only inside "daiki_johnson_9523", a date "the day after"). :func:`make_reachable`
 walks a gold path the way the oracle does (the same rule: a whitespace-free string
 argument must have been observed) and, for each value nobody could know yet:
 
@@ -12,10 +12,12 @@ argument must have been observed) and, for each value nobody could know yet:
    profile, an order, a product, a reservation, search the flights of a route, list the
    airports), recursively for the values that read needs; the inserted steps change no
    state and are only inserted when ACTION is not scored, so scoring is untouched;
-2. otherwise, if the value is something the customer knows about themselves (their own
-   name, e-mail, zip code or user id, their order or reservation ids, travel dates,
-   passenger names and birth dates), gives it to the customer as a ``known_info`` fact;
-3. otherwise leaves it unreachable (reported by the importer).
+2. otherwise leaves it unreachable (reported by the importer).
+
+A value the customer's text states (literally, a date in words, or a date one day from
+one of their bookings that the text moves "by one day") is given to the customer as a
+``known_info`` fact before any lookup; nothing else is: facts are never invented for the
+customer (a name appearing only inside a user id is not stated).
 
 Per gold argument it also says where its value comes from: ``stated`` (the customer's
 known facts or text), ``lookup`` (a tool result before it) or ``neither``.
@@ -23,6 +25,7 @@ known facts or text), ``lookup`` (a tool result before it) or ``neither``.
 
 from __future__ import annotations
 
+import datetime
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,10 +34,12 @@ from hasbench.envs.base import Environment
 from hasbench.scenario import Scenario
 
 LOOKUP_INFO = "added on import: a read that makes {value} known ({why})"
-FACT_KINDS = ("user_id", "email", "first_name", "last_name", "zip", "dob")
-IDENTITY = {"email", "first_name", "last_name", "zip", "dob"}
-"""What a customer knows about themselves without looking it up (not their user id)."""
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_ONE_DAY = re.compile(
+    r"\b(?:next|following) day\b|\bday (?:after|before)\b|\bby one day\b"
+    r"|\b(?:one|a) day (?:later|earlier)\b"
+)
+"""Words that move a date by one day."""
 
 
 @dataclass
@@ -131,9 +136,9 @@ class _Walker:
         """Make ``value`` observed before ``action``.
 
         In order: a read without arguments shows it (public data such as airport codes);
-        the customer says it in their text, or it is part of who they are (name, e-mail,
-        zip code, birth date) and they know it; a lookup shows it; the customer knows it
-        otherwise (their user id, order or reservation ids, travel dates).
+        the customer's text states it (the customer is given it as a fact); a lookup shows
+        it. Nothing the text does not state is given to the customer: a name only inside a
+        user id ("mei_kovacs_8020") is looked up in the profile, not told.
         """
         if self.observed(value):
             return True
@@ -142,12 +147,8 @@ class _Walker:
                 self.outputs.append(output.lower())
                 self.inserted.append({"name": name, "arguments": {}, "why": "public data"})
                 return True
-        if len(value) >= 2 and re.search(rf"(?<!\w){re.escape(value.lower())}(?!\w)", self.said):
+        if stated(value, self.said) or self.shifted_by_a_day(value):
             self.give(key, value)
-            return True
-        known = self.customer_knows(value, key)
-        if known in IDENTITY:
-            self.give(known, value)
             return True
         if depth < 4 and self.may_insert:
             for name, arguments, why in self.lookups(value, action):
@@ -160,10 +161,30 @@ class _Walker:
                 self.outputs.append(result.content().lower())
                 self.inserted.append({"name": name, "arguments": arguments, "why": why})
                 return True
-        if known is None:
+        return False
+
+    def shifted_by_a_day(self, value: str) -> bool:
+        """Whether the text states a date as one day from one of the customer's bookings.
+
+        "The day after the original reservation", "delay by one day": the customer states
+        the new date relative to a date of their own reservation (a record the gold path
+        touches), so they know it.
+        """
+        if not _DATE.fullmatch(value) or not _ONE_DAY.search(self.said):
             return False
-        self.give(known, value)
-        return True
+        try:
+            day = datetime.date.fromisoformat(value)
+        except ValueError:
+            return False
+        near = {str(day + datetime.timedelta(days=d)) for d in (-1, 1)}
+        reservations = self.env.db.get("reservations", {})
+        booked = {
+            str(v)
+            for uid in self.customers
+            for rid in self.env.db.get("users", {}).get(uid, {}).get("reservations", [])
+            for _, v in leaves(reservations.get(rid, {}))
+        }
+        return bool(near & booked)
 
     def give(self, key: str, value: str) -> None:
         name, number = key, 1
@@ -172,36 +193,6 @@ class _Walker:
             name = f"{key}_{number}"
         self.facts[name] = value
         self.given.append(f"{name}={value}")
-
-    def customer_knows(self, value: str, key: str) -> str | None:
-        """The fact name under which the customer knows ``value`` themselves, if any.
-
-        Their own profile's user id, e-mail, name, zip code and birth date, their order
-        and reservation ids, and (airline) any date: when they travel, who travels.
-        """
-        db = self.env.db
-        for uid in self.customers:
-            user = db["users"].get(uid, {})
-            own = {
-                "user_id": user.get("user_id"),
-                "email": user.get("email"),
-                "first_name": user.get("name", {}).get("first_name"),
-                "last_name": user.get("name", {}).get("last_name"),
-                "zip": user.get("address", {}).get("zip"),
-                "dob": user.get("dob"),
-            }
-            for kind in FACT_KINDS:
-                if own.get(kind) == value:
-                    return kind
-            order = db.get("orders", {}).get(value)
-            if order and order.get("user_id") == uid:
-                return "order_id"
-            reservation = db.get("reservations", {}).get(value)
-            if reservation and reservation.get("user_id") == uid:
-                return "reservation_id"
-        if self.domain == "airline" and _DATE.fullmatch(value):
-            return key
-        return None
 
     def lookups(self, value: str, action: dict[str, Any]) -> list[tuple[str, dict, str]]:
         """Candidate reads, best first, whose result may show ``value``."""
@@ -332,7 +323,7 @@ def make_reachable(scenario: Scenario, env: Environment) -> Reach:
         action = gold.model_dump(exclude_defaults=True)
         enums = enum_values(env, gold.name)
         before = len(walker.inserted)
-        side = "user" if gold.requestor in users else "agent"
+        side = scenario.side_of(gold)
         spec = env.tool_spec(gold.name)
         if (
             spec is not None
@@ -372,6 +363,26 @@ def make_reachable(scenario: Scenario, env: Environment) -> Reach:
         sources=sources,
         failing_reads=failing,
     )
+
+
+def stated(value: str, text: str) -> bool:
+    """Whether a (lower-case) text states a value: as a whole token, or a date in words.
+
+    ``2024-05-26`` is stated by "May 26", "may 26th" or "26 May"; "the day after" states
+    no date.
+    """
+    if len(value) >= 2 and re.search(rf"(?<!\w){re.escape(value.lower())}(?!\w)", text):
+        return True
+    if not _DATE.fullmatch(value):
+        return False
+    try:
+        day = datetime.date.fromisoformat(value)
+    except ValueError:
+        return False
+    month = day.strftime("%B").lower()
+    months = f"(?:{month}|{month[:3]})\\.?"
+    number = f"{day.day}(?:st|nd|rd|th)?"
+    return re.search(rf"\b{months} {number}\b|\b{number} (?:of )?{months}\b", text) is not None
 
 
 def _shows(text: str, value: str) -> bool:

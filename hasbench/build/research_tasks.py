@@ -42,7 +42,7 @@ from hasbench.build.builder import (
     env_assertion,
     human,
     proactive,
-    replay_gold,
+    require_gold,
 )
 from hasbench.envs.research import load_corpus
 from hasbench.paths import TASKS_DIR
@@ -308,7 +308,7 @@ class _Generator:
                 "hidden_facts": hidden,
             },
         )
-        replay_gold(scenario)
+        require_gold(scenario)
 
     def pi(self, *, goal: str, instructions: str, known: dict[str, Any], persona: str) -> dict:
         return human(

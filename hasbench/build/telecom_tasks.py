@@ -436,9 +436,8 @@ def _holds(env: TelecomEnvironment, scenario: Scenario) -> list[bool]:
 
 def _replay(scenario: Scenario, skip: list[Call] = ()) -> TelecomEnvironment:
     env = TelecomEnvironment.from_scenario(scenario)
-    users = {u.user_id for u in scenario.users}
     for gold in scenario.evaluation_criteria.actions:
-        side = "user" if gold.requestor in users else "agent"
+        side = scenario.side_of(gold)
         if (side, gold.name, gold.arguments) in skip:
             continue
         result = env.call(gold.name, gold.arguments, side)

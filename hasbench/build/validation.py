@@ -19,6 +19,10 @@ two of them (``rule:source`` abstains where the base task has no scenario yet):
   path and basis kept; every added fact or person grounded in the source; no duplicate of
   the same source and pattern.
 
+The automatic checks (:mod:`hasbench.build.checks`) gate the panels: a task failing one
+is repaired where a :data:`PREFLIGHT` repair applies (a state assertion about a record the
+task does not have) and checked again, and excluded with the failed checks as the reason
+if it still fails; only tasks that pass every check (or wait for a judge) are reviewed.
 Per dimension the label is the strict majority of the reviewers who rated it; without
 one, the median label (ties toward the worse). Structural overall: FAIL if any dimension
 fails, else WARN if any warns, else PASS. Worthiness overall (the paper's rule): EXCLUDE
@@ -43,12 +47,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
+from hasbench.build.checks import TaskCheck, passes
 from hasbench.prompts import render
 from hasbench.scenario import HUMAN_RELATIONS, Scenario, check_scenario, held_facts
 
 if TYPE_CHECKING:
     from hasbench.build.base_tasks import BaseTask
-    from hasbench.build.checks import TaskCheck
     from hasbench.llm import LLMClient
 
 STRUCTURAL = ("D1", "D2", "D3", "D4", "D5", "D6", "D7")
@@ -105,7 +109,10 @@ class Validation(BaseModel):
     verdict: Literal["INCLUDE", "EXCLUDE", "error"]
     reason: str = ""
     rounds: list[dict[str, Any]] = Field(default_factory=list)
-    """Per round: ``structural`` and ``worthiness`` verdicts, and ``repairs`` applied after."""
+    """Per round: ``structural`` and ``worthiness`` verdicts, and ``repairs`` applied after
+    (the first round also the ``preflight_repairs`` of failed automatic checks)."""
+    checks: dict[str, str] = Field(default_factory=dict)
+    """The automatic checks of the final version of the task."""
 
 
 @dataclass
@@ -307,7 +314,7 @@ def episodes_review(panel: Panel, ev: Evidence) -> Review:
     if ev.check is None:
         return Review(reviewer="rule:episodes", panel=panel, error="no automatic checks given")
     r = ev.check.results
-    ok = lambda name: r.get(name) in ("ok", "-")  # noqa: E731
+    ok = lambda name: passes(r.get(name, "-"))  # noqa: E731
     if panel == "structural":
         out.rate("D1", "PASS" if ok("validates") else "FAIL", r.get("validates", ""))
         out.rate("D4", "PASS" if ok("environment") else "FAIL", r.get("environment", ""))
@@ -318,16 +325,12 @@ def episodes_review(panel: Panel, ev: Evidence) -> Review:
         )
         if not ok("oracle_A3"):
             out.rate("D6", "FAIL", r.get("oracle_A3", ""))
-        else:
-            out.rate("D6", "PASS" if ok("idle") else "WARN", r.get("idle", ""))
+        else:  # criteria that give doing nothing a score do not separate success from failure
+            out.rate("D6", "PASS" if ok("idle") else "FAIL", f"doing nothing scores: {r['idle']}")
         out.rate("D7", "PASS" if ok("facts_hidden_A1") else "FAIL", r.get("facts_hidden_A1", ""))
     else:
         idle = r.get("idle", "")
-        if ok("idle"):
-            out.rate("W2", "PASS")
-        else:
-            succeeded = re.search(r"idle scored 1\.0", idle) is not None
-            out.rate("W2", "FAIL" if succeeded else "WARN", f"doing nothing: {idle}")
+        out.rate("W2", "PASS" if ok("idle") else "FAIL", f"doing nothing scores: {idle}")
         protected = ok("protected_path") and r.get("protected_path") == "ok"
         alone = ok("oracle_fails_A1")
         out.rate(
@@ -528,12 +531,61 @@ def _repair_unused_edges(s: Scenario, reviews: Sequence[Review]) -> Scenario | N
     return s.model_copy(update={"relationships": kept})
 
 
+def _repair_vacuous_assertions(s: Scenario, check: TaskCheck) -> Scenario | None:
+    """Idle scores: drop state assertions about a record the task does not have.
+
+    Such an assertion (τ² checks "no overdue bill B1234321" in every service task, also
+    where that bill was never created) holds before the episode and can never fail, so it
+    separates nothing and only gives doing nothing a share of the score. It is dropped and
+    the task's metadata says so; an assertion about a record that exists is never touched.
+    """
+    if passes(check.results.get("idle", "ok")):
+        return None
+    from hasbench.envs import make_environment
+    from hasbench.vocab import canonical_json
+
+    initial = make_environment(s)
+    state = canonical_json(initial.state())
+    criteria = s.evaluation_criteria
+    vacuous = [
+        a for a in criteria.env_assertions
+        if initial.run_assertion(a.func_name, a.arguments) == a.assert_value
+        and any(isinstance(v, str) and v and f'"{v}"' not in state for v in a.arguments.values())
+    ]  # fmt: skip
+    kept = [a for a in criteria.env_assertions if a not in vacuous]
+    if not vacuous or (not kept and "ENV_ASSERTION" in criteria.reward_basis):
+        return None
+    dropped = [f"{a.func_name}({canonical_json(a.arguments)})" for a in vacuous]
+    return s.model_copy(
+        update={
+            "evaluation_criteria": criteria.model_copy(update={"env_assertions": kept}),
+            "metadata": {**s.metadata, "dropped_vacuous_assertions": dropped},
+        }
+    )
+
+
 REPAIRS: dict[str, Callable[[Scenario, Sequence[Review]], Scenario | None]] = {
     "default_instructions": _repair_instructions,
     "drop_unused_edges": _repair_unused_edges,
 }
 """Deterministic repairs of the concerns any reviewer raised, tried in order; each returns
 the repaired task or None when its concern was not raised or nothing needs changing."""
+CHECK_FAILURES = {
+    "validates": "the task does not validate",
+    "environment": "its environment cannot start",
+    "oracle_A3": "the oracle does not solve it",
+    "idle": "doing nothing scores",
+    "oracle_fails_A1": "solved without a human",
+    "facts_hidden_A1": "a fact a person holds is visible without them",
+    "protected_path": "no protected gold action",
+}
+"""What a failed automatic check means, for exclusion reasons."""
+PREFLIGHT: dict[str, Callable[[Scenario, TaskCheck], Scenario | None]] = {
+    "drop_vacuous_assertions": _repair_vacuous_assertions,
+}
+"""Repairs of a failed automatic check, made before the panels review the task (App. B.4.1:
+a scenario that fails the automatic checks is repaired first); each returns the repaired
+task or None."""
 
 
 # -- the loop ---------------------------------------------------------------------------------
@@ -557,32 +609,51 @@ async def validate(
     recheck: Callable[[Scenario], TaskCheck],
     max_rounds: int = 2,
 ) -> tuple[Validation, Scenario]:
-    """Review, repair and review again (at most ``max_rounds`` repairs); the final task."""
+    """Review, repair and review again (at most ``max_rounds`` repairs); the final task.
+
+    The automatic checks come first (App. B.4.1): a task that fails one gets the
+    :data:`PREFLIGHT` repairs that apply and is checked again; a task that still fails is
+    excluded with the failed checks as the reason, before any panel reads it.
+    """
     rounds: list[dict[str, Any]] = []
-    scenario = ev.scenario
+    scenario, preflight = ev.scenario, []
+    if ev.check is not None and not ev.check.passed:
+        for name, repair in PREFLIGHT.items():
+            fixed = repair(scenario, ev.check)
+            if fixed is not None and not check_scenario(fixed):
+                scenario, preflight = fixed, [*preflight, name]
+        if preflight:
+            ev = Evidence(scenario, ev.base, await asyncio.to_thread(recheck, scenario),
+                          ev.siblings)  # fmt: skip
+
+    def done(verdict: str, reason: str = "") -> tuple[Validation, Scenario]:
+        checks = ev.check.results if ev.check is not None else {}
+        result = Validation(task_id=scenario.task_id, verdict=verdict, reason=reason,
+                            rounds=rounds, checks=checks)  # fmt: skip
+        return result, scenario
+
+    if ev.check is not None and not ev.check.passed:  # a hard gate before the panels
+        rounds.append({"preflight_repairs": preflight})
+        failed = [f"{name} ({CHECK_FAILURES.get(name, value)})"
+                  for name, value in ev.check.results.items() if not passes(value)]  # fmt: skip
+        return done("EXCLUDE", "automatic checks fail: " + ", ".join(failed))
     for round_no in range(max_rounds + 1):
-        record: dict[str, Any] = {}
+        record: dict[str, Any] = {"preflight_repairs": preflight} if round_no == 0 else {}
         rounds.append(record)
         verdict = await review_panel("structural", structural, ev)
         if isinstance(verdict, str):
-            return Validation(task_id=scenario.task_id, verdict="error", reason=verdict,
-                              rounds=rounds), scenario  # fmt: skip
+            return done("error", verdict)
         record["structural"] = verdict.model_dump()
         concerns = list(verdict.reviews)
         if verdict.overall != "FAIL":
             worth = await review_panel("worthiness", worthiness, ev)
             if isinstance(worth, str):
-                return Validation(task_id=scenario.task_id, verdict="error", reason=worth,
-                                  rounds=rounds), scenario  # fmt: skip
+                return done("error", worth)
             record["worthiness"] = worth.model_dump()
             if worth.overall == "INCLUDE":
-                return Validation(task_id=scenario.task_id, verdict="INCLUDE",
-                                  rounds=rounds), scenario  # fmt: skip
+                return done("INCLUDE")
             if worth.overall == "EXCLUDE":
-                failed = [d for d, v in worth.labels.items() if v == "FAIL"]
-                return Validation(task_id=scenario.task_id, verdict="EXCLUDE",
-                                  reason=f"worthiness FAIL on {', '.join(failed)}",
-                                  rounds=rounds), scenario  # fmt: skip
+                return done("EXCLUDE", f"worthiness FAIL on {_failures(worth)}")
             concerns += worth.reviews
         if round_no == max_rounds:
             break
@@ -598,7 +669,24 @@ async def validate(
         checked = await asyncio.to_thread(recheck, scenario)  # checks run their own loop
         ev = Evidence(scenario, ev.base, checked, ev.siblings)
     last = rounds[-1]
-    state = "structural FAIL" if "worthiness" not in last else "still CONDITIONAL"
-    return Validation(task_id=scenario.task_id, verdict="EXCLUDE",
-                      reason=f"{state} after {len(rounds) - 1} repair rounds",
-                      rounds=rounds), scenario  # fmt: skip
+    if "worthiness" in last:
+        state = "still CONDITIONAL"
+    else:
+        state = f"structural FAIL on {_failures(PanelVerdict.model_validate(last['structural']))}"
+    return done("EXCLUDE", f"{state} after {len(rounds) - 1} repair rounds")
+
+
+def _failures(verdict: PanelVerdict) -> str:
+    """The failed dimensions with what failed, e.g. ``D6 (doing nothing scores)``.
+
+    What failed is the first issue a reviewer raised on the dimension, up to its details.
+    """
+    parts = []
+    for dim, label in verdict.labels.items():
+        if label != "FAIL":
+            continue
+        issues = [i for r in verdict.reviews if r.labels.get(dim) == "FAIL" for i in r.issues
+                  if i.startswith(f"{dim}: ")]  # fmt: skip
+        cause = re.split(r"[:(;]", issues[0].removeprefix(f"{dim}: "))[0].strip() if issues else ""
+        parts.append(f"{dim} ({cause})" if cause else dim)
+    return ", ".join(parts)

@@ -1,7 +1,7 @@
 """The ``hasbench`` command line: one module per command group.
 
-Each module (``tasks``, ``build``, ``import_``, ``episode``, ``study``, ``docuteam``, ``run``,
-``notebook``) defines ``register(sub)``, which adds its subcommands' parsers, next to the
+Each module (``tasks``, ``build``, ``import_``, ``episode``, ``serve``, ``study``, ``docuteam``,
+``run``, ``notebook``) defines ``register(sub)``, which adds its subcommands' parsers, next to the
 handlers ``cmd_<name>(args) -> int`` they call; ``options`` holds what several share.
 Handlers import what they run inside the function so that ``hasbench --help`` stays fast.
 Any unexpected exception is reported by :func:`main` as one ``hasbench: error: ...`` line
@@ -15,9 +15,9 @@ import os
 import sys
 from collections.abc import Sequence
 
-from hasbench.cli import build, docuteam, episode, import_, notebook, run, study, tasks
+from hasbench.cli import build, docuteam, episode, import_, notebook, run, serve, study, tasks
 
-COMMAND_GROUPS = (tasks, build, import_, episode, study, docuteam, run, notebook)
+COMMAND_GROUPS = (tasks, build, import_, episode, serve, study, docuteam, run, notebook)
 """The command modules, in the order ``hasbench --help`` lists their commands."""
 
 

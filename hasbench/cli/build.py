@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from hasbench.cli.options import DomainChoices
+from hasbench.cli.options import TAU2_HELP, DomainChoices
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -20,13 +20,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )  # fmt: skip
     q.set_defaults(func=cmd_build_tasks)
     q = build.add_parser("filter", help="step 1: filter the τ²-bench and MultiAgentBench tasks")
-    q.add_argument("--tau2", required=True, metavar="DIR", help="τ²'s data/tau2/domains folder")
+    q.add_argument("--tau2", metavar="DIR", help=TAU2_HELP)
     q.add_argument("--marble", required=True, metavar="DIR", help="MARBLE's multiagentbench folder")
     q.add_argument("--out", required=True, metavar="DIR", help="where filter.csv/.md go")
     q.add_argument("--telecom-tasks", metavar="FILE", help="another telecom task file (full set)")
     q.set_defaults(func=cmd_build_filter)
     q = build.add_parser("has-bench", help="the whole pipeline: filter, patterns, adapt, validate")
-    q.add_argument("--tau2", required=True, metavar="DIR", help="τ²'s data/tau2/domains folder")
+    q.add_argument("--tau2", metavar="DIR", help=TAU2_HELP)
     q.add_argument("--marble", required=True, metavar="DIR", help="MARBLE's multiagentbench folder")
     q.add_argument("--out", required=True, metavar="DIR", help="where tasks and reports go")
     q.add_argument(
@@ -42,7 +42,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--worthiness", nargs="+", default=None, metavar="MODEL",
         help="W1-W5 reviewers (as --structural)",
     )  # fmt: skip
-    q.add_argument("--patterns-per-task", type=int, default=2, help="scenarios per base task")
+    q.add_argument(
+        "--patterns-per-task", type=int, default=None,
+        help="at most this many scenarios per base task (default: every supported pattern)",
+    )  # fmt: skip
     q.add_argument("--repair-rounds", type=int, default=2, help="repairs of a CONDITIONAL task")
     q.add_argument("--per-stratum", type=int, default=2, help="human-review sample per stratum")
     q.add_argument("--seed", type=int, default=0, help="seed of personas, revisions, sample")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -21,12 +22,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def cmd_docuteam_demo(args: argparse.Namespace) -> int:
-    """Run the scripted user's DocuTeam session on a task; write its log; print measures."""
+    """Run the scripted user's DocuTeam session; write its log; print measures (exit 1: failed)."""
     import asyncio
 
     from hasbench.docuteam import ManualClock, Session, SessionConfig, session_measures
     from hasbench.docuteam.demo import DEMOS, DOCUTEAM_DATA, run_demo
-    from hasbench.docuteam.steps import Backends
+    from hasbench.docuteam.steps import RoleModels
 
     config = SessionConfig(
         condition=args.condition,
@@ -38,10 +39,27 @@ def cmd_docuteam_demo(args: argparse.Namespace) -> int:
     session = Session.from_folder(
         DOCUTEAM_DATA / args.task,
         config=config,
-        backends=Backends.all(args.backend),
+        backends=RoleModels.all(args.backend),
         clock=ManualClock(),
         log_path=args.out,
     )
     asyncio.run(run_demo(session, DEMOS[args.task]))
-    print(json.dumps(session_measures(session.log), sort_keys=True))
+    if session.failure is not None:
+        from hasbench.docuteam.failures import describe_failure
+
+        print(
+            f"hasbench: the DocuTeam session failed: {describe_failure(session.failure)}. "
+            f"The session is an error, not a result; its log {args.out} is marked failed.",
+            file=sys.stderr,
+        )
+        return 1
+    measures = session_measures(session.log)
+    print(json.dumps(measures, sort_keys=True))
+    if measures["steps_lost"]:
+        print(
+            f"hasbench: {measures['steps_lost']} model step(s) lost to infrastructure "
+            "failures (the log's error events say which); the measures are of the session "
+            "without them",
+            file=sys.stderr,
+        )
     return 0

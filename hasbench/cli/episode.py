@@ -13,7 +13,12 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from hasbench.cli.options import add_endpoint_options, apply_endpoints, endpoint_overrides
+from hasbench.cli.options import (
+    add_endpoint_options,
+    add_episode_options,
+    apply_endpoints,
+    endpoint_overrides,
+)
 
 if TYPE_CHECKING:
     from hasbench.llm import Endpoint
@@ -25,20 +30,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("episode", help="run one episode of a task and print a JSON summary")
     p.add_argument("file", metavar="FILE", help="a task YAML file")
     p.add_argument("task_id", metavar="TASK_ID", help="the task to run")
-    p.add_argument("--agent", default="scripted:oracle", help="agent model or scripted:*")
-    p.add_argument(
-        "--user", default="scripted:user",
-        help="user model, scripted:user, or human:terminal to play the humans yourself "
+    add_episode_options(
+        p, "user model, scripted:user, or human:terminal to play the humans yourself "
         "(human:terminal?play=user_1 plays only user_1)",
     )  # fmt: skip
-    p.add_argument("--judge", default="rule", help="judge model or 'rule'")
-    p.add_argument("--agency", default="A3", choices=["A1", "A2", "A3", "A4", "A5"])
-    p.add_argument(
-        "--channels", default="full",
-        choices=["full", "clar-only", "feed-only", "cont-only", "no-clar", "no-feed", "no-cont"],
-    )  # fmt: skip
-    p.add_argument("--persona", default=None, help="persona id overriding every user's")
-    p.add_argument("--seed", type=int, default=0, help="episode seed")
     p.add_argument("--out", metavar="TRACE.jsonl", help="where to write the trace")
     add_endpoint_options(p)
     p.set_defaults(func=cmd_episode)

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from hasbench.cli.options import DomainChoices
+from hasbench.cli.options import TAU2_HELP, DomainChoices
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -14,13 +14,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("import", help="convert tasks from another benchmark's format")
     source = p.add_subparsers(dest="import_source", required=True, metavar="FORMAT")
     q = source.add_parser("tau2", help="τ²-bench tasks.json of a domain that imports them")
-    q.add_argument("tasks", metavar="TASKS.json", help="a τ²-bench task file")
-    q.add_argument("--db", required=True, metavar="DB_FILE", help="the database the tasks use")
+    q.add_argument(
+        "tasks", nargs="?", metavar="TASKS.json",
+        help="a τ²-bench task file (default: the domain's tasks.json of the τ² data)",
+    )  # fmt: skip
+    q.add_argument("--tau2", metavar="DIR", help=TAU2_HELP)
+    q.add_argument("--db", metavar="DB_FILE", help="the database (default: the τ² data's)")
     q.add_argument(
         "--domain", required=True, choices=DomainChoices(_tau2_domains), metavar="DOMAIN",
         help="one of %(choices)s",
     )  # fmt: skip
-    q.add_argument("--user-db", metavar="USER_DB_FILE", help="telecom: the phone's user_db file")
+    q.add_argument(
+        "--user-db", metavar="USER_DB_FILE", help="telecom: the phone's user_db (default: as --db)"
+    )
     q.add_argument("--pattern", default="A", choices=list("ABCDEF"), help="pattern (default A)")
     q.add_argument("--out", required=True, metavar="FILE.yaml", help="where to write the tasks")
     q.add_argument(
@@ -44,13 +50,18 @@ def _tau2_domains() -> list[str]:
 
 def cmd_import_tau2(args: argparse.Namespace) -> int:
     """Convert a τ²-bench task file into a task YAML file; print what was written."""
+    from hasbench.build.sources import SourceError, locate_tau2
     from hasbench.build.tau2_import import Tau2ImportError, import_tau2, write_tasks
 
     try:
+        data = None if args.tasks and args.db else locate_tau2(args.tau2)
+        db = args.db or data.db(args.domain)
+        user_db = args.user_db or (None if args.db else data.user_db(args.domain))
         scenarios, skipped = import_tau2(
-            args.tasks, db=args.db, domain=args.domain, user_db=args.user_db, pattern=args.pattern
-        )
-    except Tau2ImportError as error:
+            args.tasks or data.tasks_file(args.domain), db=db, domain=args.domain,
+            user_db=user_db, pattern=args.pattern,
+        )  # fmt: skip
+    except (Tau2ImportError, SourceError) as error:
         print(f"hasbench import: {error}", file=sys.stderr)
         return 1
     for note in skipped:

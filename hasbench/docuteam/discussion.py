@@ -91,14 +91,14 @@ class TriggerDecision(BaseModel):
 class SummaryEntry:
     """One line of a discussion summary.
 
-    Its section (cluster, agreed, in dispute, or an agent's evaluation), its text, the
-    message it links to, and whether it can be applied to the document.
+    Its section (cluster, agreed, in dispute, or an agent's evaluation), its text and the
+    message it links to. Every line can be applied to the document (a point in dispute
+    carries its sides, so the user can write down the choice to make).
     """
 
     section: str
     text: str
     message_id: str
-    applicable: bool = True
 
 
 def summary_entries(summary: s.Summary | None) -> list[SummaryEntry]:
@@ -114,9 +114,7 @@ def summary_entries(summary: s.Summary | None) -> list[SummaryEntry]:
     if isinstance(summary, s.DiscussionSummary):
         agreed = [SummaryEntry("Agreed", i.text, i.message_id) for i in summary.consensus]
         disputed = [
-            SummaryEntry(
-                "In dispute", f"{c.description} ({' / '.join(c.sides)})", c.message_id, False
-            )
+            SummaryEntry("In dispute", f"{c.description} ({' / '.join(c.sides)})", c.message_id)
             for c in summary.conflicts
         ]
         return agreed + disputed

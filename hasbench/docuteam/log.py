@@ -29,9 +29,15 @@ Event types and their payloads:
 - ``summary`` / ``bubble``: the mode's structured summary / the one-line summary.
 - ``application``: a message applied to the document: message id, target block,
   placement, snippet, the written text, whether it was adapted, the edit id.
+- ``agent``: the user added an agent (``added``) or rewrote its profile (``edited``):
+  the profile afterwards (and ``before``, for an edit).
 - ``model_call``: step, role, model, attempt, cached, cost; ``usage`` holds tokens.
 - ``error``: a step whose output could not be used (``invalid_output``, after one retry)
-  or whose model failed (``model_failure``); the step was skipped.
+  or whose model failed (``model_failure``, with the failure's ``kind``); the step was
+  skipped.
+- ``session_failed``: the session failed for an infrastructure reason (role, model,
+  step, kind, message, whether it was permanent, what to fix); no model step ran after
+  it and the log gives no measures (:mod:`hasbench.docuteam.failures`).
 """
 
 from __future__ import annotations
@@ -63,8 +69,10 @@ EventType = Literal[
     "summary",
     "bubble",
     "application",
+    "agent",
     "model_call",
     "error",
+    "session_failed",
 ]
 
 
@@ -128,6 +136,8 @@ class SessionLog:
         self.header = header
         self.events: list[LogEvent] = []
         self.path = Path(path) if path is not None else None
+        self.source = self.path
+        """The file the log was written to or read from (None: in memory only)."""
         self._observers: list[Callable[[LogEvent], None]] = []
         self._queues: list[asyncio.Queue[LogEvent]] = []
         if self.path is not None:
@@ -178,6 +188,12 @@ class SessionLog:
         finally:
             self._queues.remove(queue)
 
+    @property
+    def failure(self) -> dict[str, Any] | None:
+        """Why the session failed (its ``session_failed`` payload), or None."""
+        failed = self.of_type("session_failed")
+        return failed[0].payload if failed else None
+
     def of_type(self, *types: EventType) -> list[LogEvent]:
         """Events of the given types, in order."""
         return [event for event in self.events if event.type in types]
@@ -223,6 +239,7 @@ class SessionLog:
                 raise LogError(f"{path}: line {number}: seq {event.seq} out of order")
             log.events.append(event)
         assert log is not None
+        log.source = path
         return log
 
     def to_dataframe(self) -> pd.DataFrame:

@@ -5,6 +5,8 @@ steering messages sent into discussions, word-level changes to the draft, messag
 applied to the document, and the discussions the user started in each mode. We add the
 discussions the agents started. :func:`study_rows` turns one log into rows of the study
 CSV schema (:mod:`hasbench.docuteam.study.data`), so session logs feed ``hasbench study``.
+A session that failed (:mod:`hasbench.docuteam.failures`) has no measures: asking for
+them raises :class:`~hasbench.docuteam.failures.FailedSessionError`.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from hasbench.docuteam.document import Document, EditOp, word_changes
+from hasbench.docuteam.failures import FailedSessionError, describe_failure
 from hasbench.docuteam.log import SessionLog
 from hasbench.docuteam.schemas import MODES
 
@@ -64,8 +67,18 @@ def session_measures(log: SessionLog) -> dict[str, int]:
     - ``messages_applied``: discussion messages applied to the document;
     - ``user_discussions`` / ``agent_discussions``: discussions each side started, and
       ``<mode>_mode``: user-started discussions per mode (the mode they opened in);
-    - ``model_calls`` and ``step_errors``: model calls made and steps skipped.
+    - ``model_calls`` and ``step_errors``: model calls made and steps skipped, and
+      ``steps_lost``: the steps among them skipped for an infrastructure failure.
+
+    Raises:
+        FailedSessionError: the session failed.
     """
+    if log.failure is not None:
+        raise FailedSessionError(
+            f"{_label(log)}: the session failed, so it has no measures: "
+            f"{describe_failure(log.failure)}"
+        )
+    errors = [e.payload for e in log.of_type("error")]
     steering = [e.payload["action"] for e in log.of_type("steering")]
     opened = [e.payload for e in log.of_type("discussion_opened")]
     by_user = [d for d in opened if d["initiator"] == "user"]
@@ -82,7 +95,8 @@ def session_measures(log: SessionLog) -> dict[str, int]:
         "user_discussions": len(by_user),
         "agent_discussions": sum(d["initiator"] == "agents" for d in opened),
         "model_calls": len(log.of_type("model_call")),
-        "step_errors": len(log.of_type("error")),
+        "step_errors": len(errors),
+        "steps_lost": sum(e["error_type"] == "model_failure" for e in errors),
     }
     for mode in MODES:
         measures[f"{mode}_mode"] = sum(d["mode"] == mode for d in by_user)
@@ -100,6 +114,7 @@ def study_rows(
     Participant, order and task default to the labels in the log header.
 
     Raises:
+        FailedSessionError: the session failed.
         ValueError: a label is missing (name it in the session config or pass it here).
     """
     participant = participant or log.header.participant
@@ -137,18 +152,37 @@ def study_data(logs: Iterable[SessionLog | str | Path], source: str = "session l
     """Validated study data from session logs (one per participant and condition).
 
     The data are marked synthetic, with simulated participants, when any session's user
-    was simulated.
+    was simulated. Sessions that lost steps to infrastructure failures are named in the
+    metadata ``steps_lost``.
 
     Raises:
+        FailedSessionError: a session failed; the message lists every failed session.
         StudyDataError: the logs do not form a paired design (e.g. a participant with one
             condition only), listing every problem.
     """
     from hasbench.docuteam.study.data import validate_frame
 
     logs = [log if isinstance(log, SessionLog) else SessionLog.read(log) for log in logs]
+    failed = [f"{_label(log)}: {describe_failure(log.failure)}" for log in logs if log.failure]
+    if failed:
+        raise FailedSessionError(
+            f"{len(failed)} of {len(logs)} sessions failed and give no study rows; leave "
+            "them out (with their participants' other sessions) or run them again:\n  "
+            + "\n  ".join(failed)
+        )
     frames = [study_rows(log) for log in logs]
     meta = {"source": source}
     if any(log.header.config.get("simulated_user") for log in logs):
         meta["synthetic"] = "true"
         meta["participants"] = "simulated"
+    lost = [(log, session_measures(log)["steps_lost"]) for log in logs]
+    if any(n for _, n in lost):
+        meta["steps_lost"] = ", ".join(f"{_label(log)}: {n}" for log, n in lost if n)
     return validate_frame(pd.concat(frames, ignore_index=True), source, meta=meta)
+
+
+def _label(log: SessionLog) -> str:
+    """A session's file, or its participant and condition when it has none."""
+    if log.source is not None:
+        return str(log.source)
+    return f"{log.header.participant or 'session'} ({log.header.condition})"

@@ -73,8 +73,8 @@ class Strict(BaseModel):
 # --------------------------------------------------------------------------- shared views
 
 
-class AgentView(Strict):
-    """An agent as others see it."""
+class PublicProfile(Strict):
+    """An agent's profile as the steps show it: to the moderator, the team and itself."""
 
     id: str
     name: str
@@ -83,7 +83,7 @@ class AgentView(Strict):
     expertise: list[str]
 
     @classmethod
-    def of(cls, profile: AgentProfile) -> AgentView:
+    def of(cls, profile: AgentProfile) -> PublicProfile:
         """The view of a profile."""
         return cls(**profile.model_dump())
 
@@ -143,7 +143,7 @@ class FocusInput(Strict):
     scope: ScopeView
     mode: Mode
     comment: str
-    agents: list[AgentView]
+    agents: list[PublicProfile]
     initiator: Literal["user", "agents"]
 
 
@@ -168,7 +168,7 @@ class ModeratorInput(Strict):
     mode: Mode
     scope: ScopeView
     focus: str
-    agents: list[AgentView]
+    agents: list[PublicProfile]
     agent_turns: int
     """Agent messages in the discussion so far."""
     messages: list[Message]
@@ -222,7 +222,7 @@ class UtteranceInput(Strict):
     mode: Mode
     focus: str
     scope: ScopeView
-    agent: AgentView
+    agent: PublicProfile
     memory: list[MemoryEntry]
     elsewhere: list[str]
     """The agent's own recent messages in other discussions."""
@@ -252,7 +252,7 @@ class UtteranceOutput(Strict):
 class DiscussionMemoryInput(Strict):
     """One agent's memory and a finished discussion."""
 
-    agent: AgentView
+    agent: PublicProfile
     mode: Mode
     focus: str
     messages: list[Message]
@@ -327,7 +327,7 @@ class SummaryInput(Strict):
 
     mode: Mode
     focus: str
-    agents: list[AgentView]
+    agents: list[PublicProfile]
     speakers: list[str]
     """Ids of the agents who have spoken."""
     messages: list[Message]
@@ -439,7 +439,7 @@ class SelectInput(Strict):
 
     goal: str
     interpretation: str
-    agents: list[AgentView]
+    agents: list[PublicProfile]
 
 
 class Selection(Strict):
@@ -475,7 +475,7 @@ class NeedInput(Strict):
     goal: str
     interpretation: str
     edits: list[EditView]
-    agent: AgentView
+    agent: PublicProfile
     nearby: list[NearbyDiscussion]
 
 

@@ -413,7 +413,7 @@ def read_edit(data: s.ReadEditInput) -> s.ReadEditOutput:
     return s.ReadEditOutput(trivial=False, goal=goal, interpretation=interpretation)
 
 
-def _relevance(agent: s.AgentView, text: str) -> tuple[int, str]:
+def _relevance(agent: s.PublicProfile, text: str) -> tuple[int, str]:
     """Shared content words of an agent's profile and a text, and the best expertise match."""
     words = content_stems(text)
     profile = content_stems(" ".join([agent.role, agent.stance, *agent.expertise]))

@@ -2,12 +2,15 @@
 
 Every step (focus, moderator, utterance, memory updates, summary, bubble, edit reading,
 agent selection, need scoring, incorporation) belongs to one of five roles, and a
-:class:`Backends` names the model or scripted stand-in that plays each role. The
+:class:`RoleModels` names the model or scripted stand-in that plays each role. The
 :class:`StepRunner` renders the step's prompts (``hasbench/prompts/docuteam/``), calls
 the model through :class:`hasbench.llm.LLMClient` (response cache, retries) with a JSON
 schema response format, parses and checks the reply, and asks once more with the
 problem stated when the reply is unusable. A second unusable reply, or a model failure,
 is recorded as an error event and the step yields None: nothing is made up in its place.
+Model failures are infrastructure failures: the runner counts them and, when they fail
+the session (:mod:`~hasbench.docuteam.failures`), records ``session_failed`` and runs
+no model step after it.
 Scripted stand-ins (``scripted:docuteam``) compute the output from the same structured
 input, without a prompt.
 """
@@ -23,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from hasbench.docuteam import schemas as s
 from hasbench.docuteam.document import Block, render_blocks, render_edits
+from hasbench.docuteam.failures import LossCounter, failure_payload
 from hasbench.llm import LLMClient, ModelError, ModelResponse
 from hasbench.prompts import render
 
@@ -34,7 +38,7 @@ RAW_KEPT = 600
 """Characters of an unusable reply kept in its error event."""
 
 
-class Backends(BaseModel):
+class RoleModels(BaseModel):
     """Which model or scripted stand-in plays each DocuTeam role.
 
     Any litellm model string, ``local/<name>``, ``test/<name>`` or ``scripted:docuteam``.
@@ -59,7 +63,7 @@ class Backends(BaseModel):
         return value
 
     @classmethod
-    def all(cls, model: str) -> Backends:
+    def all(cls, model: str) -> RoleModels:
         """The same backend for every role."""
         return cls(**dict.fromkeys(ROLES, model))
 
@@ -71,7 +75,7 @@ class Backends(BaseModel):
 # --------------------------------------------------------------------------- prompt text
 
 
-def render_agents(agents: list[s.AgentView]) -> str:
+def render_agents(agents: list[s.PublicProfile]) -> str:
     """One line per agent: id, name, role, stance and expertise."""
     return "\n".join(
         f"- {a.id}: {a.name}, {a.role}. Stance: {a.stance} Expertise: {', '.join(a.expertise)}."
@@ -79,7 +83,7 @@ def render_agents(agents: list[s.AgentView]) -> str:
     )
 
 
-def render_profile(agent: s.AgentView) -> str:
+def render_profile(agent: s.PublicProfile) -> str:
     """An agent's profile as prompt text."""
     return (
         f"Name: {agent.name} (id {agent.id})\nRole: {agent.role}\nStance: {agent.stance}\n"
@@ -337,7 +341,7 @@ async def ask_model(
     parse: Callable[[str | None], BaseModel],
     *,
     on_call: Callable[[ModelResponse, int], None],
-    on_error: Callable[[str, str, int, str | None], None],
+    on_error: Callable[[str, str, int, str | None, ModelError | None], None],
 ) -> BaseModel | None:
     """Ask a model for one JSON object; ask once more, the problem stated, if unusable.
 
@@ -350,7 +354,8 @@ async def ask_model(
         parse: Turns a reply into the output or raises ``StepOutputError`` saying why.
         on_call: Told of every answered call: ``(response, attempt)``.
         on_error: Told of the failure that ends the ask: ``(kind, message, attempt,
-            raw reply)``, kind ``model_failure`` or ``invalid_output``.
+            raw reply, model error)``, kind ``model_failure`` (with the
+            :class:`~hasbench.llm.ModelError`) or ``invalid_output`` (with None).
 
     Returns:
         The parsed output, or None after ``on_error`` was told why.
@@ -361,14 +366,14 @@ async def ask_model(
         try:
             response = await client.complete(model, messages, response_format=response_format)
         except ModelError as exc:
-            on_error("model_failure", str(exc), attempt, None)
+            on_error("model_failure", str(exc), attempt, None, exc)
             return None
         on_call(response, attempt)
         try:
             return parse(response.content)
         except s.StepOutputError as exc:
             if attempt == 2:
-                on_error("invalid_output", str(exc), attempt, response.content)
+                on_error("invalid_output", str(exc), attempt, response.content, None)
                 return None
             messages = [
                 *messages,
@@ -390,19 +395,34 @@ class StepRunner:
         client: The model client (with its response cache); needed only when a role is
             played by a model.
         record: Appends an event to the session log.
+        failed_in_a_row: Lost steps in a row that fail the session.
+
+    Attributes:
+        failure: The ``session_failed`` payload once the session failed, else None.
     """
 
-    def __init__(self, backends: Backends, client: LLMClient | None, record: Recorder) -> None:
+    def __init__(
+        self,
+        backends: RoleModels,
+        client: LLMClient | None,
+        record: Recorder,
+        failed_in_a_row: int = 3,
+    ) -> None:
         if backends.uses_models() and client is None:
             raise ValueError("a model backend needs an LLMClient (with a ResponseCache)")
         self.backends = backends
         self.client = client
         self.record = record
+        self.failure: dict[str, Any] | None = None
+        self._losses = LossCounter(failed_in_a_row)
 
     async def run(
         self, name: str, data: BaseModel, discussion: str | None = None
     ) -> BaseModel | None:
-        """The checked output of step ``name`` for ``data``, or None after a recorded error."""
+        """The checked output of step ``name`` for ``data``, or None after a recorded error.
+
+        Once the session failed, a model step is not run and yields None.
+        """
         step = STEPS[name]
         model = getattr(self.backends, step.role)
         if model.startswith("scripted:"):
@@ -416,6 +436,8 @@ class StepRunner:
                 self._error(step, model, "invalid_output", str(exc), 1, raw, discussion)
                 return None
             return output
+        if self.failure is not None:
+            return None
         return await ask_model(
             self.client,
             model,
@@ -426,8 +448,8 @@ class StepRunner:
             on_call=lambda response, attempt: self._model_call(
                 step, model, response, attempt, discussion
             ),
-            on_error=lambda kind, message, attempt, raw: self._error(
-                step, model, kind, message, attempt, raw, discussion
+            on_error=lambda kind, message, attempt, raw, error: self._error(
+                step, model, kind, message, attempt, raw, discussion, error
             ),
         )
 
@@ -439,6 +461,7 @@ class StepRunner:
         attempt: int,
         discussion: str | None,
     ) -> None:
+        self._losses.answered()
         payload = {
             "step": step.name,
             "role": step.role,
@@ -458,6 +481,7 @@ class StepRunner:
         attempt: int,
         raw: str | None,
         discussion: str | None,
+        error: ModelError | None = None,
     ) -> None:
         payload = {
             "step": step.name,
@@ -468,4 +492,22 @@ class StepRunner:
             "attempts": attempt,
             "raw": None if raw is None else raw[:RAW_KEPT],
         }
+        if error is not None:
+            payload["kind"] = error.kind
         self.record("error", payload, discussion=discussion)
+        if error is not None and self._losses.lost(error):
+            self.fail(step.role, model, step.name, error, discussion)
+
+    def fail(
+        self,
+        role: str,
+        model: str,
+        step: str,
+        error: ModelError,
+        discussion: str | None = None,
+    ) -> None:
+        """Mark the session failed (once): a ``session_failed`` event; no model step after it."""
+        if self.failure is not None:
+            return
+        self.failure = failure_payload(role, model, step, error)
+        self.record("session_failed", self.failure, discussion=discussion)

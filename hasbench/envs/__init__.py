@@ -68,11 +68,12 @@ def replayed_environment(
 def _file_stamps(scenario: Scenario) -> tuple[tuple[str, int], ...]:
     """Modification times of the data files a task names (a changed file is a new base)."""
     from hasbench.envs.service import resolve_data_path
+    from hasbench.paths import data_stamp, is_data_file
 
     stamps = []
     for field in ("db_path", "user_db_path", "policy_path"):
         value = getattr(scenario.environment, field, None)
         if value:
             path = resolve_data_path(value)
-            stamps.append((str(path), path.stat().st_mtime_ns if path.is_file() else -1))
+            stamps.append((str(path), data_stamp(path) if is_data_file(path) else -1))
     return tuple(stamps)

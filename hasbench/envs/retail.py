@@ -15,9 +15,10 @@ import json
 from collections import Counter
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from hasbench.envs.base import Environment, ToolError, assertion, changed_keys, tool
+from hasbench.envs.base import Environment, ToolError, assertion, tool
 from hasbench.envs.retail_db import CANCEL_REASONS, RetailDB, check_retail_db, generate_retail_db
 from hasbench.envs.service import ServiceEnvironment, not_found
+from hasbench.envs.state import changed_keys
 from hasbench.paths import POLICIES_DIR, TASKS_DIR
 from hasbench.registry import Confirmation, Domain, Ownership
 
@@ -375,10 +376,11 @@ class RetailEnvironment(ServiceEnvironment):
         method = self._payment_method(order, payment_method_id)
         original = order["payment_history"][0]["payment_method_id"]
         if method["source"] != "gift_card" and payment_method_id != original:
-            raise ToolError(
-                "precondition_failed",
-                "Payment method should be either the original payment method or a gift card",
-            )
+            allowed = (  # τ²'s message names the original only, though it takes gift cards
+                "the original payment method" if self.compat == "tau2"
+                else "either the original payment method or a gift card"
+            )  # fmt: skip
+            raise ToolError("precondition_failed", f"Payment method should be {allowed}")
         self._check_items(order, item_ids)
         order = self.writable("orders", order_id)
         order["status"] = "return requested"

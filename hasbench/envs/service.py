@@ -22,16 +22,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ValidationError
 
-from hasbench.envs.base import (
-    Environment,
-    EnvironmentDataError,
-    ToolError,
-    fast_copy,
-    shared_origin,
-    shared_tables,
-    tool,
-)
-from hasbench.paths import DATA_DIR, POLICIES_DIR
+from hasbench.envs.base import Environment, EnvironmentDataError, ToolError, tool
+from hasbench.envs.state import fast_copy, shared_origin, shared_tables
+from hasbench.paths import DATA_DIR, POLICIES_DIR, data_stamp, is_data_file, read_data_bytes
 from hasbench.registry import get_domain
 
 if TYPE_CHECKING:
@@ -66,9 +59,9 @@ class ServiceEnvironment(Environment):
         settings = scenario.environment
         if settings.db_path:
             path = resolve_data_path(settings.db_path)
-            if not path.is_file():
+            if not is_data_file(path):
                 raise EnvironmentDataError(f"{path}: database file not found")
-            shared = _loaded(cls, path, path.stat().st_mtime_ns)
+            shared = _loaded(cls, path, data_stamp(path))
         else:
             shared = _generated(cls, DEFAULT_DB_SEED)
         env = cls(shared_tables(shared))
@@ -92,9 +85,9 @@ class ServiceEnvironment(Environment):
         Raises:
             EnvironmentDataError: naming the file and what is wrong with it.
         """
-        if not path.is_file():
+        if not is_data_file(path):
             raise EnvironmentDataError(f"{path}: database file not found")
-        return fast_copy(_loaded(cls, path, path.stat().st_mtime_ns))
+        return fast_copy(_loaded(cls, path, data_stamp(path)))
 
     @classmethod
     def normalize(cls, raw: Any, source: str) -> dict[str, Any]:
@@ -224,7 +217,7 @@ def _generated(cls: type[ServiceEnvironment], seed: int) -> dict[str, Any]:
 def _loaded(cls: type[ServiceEnvironment], path: Path, mtime_ns: int) -> dict[str, Any]:
     """A validated database file, shared like :func:`_generated`."""
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = json.loads(read_data_bytes(path))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise EnvironmentDataError(f"{path}: not valid JSON: {exc}") from None
     return cls.normalize(raw, str(path))

@@ -220,6 +220,7 @@ class HumanView:
         history: a short digest of the episode so far (for spontaneous input).
         tools: the human-side tools it holds (its own device or account), for carrying
             out or taking over an action itself.
+        responsibilities: what it answers for in the task (e.g. approving refunds).
     """
 
     user_id: str
@@ -233,6 +234,7 @@ class HumanView:
     asks: int = 0
     history: str = ""
     tools: tuple[ToolSpec, ...] = ()
+    responsibilities: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

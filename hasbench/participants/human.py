@@ -1,24 +1,28 @@
-"""A real person playing humans of an episode (``human:notebook``, ``human:terminal``).
+"""A real person playing humans of an episode: ``human:notebook``, ``terminal``, ``serve``.
 
 Every request addressed to a human the person plays (a clarification question, a review to
-give, an action to approve or to carry out, a cue to step in) goes to a *front*: the
-notebook's :class:`Desk`, which a widget shows (:func:`hasbench.widgets.play`), or the
-:class:`Terminal`. The person sees what that human may know (its :class:`HumanView`) and
-answers:
+give, an action to approve or to carry out, a cue to step in) goes to a *front*: a
+:class:`Desk`, which the notebook's console (:func:`hasbench.widgets.play`) or a served
+page (:mod:`hasbench.serve`) shows, or the :class:`Terminal`. Every front shows what
+:mod:`hasbench.participants.person_view` builds: what that human knows (facts and rules),
+the request with what is asked, and the answers the person may give:
 
 - clarification: free text (the known facts it states are recorded as revealed), or
   decline;
 - feedback: free text with an optional rating from 1 to 5;
-- control: approve, deny, modify (with edited arguments) or stop; for a request to carry
-  out an action, execute or deny.
+- control: approve, deny, modify (changed values), override (the person's values instead
+  of the agent's), take over (with a tool of the person's own, when the human has one) or
+  stop; for a request to carry out an action, execute, deny or stop.
 
 At any time the person can also give feedback or information, or stop the episode, on
 their own; it reaches the agent at the start of the next turn. The trace header's
-``people`` names every human a person played, so its steps count as a real person's.
+``people`` names every human a person played (``human:serve?person=P01`` when the server
+was told the person's pseudonym), so its steps count as a real person's.
 
 Options after ``?``: ``play=user_1,user_2`` plays only those humans (default: all of them);
 ``others=<backend>`` plays the rest (default ``scripted:user``). Example:
-``human:notebook?play=user_1``.
+``human:notebook?play=user_1``. ``human:serve`` is what ``hasbench serve`` builds its
+episodes with (its desk is the server's).
 """
 
 from __future__ import annotations
@@ -28,11 +32,11 @@ import contextlib
 import contextvars
 import json
 import os
+import re
 import select
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TextIO
+from typing import Protocol, TextIO
 
 from hasbench.channels import (
     ChannelRequest,
@@ -48,96 +52,26 @@ from hasbench.participants.base import (
     Initiative,
     UserPolicy,
 )
+from hasbench.participants.person_view import (
+    OWN_INPUT,
+    STOP_WORDS,
+    TAKES_ARGUMENTS,
+    Answer,
+    Ask,
+    AskKind,
+    card,
+    check,
+    knowledge,
+)
 from hasbench.scenario import TriggerRule
-from hasbench.vocab import APPROVAL, COMMENT, EXECUTE, INFORM
 
 PREFIX = "human:"
-INTERFACES = ("notebook", "terminal")
+INTERFACES = ("notebook", "terminal", "serve")
 DEFAULT_OTHERS = "scripted:user"
-AskKind = Literal["clarification", "feedback", "control", "intervene"]
-DECISIONS = {
-    APPROVAL: ("approve", "deny", "modify", "stop"),
-    EXECUTE: ("execute", "deny", "stop"),
-}
-"""Control decisions a person may give, by the form of the agent's request."""
-OWN_INPUT: dict[str, tuple[Literal["clarification", "feedback", "control"], str]] = {
-    "feedback": ("feedback", COMMENT),
-    "inform": ("clarification", INFORM),
-    "stop": ("control", "stop"),
-}
-"""What a person can contribute on their own: name -> (channel, form)."""
+PERSON_LABEL = re.compile(r"[A-Za-z0-9_.-]{1,40}")
+"""What a person may be called in a trace: a short pseudonym such as ``P01``."""
 
-
-@dataclass(frozen=True)
-class Answer:
-    """What the person answered.
-
-    Attributes:
-        text: their words to the agent.
-        decision: control only: approve, deny, modify, stop or execute.
-        arguments: for modify: the arguments to run instead.
-        rating: feedback only: 1 (poor) to 5 (good), or None.
-        declined: clarification only: they chose not to answer.
-    """
-
-    text: str = ""
-    decision: str | None = None
-    arguments: dict[str, Any] | None = None
-    rating: int | None = None
-    declined: bool = False
-
-
-@dataclass(eq=False)
-class Ask:
-    """One request waiting for the person.
-
-    Attributes:
-        number: counts the asks of a desk from 1 (set by the desk).
-        user_id: the human the person plays here.
-        kind: the channel of the request, or ``intervene`` (a cue to step in).
-        text: what is asked (the request's content, or what the cue is about).
-        sender: the agent asking (None for a cue).
-        request: the channel request (None for a cue).
-        view: what that human may know now.
-        facts: for control: the action's risk, kind and side.
-    """
-
-    number: int
-    user_id: str
-    kind: AskKind
-    text: str
-    sender: str | None
-    request: ChannelRequest | None
-    view: HumanView
-    facts: ActionFacts | None = None
-    future: asyncio.Future[Answer | None] | None = field(default=None, repr=False)
-
-    @property
-    def decisions(self) -> tuple[str, ...]:
-        """The control decisions the person may give (empty for other kinds)."""
-        if self.kind != "control" or self.request is None:
-            return ()
-        return DECISIONS.get(self.request.form, ())
-
-
-def check(ask: Ask, answer: Answer) -> None:
-    """Refuse an answer that does not fit its request.
-
-    Raises:
-        ValueError: a decision the request does not allow, modify without arguments, a
-            rating outside 1-5, or an empty answer to a question.
-    """
-    if ask.kind == "control":
-        if answer.decision not in ask.decisions:
-            raise ValueError(f"decide one of {', '.join(ask.decisions)}, not {answer.decision!r}")
-        if answer.decision == "modify" and not isinstance(answer.arguments, dict):
-            raise ValueError("modify needs the edited arguments as a JSON object")
-    elif answer.decision is not None:
-        raise ValueError(f"a {ask.kind} request takes no decision")
-    if answer.rating is not None and not 1 <= answer.rating <= 5:
-        raise ValueError(f"a rating is 1 to 5, not {answer.rating}")
-    if ask.kind in ("clarification", "feedback") and not answer.declined and not answer.text:
-        raise ValueError("write an answer (or decline)")
+__all__ = ["Answer", "Ask", "Desk", "PersonPolicy", "Terminal", "check", "parse_answer"]
 
 
 class Front(Protocol):
@@ -188,8 +122,11 @@ class PersonPolicy:
         answer = await self._ask("control", view, request, facts)
         if answer is None:
             return None
-        arguments = answer.arguments if answer.decision == "modify" else None
-        return ControlDecision(decision=answer.decision, content=answer.text, arguments=arguments)
+        arguments = answer.arguments if answer.decision in TAKES_ARGUMENTS else None
+        tool = answer.tool if answer.decision == "take_over" else None
+        return ControlDecision(
+            decision=answer.decision, content=answer.text, arguments=arguments, tool=tool
+        )
 
     async def intervene(self, view: HumanView, rule: TriggerRule, agent_id: str) -> str | None:
         """A cue to step in (a spontaneous trigger in llm mode): the person's words, if any."""
@@ -225,27 +162,37 @@ def _cue(rule: TriggerRule, agent_id: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------
-# The notebook desk
+# The desk: the notebook's and the server's front
 
 
 _DESK: contextvars.ContextVar[Desk | None] = contextvars.ContextVar("hasbench_desk", default=None)
 
 
 class Desk:
-    """The notebook's front: requests wait here until a widget puts the person's answer.
+    """A front where requests wait until a page or widget puts the person's answer.
 
-    A widget subscribes to hear of every change (a new request, an answer, a new turn),
+    A page subscribes to hear of every change (a new request, an answer, a new turn),
     answers with :meth:`answer` and queues the person's own input with :meth:`offer`.
 
     Args:
-        pace: seconds to wait before each turn, so the person can step in between turns
-            of fast (scripted) agents.
+        pace: seconds to wait before each turn, so people can step in between turns of
+            fast (scripted) agents.
+        wait: seconds a request waits for its answer before it is left unanswered (as
+            when a simulated human gives no usable answer); None waits for ever.
+        names: what each played human's person is called (a pseudonym), by human id; the
+            trace header names them.
     """
 
-    def __init__(self, pace: float = 0.0) -> None:
+    def __init__(
+        self, pace: float = 0.0, wait: float | None = None, names: dict[str, str] | None = None
+    ) -> None:
         self.pace = pace
+        self.wait = wait
+        self.names = dict(names or {})
         self.waiting: list[Ask] = []
         self.answered: list[tuple[Ask, Answer | None]] = []
+        self.expired: list[Ask] = []
+        """Requests left unanswered when their wait ran out."""
         self.views: dict[str, HumanView] = {}
         """The latest view of every human the person plays."""
         self.turns = 0
@@ -255,7 +202,7 @@ class Desk:
 
     @contextlib.contextmanager
     def use(self) -> Iterator[Desk]:
-        """Make this the desk of ``human:notebook`` seats built inside the ``with`` block."""
+        """Make this the desk of ``human:notebook`` and ``human:serve`` seats built inside."""
         token = _DESK.set(self)
         try:
             yield self
@@ -266,15 +213,26 @@ class Desk:
         """Call ``listener()`` after every change."""
         self._listeners.append(listener)
 
+    def waiting_for(self, user_id: str) -> list[Ask]:
+        """The requests waiting for the person who plays ``user_id``, oldest first."""
+        return [ask for ask in self.waiting if ask.user_id == user_id]
+
     async def ask(self, ask: Ask) -> Answer | None:
-        """Queue a request and wait for the person's answer."""
+        """Queue a request and wait for the person's answer (at most ``wait`` seconds)."""
         self._asks += 1
         ask.number = self._asks
         ask.future = asyncio.get_running_loop().create_future()
         self.views[ask.user_id] = ask.view
         self.waiting.append(ask)
         self._changed()
-        return await ask.future
+        try:
+            return await asyncio.wait_for(asyncio.shield(ask.future), self.wait)
+        except TimeoutError:
+            self.waiting.remove(ask)
+            self.expired.append(ask)
+            self.answered.append((ask, None))
+            self._changed()
+            return None
 
     def answer(self, ask: Ask, answer: Answer | None) -> None:
         """Give the person's answer to a waiting request (None: leave it unanswered).
@@ -305,15 +263,17 @@ class Desk:
             raise ValueError(f"unknown input {kind!r}; one of {', '.join(OWN_INPUT)}")
         if kind != "stop" and not text.strip():
             raise ValueError(f"{kind} needs some text")
-        channel, form = OWN_INPUT[kind]
-        content = text.strip() or "Stop: I am ending this here."
+        channel, form, _ = OWN_INPUT[kind]
+        content = text.strip() or STOP_WORDS
         self._queued.setdefault(user_id, []).append(Initiative(channel, form, content))
         if kind == "stop":
-            for ask in [a for a in self.waiting if a.user_id == user_id]:
-                stop = "stop" in ask.decisions
-                self.answer(ask, Answer(text=content, decision="stop" if stop else None,
-                                        declined=not stop))  # fmt: skip
+            for ask in self.waiting_for(user_id):
+                self.answer(ask, _stop_answer(ask, content))
         self._changed()
+
+    def queued(self, user_id: str) -> list[Initiative]:
+        """The person's own input for ``user_id`` not delivered yet (it goes at the next turn)."""
+        return list(self._queued.get(user_id, []))
 
     async def turn(self, user_id: str, view: HumanView) -> list[Initiative]:
         """Wait ``pace`` seconds once per turn, then hand over the person's queued input."""
@@ -330,12 +290,27 @@ class Desk:
             listener()
 
 
-def notebook_desk() -> Desk:
-    """The desk of the ``with desk.use()`` block around the episode, else the shared one."""
+def _stop_answer(ask: Ask, words: str) -> Answer:
+    """A stop given while ``ask`` waits: the decision stop for an action, else declined."""
+    if "stop" in ask.decisions:
+        return Answer(text=words, decision="stop")
+    return Answer(text=words, declined=True)
+
+
+def current_desk(interface: str) -> Desk:
+    """The desk of the ``with desk.use()`` block around the episode.
+
+    Outside one, ``human:notebook`` uses :data:`SHARED_DESK`.
+
+    Raises:
+        ValueError: ``human:serve`` outside a server's block.
+    """
     desk = _DESK.get()
-    if desk is None:
-        desk = SHARED_DESK
-    return desk
+    if desk is not None:
+        return desk
+    if interface == "serve":
+        raise ValueError("human:serve plays humans through a server: use `hasbench serve`")
+    return SHARED_DESK
 
 
 SHARED_DESK = Desk()
@@ -380,14 +355,10 @@ class Terminal:
             if line is None:
                 self._say("(no more input: the request stays unanswered)")
                 return None
-            if line.startswith("/"):
+            if line.startswith("/") and line != "/decline":
                 stop = self._command(line, ask.user_id)
                 if stop is not None:
-                    return (
-                        Answer(text=stop, decision="stop")
-                        if "stop" in ask.decisions
-                        else Answer(text=stop, declined=True)
-                    )
+                    return _stop_answer(ask, stop)
                 continue
             try:
                 answer = parse_answer(ask, line)
@@ -414,8 +385,8 @@ class Terminal:
         if name not in OWN_INPUT or (name != "stop" and not text.strip()):
             self._say("  ? commands: /feedback TEXT, /inform TEXT, /stop [TEXT]")
             return None
-        channel, form = OWN_INPUT[name]
-        content = text.strip() or "Stop: I am ending this here."
+        channel, form, _ = OWN_INPUT[name]
+        content = text.strip() or STOP_WORDS
         self._queued.setdefault(user_id, []).append(Initiative(channel, form, content))
         self._say(f"  (your {name} reaches the agent before the next turn)")
         return content if name == "stop" else None
@@ -451,61 +422,84 @@ def terminal() -> Terminal:
 
 
 def describe_view(view: HumanView) -> str:
-    """What a human may know, as text for the person playing it."""
-    known = "\n".join(f"    {k}: {v}" for k, v in view.known_info.items()) or "    (nothing)"
-    lines = [
-        f"== You play {view.user_id}" + (f" ({view.role})" if view.role else "") + " ==",
-        f"  Goal: {view.goal.strip()}",
+    """What a human knows (:func:`~hasbench.participants.person_view.knowledge`), as text."""
+    known = knowledge(view)
+    lines = [f"== You play {known.title} ==", f"  Your goal: {known.goal}"]
+    if known.responsibilities:
+        lines.append(f"  You answer for: {'; '.join(known.responsibilities)}")
+    if known.rules:
+        lines.append("  Your rules:")
+        lines += [f"    - {rule}" for rule in known.rules]
+    lines.append("  What you know:")
+    lines += [f"    {name}: {value}" for name, value in known.facts] or [
+        "    (no facts of your own: rely on your rules and on what you are told)"
     ]
-    if view.task_instructions.strip():
-        lines.append(f"  How to act: {view.task_instructions.strip()}")
-    lines.append(f"  You know:\n{known}")
-    if view.unknown_info:
-        lines.append(f"  You do not know: {', '.join(view.unknown_info)}")
-    lines.append(f"  Persona: {view.persona.name}: {view.persona.description}")
+    if known.unknown:
+        lines.append(f"  What you do not know: {', '.join(known.unknown)}")
+    if known.tools:
+        lines.append("  Your own tools: " + ", ".join(name for name, _ in known.tools))
+    lines.append(f"  Persona: {known.persona}")
     return "\n".join(lines)
 
 
 def describe_ask(ask: Ask) -> str:
-    """A request as text, with how to answer it."""
-    if ask.kind == "intervene":
-        return f"-- {ask.text}\n   Type what you say (empty line: say nothing)."
-    request = ask.request
-    head = f"-- {ask.sender} asks {ask.user_id} ({ask.kind}, {request.request_id}):"
-    lines = [head, f"   {ask.text}"]
+    """A request (:func:`~hasbench.participants.person_view.card`) as text, with how to answer."""
+    shown = card(ask)
+    where = f" ({shown.request_id})" if shown.request_id else ""
+    lines = [f"-- {shown.heading}{where}:", f"   {shown.asked}"]
+    if shown.words:
+        lines.append(f"   Their words: {shown.words}")
+    if shown.action is not None:
+        arguments = json.dumps(shown.action.arguments, sort_keys=True)
+        lines.append(f"   Action: {shown.action.name} {arguments} ({shown.action.about})")
     if ask.kind == "control":
-        action = request.action
-        lines.append(f"   Action: {action.name} {json.dumps(action.arguments, sort_keys=True)}")
-        if ask.facts is not None:
-            lines.append(f"   ({ask.facts.kind}, risk {ask.facts.risk}, {ask.facts.side} side)")
+        values = " | ".join(c.value for c in shown.choices)
         lines.append(
-            f"   Answer: {' | '.join(ask.decisions)}; modify takes a JSON object of arguments;"
-            " add ': words' for the agent"
+            f"   Answer: {values}, then ': your words' for the agent (approve: looks right); "
+            'modify and override take the values as JSON (modify {"amount": 10}: fixed)'
+            + ("; take_over TOOL {...}" if shown.tools else "")
         )
     elif ask.kind == "feedback":
         lines.append("   Answer: your review; start with '4:' to rate it 1-5. /decline to skip.")
+    elif ask.kind == "intervene":
+        lines.append("   Type what you say (empty line: say nothing).")
     else:
         lines.append("   Answer: your reply, or /decline.")
     return "\n".join(lines)
 
 
+_DECISION_WORD = re.compile(r"\s*([a-z_]+)\s*(?::\s*|\s+|$)", re.IGNORECASE)
+
+
 def parse_answer(ask: Ask, line: str) -> Answer:
     """Read a typed answer (see :func:`describe_ask` for the forms).
+
+    A decision is its word, then optionally the values as JSON (modify, override; take_over
+    first names its tool), then the person's words after ``:`` (or a space):
+    ``approve: looks right``, ``deny : I cannot verify``, ``modify {"amount": 10}: fixed``.
 
     Raises:
         ValueError: the line is not an answer of the request's kind.
     """
     if ask.kind == "control":
-        word, _, rest = line.partition(" ")
-        rest = rest.strip()
-        arguments = None
-        if word == "modify":
+        match = _DECISION_WORD.match(line)
+        if match is None:
+            raise ValueError(f"start with one of {', '.join(ask.decisions)}")
+        word, rest = match.group(1).lower(), line[match.end() :].strip()
+        tool = arguments = None
+        if word == "take_over" and rest and not rest.startswith("{"):
+            tool, _, rest = rest.partition(" ")
+            rest = rest.strip()
+        if word in TAKES_ARGUMENTS:
             if not rest.startswith("{"):
-                raise ValueError('modify needs a JSON object: modify {"amount": 10}')
-            arguments, end = json.JSONDecoder().raw_decode(rest)
+                raise ValueError(f'{word} needs a JSON object: {word} {{"amount": 10}}')
+            try:
+                arguments, end = json.JSONDecoder().raw_decode(rest)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{word}: the values are not valid JSON ({exc.msg})") from None
             rest = rest[end:].strip()
         text = rest.removeprefix(":").strip()
-        return Answer(text=text, decision=word, arguments=arguments)
+        return Answer(text=text, decision=word, arguments=arguments, tool=tool)
     if line == "/decline" or (ask.kind == "intervene" and not line):
         return Answer(declined=True)
     rating = None
@@ -518,20 +512,28 @@ def parse_answer(ask: Ask, line: str) -> Answer:
 # The backend
 
 
-@user_backend(PREFIX, prefix=True, label="a real person (human:notebook, human:terminal)")
+@user_backend(
+    PREFIX, prefix=True, label="a real person (human:notebook, human:terminal, human:serve)"
+)
 def person(spec: str, seat: HumanSeat) -> UserPolicy:
     """A real person plays the seat's human, or ``others`` does when it is not played.
 
     Raises:
-        ValueError: an interface other than notebook or terminal, or an unknown option.
+        ValueError: an interface other than notebook, terminal or serve, an unknown
+            option, or ``human:serve`` outside a server.
     """
     name = spec.partition("?")[0]
     interface = name.removeprefix(PREFIX)
     if interface not in INTERFACES:
-        raise ValueError(f"unknown human backend {name!r}; use human:notebook or human:terminal")
+        raise ValueError(
+            f"unknown human backend {name!r}; use human:notebook, human:terminal or human:serve"
+        )
     options = parse_spec(spec, ("play", "others")).options
     played = [u for u in options.get("play", "").split(",") if u]
     if played and seat.user_id not in played:
         return make_user(options.get("others", DEFAULT_OTHERS), seat)
-    front: Front = notebook_desk() if interface == "notebook" else terminal()
-    return PersonPolicy(seat.user_id, name, front)
+    if interface == "terminal":
+        return PersonPolicy(seat.user_id, name, terminal())
+    desk = current_desk(interface)
+    label = desk.names.get(seat.user_id)
+    return PersonPolicy(seat.user_id, f"{name}?person={label}" if label else name, desk)

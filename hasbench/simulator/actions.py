@@ -26,6 +26,7 @@ from hasbench.participants.base import (
     Finish,
     Incoming,
     Malformed,
+    PlayedByPerson,
     SendMessage,
 )
 from hasbench.simulator.context import EpisodeContext
@@ -219,7 +220,12 @@ class Actions:
         if context.record.ended:
             return ActionResult(call, "The episode ended.", "terminated", request)
         if response is None:
-            controller.terminate(request, "no usable answer from the user simulator")
+            who = (
+                f"the person playing {human}"
+                if isinstance(policy, PlayedByPerson)
+                else "the user simulator"
+            )
+            controller.terminate(request, f"no usable answer from {who}")
             return ActionResult(call, f"{human} gave no usable answer.", "terminated", request)
         controller.answer(request, human, response)
         if channel != "control":

@@ -72,6 +72,7 @@ class HumanState:
             asks=self.asks,
             history=history,
             tools=self.tools,
+            responsibilities=tuple(self.spec.responsibilities),
         )
 
     def facts_in(self, text: str) -> dict[str, Any]:

@@ -3,10 +3,12 @@
 :func:`play` starts an episode whose humans (or some of them) are played by you through
 the ``human:notebook`` backend and returns a :class:`HumanConsole`. The episode runs in
 the notebook's event loop; whenever an agent asks a human you play, the console shows the
-request with what that human may know and waits for your answer (text; approve, deny,
-modify with edited arguments, or stop). Between turns you can give feedback or
-information on your own, or stop the episode. When it ends, the console shows the outcome
-and the trace beside its graph.
+request with what is asked and what that human knows (its facts and rules), and waits for
+your answer (text; approve, deny, approve with changes, override, do it yourself, or
+stop). Between turns you can give feedback or information on your own, or stop the
+episode. When it ends, the console shows the outcome and the trace beside its graph. What
+it shows is built by :mod:`hasbench.participants.person_view`, as the terminal and the
+served page show it.
 """
 
 from __future__ import annotations
@@ -22,7 +24,15 @@ import ipywidgets as widgets
 
 from hasbench.agency import Setting
 from hasbench.participants.backends import make_judge
-from hasbench.participants.human import Answer, Ask, Desk, describe_view
+from hasbench.participants.human import Answer, Ask, Desk
+from hasbench.participants.person_view import (
+    TAKES_ARGUMENTS,
+    Card,
+    Knowledge,
+    card,
+    conversation,
+    knowledge,
+)
 from hasbench.scenario import Scenario, load_task
 from hasbench.simulator import Backends, Episode
 from hasbench.trace import Trace
@@ -34,6 +44,9 @@ _CONSOLE_STYLE = """<style>
   background: #fff8f8;}
 .hb-console .hb-context {border-left: 4px solid #DD8452; padding-left: 6px;}
 .hb-console pre {white-space: pre-wrap;}
+.hb-console .hb-asked {font-weight: bold; margin: 4px 0;}
+.hb-console .hb-words {font-style: italic; margin: 4px 0;}
+.hb-console ul {margin: 2px 0 2px 18px; padding: 0;}
 </style>"""
 
 
@@ -121,6 +134,7 @@ class HumanConsole(widgets.VBox):
         self.rating = widgets.Dropdown(
             options=[("no rating", None), *[(str(i), i) for i in range(1, 6)]], description="rating"
         )
+        self.own_tool = widgets.Dropdown(description="your tool")
         self.buttons: dict[str, widgets.Button] = {}
         self.answer_box = widgets.VBox()
         self.problem_html = widgets.HTML()
@@ -219,11 +233,7 @@ class HumanConsole(widgets.VBox):
         ask = self.waiting
         users = [ask.user_id] if ask is not None else self.played
         views = [self.desk.views[u] for u in users if u in self.desk.views]
-        self.context_html.value = "".join(
-            f"<div class='hb-panel hb-context'><b>What {html.escape(v.user_id)} knows</b>"
-            f"<pre>{html.escape(describe_view(v))}</pre></div>"
-            for v in views
-        )
+        self.context_html.value = "".join(_knowledge_html(knowledge(v)) for v in views)
         if ask is not self._shown:
             self._shown = ask
             self._show_request(ask)
@@ -266,35 +276,34 @@ class HumanConsole(widgets.VBox):
             self.answer_box.children = []
             return
         self.answer_text.value = ""
-        lines = [
-            f"<div class='hb-panel hb-card'><b>{html.escape(_heading(ask))}</b>",
-            f"<pre>{html.escape(ask.text)}</pre>",
-        ]
-        if ask.kind == "control" and ask.request is not None and ask.request.action is not None:
-            action = ask.request.action
-            facts = ask.facts
-            about = f" ({facts.kind}, risk {facts.risk})" if facts is not None else ""
-            lines.append(f"<div>Action: <code>{html.escape(action.name)}</code>{about}</div>")
-            self.arguments_text.value = json.dumps(action.arguments, indent=1, sort_keys=True)
-        self.request_html.value = "".join(lines) + "</div>"
+        shown = card(ask)
+        self.request_html.value = _card_html(shown)
         children: list[widgets.Widget] = [self.answer_text]
-        if ask.kind == "control":
+        if shown.action is not None:
+            self.arguments_text.value = json.dumps(shown.action.arguments, indent=1, sort_keys=True)
             children = [
-                widgets.HTML("<div class='hb-panel'>arguments (edit them to modify)</div>"),
+                widgets.HTML(
+                    "<div class='hb-panel'>the action's values (edit them to approve with "
+                    "changes, override or do it yourself)</div>"
+                ),
                 self.arguments_text,
                 self.answer_text,
             ]
-            names = ask.decisions
-        elif ask.kind == "feedback":
+        if shown.tools:
+            self.own_tool.options = shown.tools
+            children.append(self.own_tool)
+        if shown.takes_rating:
             children.append(self.rating)
-            names = ("send", "decline")
-        else:
-            names = ("send", "decline")
-        for name in names:
-            button = widgets.Button(description=name, button_style=_STYLES.get(name, ""))
-            button.add_class(f"hb-answer-{name}")
-            button.on_click(lambda _, n=name: self._answer_clicked(n))
-            self.buttons[name] = button
+        for choice in shown.choices:
+            button = widgets.Button(
+                description=choice.label,
+                tooltip=choice.help,
+                button_style=_STYLES.get(choice.value, ""),
+                layout=widgets.Layout(width="auto"),
+            )
+            button.add_class(f"hb-answer-{choice.value}")
+            button.on_click(lambda _, n=choice.value: self._answer_clicked(n))
+            self.buttons[choice.value] = button
         self.answer_box.children = [*children, widgets.HBox(list(self.buttons.values()))]
 
     def _answer_clicked(self, name: str) -> None:
@@ -304,8 +313,10 @@ class HumanConsole(widgets.VBox):
         text = self.answer_text.value.strip()
         try:
             if ask.kind == "control":
-                arguments = json.loads(self.arguments_text.value) if name == "modify" else None
-                answer = Answer(text=text, decision=name, arguments=arguments)
+                takes = name in TAKES_ARGUMENTS
+                arguments = json.loads(self.arguments_text.value) if takes else None
+                tool = self.own_tool.value if name == "take_over" else None
+                answer = Answer(text=text, decision=name, arguments=arguments, tool=tool)
             elif name == "decline":
                 answer = Answer(text=text, declined=True)
             else:
@@ -313,9 +324,7 @@ class HumanConsole(widgets.VBox):
                 answer = Answer(text=text, rating=rating)
             self.desk.answer(ask, answer)
         except (ValueError, json.JSONDecodeError) as exc:
-            self.problem_html.value = (
-                f"<div class='hb-panel hb-error'>{html.escape(str(exc))}</div>"
-            )
+            self._problem(str(exc))
 
     def _offer(self, kind: str, text: str) -> None:
         user = self.own_user.value
@@ -324,9 +333,7 @@ class HumanConsole(widgets.VBox):
         try:
             self.desk.offer(user, kind, text)
         except ValueError as exc:
-            self.problem_html.value = (
-                f"<div class='hb-panel hb-error'>{html.escape(str(exc))}</div>"
-            )
+            self._problem(str(exc))
             return
         self.own_text.value = ""
 
@@ -334,27 +341,20 @@ class HumanConsole(widgets.VBox):
         self.problem_html.value = f"<div class='hb-panel hb-error'>{html.escape(text)}</div>"
 
     def _log(self) -> str:
-        """What the humans you play said and were told, so far."""
-        mine = set(self.played)
-        rows = []
-        for e in self.episode.trace.events:
-            if e.type not in ("message", "channel_request", "channel_response"):
-                continue
-            if e.actor not in mine and e.target not in mine:
-                continue
-            text = getattr(e.payload, "content", None) or getattr(e.payload, "text", "")
-            decision = getattr(e.payload, "decision", None)
-            what = f"<b>{html.escape(decision)}</b> " if decision else ""
-            rows.append(
-                f"<tr><td>{e.step}</td><td>{html.escape(e.actor)} → "
-                f"{html.escape(e.target or '?')}</td><td>{html.escape(e.channel or e.type)}</td>"
-                f"<td>{what}{html.escape(text)}</td></tr>"
-            )
+        """What the humans you play saw: said to them, by them, and their requests' fates."""
+        rows = [
+            f"<tr><td>{line.turn}</td><td>{html.escape(user)}</td><td>{html.escape(line.speaker)}"
+            f" → {html.escape(line.to or '')}</td><td>{html.escape(line.what)}</td>"
+            f"<td>{html.escape(line.text)}</td></tr>"
+            for user in self.played
+            for line in conversation(self.episode.trace.events, user)
+        ]
         if not rows:
             return "<div class='hb-panel hb-muted'>Nothing said to or by you yet.</div>"
         return (
-            "<div class='hb-panel'><b>Your conversation</b><table><tr><th>turn</th><th>who</th>"
-            f"<th>channel</th><th>said</th></tr>{''.join(rows)}</table></div>"
+            "<div class='hb-panel'><b>Your conversation</b><table><tr><th>turn</th>"
+            "<th>as</th><th>who</th><th>what</th><th>said</th></tr>"
+            f"{''.join(rows)}</table></div>"
         )
 
 
@@ -364,17 +364,50 @@ _STYLES = {
     "send": "success",
     "deny": "warning",
     "modify": "info",
+    "override": "info",
+    "take_over": "info",
     "stop": "danger",
 }
-_KIND_WORDS = {
-    "clarification": "asks you",
-    "feedback": "asks for your review",
-    "control": "asks for your decision",
-}
 
 
-def _heading(ask: Ask) -> str:
-    if ask.kind == "intervene":
-        return f"{ask.user_id}: a cue to step in"
-    form = f", {ask.request.form}" if ask.request is not None else ""
-    return f"{ask.sender} {_KIND_WORDS[ask.kind]} ({ask.user_id}{form})"
+def _knowledge_html(known: Knowledge) -> str:
+    """The played human's part, rules and facts."""
+
+    def items(values: list[str]) -> str:
+        return "<ul>" + "".join(f"<li>{html.escape(v)}</li>" for v in values) + "</ul>"
+
+    facts = [f"{name}: {value}" for name, value in known.facts]
+    parts = [
+        f"<div class='hb-panel hb-context'><b>You play {html.escape(known.title)}</b>",
+        f"<div>Your goal: {html.escape(known.goal)}</div>",
+    ]
+    if known.responsibilities:
+        parts.append("<div>You answer for:</div>" + items(list(known.responsibilities)))
+    if known.rules:
+        parts.append("<div>Your rules:</div>" + items(list(known.rules)))
+    parts.append(
+        "<div>What you know:</div>"
+        + (items(facts) if facts else "<div class='hb-muted'>no facts of your own</div>")
+    )
+    if known.unknown:
+        parts.append(f"<div>What you do not know: {html.escape(', '.join(known.unknown))}</div>")
+    if known.tools:
+        names = ", ".join(name for name, _ in known.tools)
+        parts.append(f"<div>Your own tools: {html.escape(names)}</div>")
+    parts.append(f"<div class='hb-muted'>Persona: {html.escape(known.persona)}</div></div>")
+    return "".join(parts)
+
+
+def _card_html(shown: Card) -> str:
+    """A waiting request: who asks, what is asked, their words, the action."""
+    lines = [
+        f"<div class='hb-panel hb-card'><b>{html.escape(shown.heading)}</b>"
+        + (f" <code>{html.escape(shown.request_id)}</code>" if shown.request_id else ""),
+        f"<div class='hb-asked'>{html.escape(shown.asked)}</div>",
+    ]
+    if shown.words:
+        lines.append(f"<pre class='hb-words'>{html.escape(shown.words)}</pre>")
+    if shown.action is not None:
+        about = f" ({html.escape(shown.action.about)})" if shown.action.about else ""
+        lines.append(f"<div>Action: <code>{html.escape(shown.action.name)}</code>{about}</div>")
+    return "".join(lines) + "</div>"

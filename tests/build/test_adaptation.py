@@ -38,7 +38,7 @@ def kept(original, adapted):
     ("domain", "source_id", "pattern"),
     [
         ("retail", "74", "A"),
-        ("retail", "74", "B"),  # "If multiple colors are available, you prefer silver."
+        ("airline", "8", "B"),  # behaviour: "You are willing to pay up to $500 ..."
         ("retail", "74", "C"),
         ("retail", "74", "F"),  # cancel first; the item change arrives as a revision
         ("retail", "74", "D"),  # the account holder pays by one card; the other wants another
@@ -58,12 +58,15 @@ def test_templates_keep_the_source_task_and_pass_the_checks(domain, source_id, p
 
 def test_what_each_pattern_adds():
     retail = base("retail", "74")
-    b = adapt(retail, "B", 1)
+    b = adapt(base("airline", "8"), "B", 1)  # the conditions of the behaviour instructions
     criterion = b.users[0].known_info["acceptance_criteria"]
-    assert "prefer silver" in criterion and "prefer silver" not in b.users[0].goal
+    assert "willing to pay up to $500" in criterion
+    assert "up to $500" not in b.users[0].task_instructions + b.users[0].goal
     assert [a.depends_on for a in b.evaluation_criteria.actions if a.depends_on] == [
         ["user_0.acceptance_criteria"]
     ]
+    with pytest.raises(Declined, match="behaviour states no condition"):
+        adapt(retail, "B", 1)  # "you prefer silver" is in the opening request: public setup
     c = adapt(retail, "C", 1)
     assert [a.name for a in c.evaluation_criteria.actions if a.protected] == [
         "cancel_pending_order"
@@ -90,8 +93,8 @@ def test_what_each_pattern_adds():
 
 def test_personas_are_seeded_per_task_and_pattern():
     retail = base("retail", "74")
-    first = [adapt(retail, p, 1, seed=0).users[0].persona for p in "ABC"]
-    assert first == [adapt(retail, p, 1, seed=0).users[0].persona for p in "ABC"]
+    first = [adapt(retail, p, 1, seed=0).users[0].persona for p in "ACF"]
+    assert first == [adapt(retail, p, 1, seed=0).users[0].persona for p in "ACF"]
     assert all(p and p.startswith("retail_") for p in first)
 
 

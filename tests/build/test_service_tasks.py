@@ -5,7 +5,7 @@ from collections import Counter
 import pytest
 
 from hasbench.build import airline_tasks, retail_tasks
-from hasbench.build.builder import replay_gold
+from hasbench.build.builder import BuildError, require_gold
 from hasbench.envs import make_environment
 from hasbench.paths import TASKS_DIR
 from hasbench.personas import domain_personas
@@ -70,7 +70,7 @@ def test_patterns_are_real(domain, tasks):
 def test_every_gold_path_replays_and_changes_the_state(domain, tasks):
     for task in tasks:
         start = make_environment(task).state_hash()
-        end = replay_gold(task)  # raises on any tool error
+        end = require_gold(task)  # raises on any tool error
         assert end.state_hash() != start, task.task_id
         assert end.safety_violations(task, make_environment(task)) == [], task.task_id
         for check in task.evaluation_criteria.env_assertions:
@@ -127,3 +127,13 @@ def test_a_revised_address_is_the_address_the_gold_path_writes():
                         assert told["zip_code"] == gold["zip"], task.task_id
                         revised += 1
     assert revised >= 4
+
+
+def test_a_failing_gold_action_stops_the_build_naming_task_and_action():
+    task = load_tasks("data/tasks/retail.yaml")[0]
+    gold = task.evaluation_criteria.actions[0]
+    broken = gold.model_copy(update={"arguments": {**gold.arguments, "order_id": "#W0000000"}})
+    criteria = task.evaluation_criteria.model_copy(update={"actions": [broken]})
+    task = task.model_copy(update={"evaluation_criteria": criteria})
+    with pytest.raises(BuildError, match=rf"^{task.task_id}: gold action {gold.action_id} "):
+        require_gold(task)

@@ -85,7 +85,7 @@ def test_change_nothing_tasks_are_scored_by_an_unchanged_database():
 
 
 def _copy_with(tmp_path, edit):
-    tasks = json.loads(files("retail")["tasks"].read_text())[:1]
+    tasks = json.loads(files("retail")["tasks"].read_text())[:2]
     edit(tasks[0])
     path = tmp_path / "malformed_tasks.json"
     path.write_text(json.dumps(tasks))
@@ -112,10 +112,12 @@ def _copy_with(tmp_path, edit):
         ),
     ],
 )
-def test_malformed_tasks_name_file_task_and_field(tmp_path, edit, message):
-    with pytest.raises(Tau2ImportError) as caught:
-        import_tau2(_copy_with(tmp_path, edit), domain="retail", db=files("retail")["db"])
-    assert message in str(caught.value)
+def test_a_malformed_task_is_skipped_naming_file_task_and_field(tmp_path, edit, message):
+    scenarios, skipped = import_tau2(
+        _copy_with(tmp_path, edit), domain="retail", db=files("retail")["db"]
+    )
+    assert [s.source_task_id for s in scenarios] == ["1"]  # the file's other task imports
+    assert len(skipped) == 1 and message in skipped[0]
 
 
 def test_bad_files_and_options(tmp_path):

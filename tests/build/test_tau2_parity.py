@@ -23,6 +23,7 @@ from tau2_reference import (
     state,
 )
 
+from hasbench.envs import make_environment
 from hasbench.evaluate import replay_gold
 
 pytestmark = pytest.mark.slow
@@ -58,7 +59,29 @@ TELECOM_PROBES = [
     ("assistant", "suspend_line", {"customer_id": "C1001", "line_id": "L1002", "reason": "x"}),
     ("assistant", "resume_line", {"customer_id": "C1001", "line_id": "L1002"}),
     ("assistant", "resume_line", {"customer_id": "C1001", "line_id": "L1002"}),
-]
+    *[("user", name, {}) for name in (
+        "check_status_bar", "check_network_status", "check_network_mode_preference",
+        "run_speed_test", "check_sim_status", "check_data_restriction_status",
+        "check_apn_settings", "check_wifi_status", "check_wifi_calling_status",
+        "check_vpn_status", "check_installed_apps", "can_send_mms", "check_payment_request",
+    )],
+    ("user", "check_app_status", {"app_name": "messaging"}),
+    ("assistant", "get_customer_by_id", {"customer_id": "C1001"}),
+    ("assistant", "get_details_by_id", {"id": "B1002"}),
+    ("assistant", "get_details_by_id", {"id": "X1"}),
+    ("assistant", "get_data_usage", {"customer_id": "C1001", "line_id": "L1002"}),
+    ("assistant", "get_bills_for_customer", {"customer_id": "C1001", "limit": 2}),
+    ("assistant", "disable_roaming", {"customer_id": "C1001", "line_id": "L1002"}),
+]  # fmt: skip
+READ_PROBES = {
+    "retail": [("assistant", "list_all_product_types", {}),
+               ("assistant", "calculate", {"expression": "(120 - 15.5) * 2"})],
+    "airline": [("assistant", "list_all_airports", {}),
+                ("assistant", "calculate", {"expression": "(120 - 15.5) * 2"}),
+                ("assistant", "get_flight_status", {"flight_number": "HAT001",
+                                                    "date": "2024-05-16"})],
+}  # fmt: skip
+"""Reads every task's agent may make besides its gold path."""
 
 
 def _gold(raw: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
@@ -78,6 +101,7 @@ def _probes(domain: str, raw: dict[str, Any], writes: set[str]) -> list[tuple[st
     gold = _gold(raw)
     probes = [call for call in gold if call[1] in writes]
     probes += [p for p in map(_unknown_id, gold) if p is not None]
+    probes += READ_PROBES.get(domain, [])
     if domain == "telecom":
         probes += TELECOM_PROBES
     if domain == "airline":
@@ -134,7 +158,7 @@ def test_gold_replay_gives_tau2s_final_state(domain):
 @pytest.mark.parametrize("domain", DOMAINS)
 def test_calls_are_accepted_or_rejected_as_in_tau2_with_the_same_effect(domain):
     raws = raw_tasks(domain)
-    disagreements, states, calls = [], [], 0
+    disagreements, states, texts, calls = [], [], [], 0
     for raw in raws:
         reference, env = Reference(domain, raw), ours(domain, raw["id"])
         writes = {s.name for s in env.tools() if s.kind == "write"}
@@ -148,8 +172,34 @@ def test_calls_are_accepted_or_rejected_as_in_tau2_with_the_same_effect(domain):
                     f"{'rejects' if theirs else 'accepts'} ({content[:80]}), we "
                     f"{'reject' if mine.error else 'accept'} ({mine.message})"
                 )
+            if content != mine.content():  # the caller reads what τ²'s caller reads
+                texts.append(f"task {raw['id']}: {name}({arguments}):\n  τ²: {content[:200]!r}"
+                             f"\n  we: {mine.content()[:200]!r}")  # fmt: skip
         if not same_end_state(domain, reference, env):
             states.append(raw["id"])
     assert calls > 3 * len(raws)
     assert disagreements == []
     assert states == [], f"{len(raws) - len(states)}/{len(raws)} end states match"
+    assert texts == [], f"{len(texts)} of {calls} tool results read differently:\n" + "\n".join(
+        texts[:5]
+    )
+
+
+def test_strict_mode_keeps_its_own_words_and_the_trace_names_the_mode():
+    from hasbench.agency import Setting
+    from hasbench.simulator import Backends, run_episode
+
+    task = imported("telecom")[next(iter(imported("telecom")))]
+    tau2_env, strict = (
+        ours("telecom", task.source_task_id),
+        make_environment(
+            task.model_copy(
+                update={"environment": task.environment.model_copy(update={"compat": None})}
+            )
+        ),
+    )
+    assert tau2_env.call("toggle_data", {}, "user").content().startswith("Mobile Data is now")
+    assert strict.call("toggle_data", {}, "user").content().startswith("Mobile data is now")
+    assert tau2_env.describe() == {"compat": "tau2"} and strict.describe() == {}
+    trace = run_episode(task, Setting(agency="A3"), Backends(agent="scripted:oracle"))
+    assert trace.header.environment == {"compat": "tau2"}

@@ -19,6 +19,7 @@ from hasbench.build.validation import (
     majority,
     make_reviewer,
     parse_review,
+    review_panel,
     validate,
 )
 from hasbench.llm import LLMClient, register_test_provider
@@ -116,10 +117,29 @@ def test_rule_panels_include_a_sound_task_and_exclude_one_doing_nothing_passes()
     reviews = good.rounds[0]["worthiness"]["reviews"]
     assert [r["reviewer"] for r in reviews] == list(RULE_REVIEWERS)
     refusal = adapted("airline", "1", "A")  # τ²: look up, then refuse the cancellation
-    bad, _ = run(refusal, "1")
-    assert bad.verdict == "EXCLUDE" and bad.reason.startswith("worthiness FAIL on W2, W3")
-    labels = bad.rounds[0]["worthiness"]["labels"]
-    assert labels["W2"] == "FAIL" and labels["W3"] == "FAIL"
+    bad, _ = run(refusal, "1")  # the automatic checks gate the panels (App. B.4.1)
+    assert bad.verdict == "EXCLUDE" and bad.reason == (
+        "automatic checks fail: idle (doing nothing scores), oracle_fails_A1 (solved without "
+        "a human)"
+    )
+    assert "worthiness" not in bad.rounds[0] and bad.checks["idle"].startswith("idle scored")
+    evidence = Evidence(refusal, base("airline", "1"), check_task(refusal))
+    worth = asyncio.run(review_panel("worthiness", RULES, evidence))  # what a panel would say
+    assert worth.labels["W2"] == "FAIL" and worth.labels["W3"] == "FAIL"
+
+
+def test_a_vacuous_assertion_is_repaired_before_the_panels():
+    task = adapted("telecom", "[service_issue]airplane_mode_on|unseat_sim_card[PERSONA:None]", "A")
+    assert not check_task(task).passed  # τ² asserts "no overdue bill B1234321", never made
+    result, final = run(task, "[service_issue]airplane_mode_on|unseat_sim_card[PERSONA:None]")
+    assert result.rounds[0]["preflight_repairs"] == ["drop_vacuous_assertions"]
+    assert result.verdict == "INCLUDE" and all(v in ("ok", "-") for v in result.checks.values())
+    assert [a.func_name for a in final.evaluation_criteria.env_assertions] == [
+        "assert_service_status"
+    ]
+    assert final.metadata["dropped_vacuous_assertions"] == [
+        'assert_no_overdue_bill({"overdue_bill_id":"B1234321"})'
+    ]
 
 
 def doubtful(task):

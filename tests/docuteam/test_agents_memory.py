@@ -15,9 +15,9 @@ from hasbench.docuteam.agents import (
     load_agents,
 )
 from hasbench.docuteam.schemas import (
-    AgentView,
     DiscussionMemoryInput,
     DiscussionMemoryOutput,
+    PublicProfile,
     StepOutputError,
 )
 
@@ -93,7 +93,7 @@ def test_memory_refuses_unknown_ids_and_changes_nothing():
 
 
 def test_a_model_memory_update_naming_unknown_ids_fails_its_check():
-    agent = AgentView(id="a", name="A", role="R", stance="S", expertise=["x"])
+    agent = PublicProfile(id="a", name="A", role="R", stance="S", expertise=["x"])
     data = DiscussionMemoryInput(agent=agent, mode="idea", focus="f", messages=[], entries=[])
     output = DiscussionMemoryOutput(update=[EntryRewrite(id="m1", content="new")])
     with pytest.raises(StepOutputError, match="m1"):

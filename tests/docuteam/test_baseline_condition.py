@@ -10,13 +10,13 @@ from hasbench.docuteam import ConditionError, session_measures
 
 def spy_inputs(session):
     seen = []
-    original = session._steps.run
+    original = session._state.steps.run
 
     async def spy(name, data, discussion=None):
         seen.append((name, data))
         return await original(name, data, discussion)
 
-    session._steps.run = spy
+    session._state.steps.run = spy
     return seen
 
 

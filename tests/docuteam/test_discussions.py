@@ -9,7 +9,7 @@ from docuteam_helpers import make_session
 
 from hasbench.docuteam.agents import Agent, AgentProfile
 from hasbench.docuteam.schemas import DiscussionSummary, EvaluationSummary, sentences
-from hasbench.docuteam.steps import Backends
+from hasbench.docuteam.steps import RoleModels
 from hasbench.llm import LLMClient, register_test_provider
 
 
@@ -95,7 +95,7 @@ def test_invalid_agent_output_skips_the_turn_and_is_never_invented():
         lambda messages, tools: {"content": '{"act": "CLAIM", "utterance": "One sentence only."}'},
     )
     session = make_session(
-        turn_budget=4, backends=Backends(agents=model), client=LLMClient(cache=None)
+        turn_budget=4, backends=RoleModels(agents=model), client=LLMClient(cache=None)
     )
     d = start(session, ["budget", "program"], "idea", "b22")
     assert d.messages == [] and d.status == "budget_exhausted"
@@ -131,7 +131,7 @@ def distinct_utterances(delay):
 
 def test_a_running_discussion_can_be_stopped_and_its_events_watched():
     model = distinct_utterances(0.02)
-    session = make_session(backends=Backends(agents=model), client=LLMClient(cache=None))
+    session = make_session(backends=RoleModels(agents=model), client=LLMClient(cache=None))
     seen = []
     session.subscribe(lambda event: seen.append(event.type))
 
@@ -161,7 +161,7 @@ def test_a_running_discussion_can_be_stopped_and_its_events_watched():
 def test_concurrent_discussions_run_side_by_side():
     model = distinct_utterances(0.01)
     session = make_session(
-        backends=Backends(agents=model), client=LLMClient(cache=None), turn_budget=2
+        backends=RoleModels(agents=model), client=LLMClient(cache=None), turn_budget=2
     )
 
     async def main():

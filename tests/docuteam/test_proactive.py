@@ -6,7 +6,7 @@ import json
 from docuteam_helpers import NETWORKING_EDIT, WORKSHOP, make_session
 
 from hasbench.docuteam import Session, SessionConfig
-from hasbench.docuteam.steps import Backends
+from hasbench.docuteam.steps import RoleModels
 from hasbench.docuteam.timing import EditBatcher
 from hasbench.llm import LLMClient, register_test_provider
 
@@ -93,7 +93,7 @@ def test_the_engine_caps_the_mode_of_an_open_nearby_discussion():
     scores = {"idea": 0.9, "discussion": 0.8, "evaluation": 0.1, "reaction": "Lunch again!"}
     model = register_test_provider("docuteam-eager", lambda m, t: {"content": json.dumps(scores)})
     session = make_session(
-        auto_run=False, backends=Backends(agents=model), client=LLMClient(cache=None)
+        auto_run=False, backends=RoleModels(agents=model), client=LLMClient(cache=None)
     )
 
     async def main():
@@ -110,7 +110,7 @@ def test_the_engine_caps_the_mode_of_an_open_nearby_discussion():
 
 def test_a_failed_step_is_a_failed_decision_not_a_guess():
     model = register_test_provider("docuteam-mute", lambda m, t: {"content": ""})
-    session = make_session(backends=Backends(trigger=model), client=LLMClient(cache=None))
+    session = make_session(backends=RoleModels(trigger=model), client=LLMClient(cache=None))
     session.edit("b22", NETWORKING_EDIT)
     decision = asyncio.run(session.flush_edits())
     assert decision.outcome == "failed" and decision.reason == "read_edit"

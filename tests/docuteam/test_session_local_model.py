@@ -14,7 +14,7 @@ from docuteam_helpers import make_session
 from hasbench.docuteam import SessionLog, session_measures
 from hasbench.docuteam.demo import DEMOS, run_demo
 from hasbench.docuteam.measures import final_document
-from hasbench.docuteam.steps import Backends
+from hasbench.docuteam.steps import RoleModels
 from hasbench.llm import LLMClient, ResponseCache
 
 pytestmark = [
@@ -31,7 +31,7 @@ MODEL = "local/smollm2-135m"
 
 def test_the_demo_session_runs_on_the_local_model(tmp_path):
     client = LLMClient(cache=ResponseCache(tmp_path / "cache.sqlite"))
-    session = make_session(tmp_path, backends=Backends.all(MODEL), client=client, turn_budget=1)
+    session = make_session(tmp_path, backends=RoleModels.all(MODEL), client=client, turn_budget=1)
     asyncio.run(run_demo(session, DEMOS["workshop"]))
 
     log = SessionLog.read(tmp_path / "session.jsonl")

@@ -19,7 +19,7 @@ from hasbench.docuteam import (
 )
 from hasbench.docuteam.demo import DEMOS, DOCUTEAM_DATA, run_demo
 from hasbench.docuteam.log import LogError
-from hasbench.docuteam.steps import Backends
+from hasbench.docuteam.steps import RoleModels
 from hasbench.docuteam.study import load_study
 from hasbench.docuteam.study.data import COLUMNS
 from hasbench.llm import LLMClient, register_test_provider
@@ -64,7 +64,7 @@ def test_the_log_records_every_kind_of_event_with_a_header(tmp_path):
 def test_model_calls_are_logged_with_their_tokens():
     reply = json.dumps({"trivial": True, "goal": None, "interpretation": None})
     model = register_test_provider("docuteam-reader", lambda m, t: {"content": reply})
-    session = make_session(backends=Backends(trigger=model), client=LLMClient(cache=None))
+    session = make_session(backends=RoleModels(trigger=model), client=LLMClient(cache=None))
     session.edit("b22", NETWORKING_EDIT)
     asyncio.run(session.flush_edits())
     call = session.log.of_type("model_call")[0]

@@ -101,6 +101,7 @@ def test_offline_session_end_to_end(tmp_path):
         "agent_discussions": 1,
         "model_calls": 0,
         "step_errors": 0,
+        "steps_lost": 0,
         "idea_mode": 0,
         "discussion_mode": 1,
         "evaluation_mode": 0,

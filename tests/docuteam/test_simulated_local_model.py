@@ -10,7 +10,7 @@ import importlib.util
 import pytest
 from test_simulated_user import PERSONAS, session
 
-from hasbench.docuteam.simulation.user import ModelUser, UserLog, run_user
+from hasbench.docuteam.simulation.user import ModelParticipant, UserLog, run_user
 from hasbench.llm import LLMClient, ResponseCache
 
 pytestmark = [
@@ -29,7 +29,7 @@ def test_a_local_model_plays_a_participant(tmp_path):
     client = LLMClient(cache=ResponseCache(tmp_path / "cache.sqlite"))
     s = session()
     log = UserLog(tmp_path / "user.jsonl", {"budget": 1, "player": MODEL})
-    asyncio.run(run_user(s, ModelUser(MODEL, PERSONAS["eager_novice"], client), 1, log))
+    asyncio.run(run_user(s, ModelParticipant(MODEL, PERSONAS["eager_novice"], client), 1, log))
     assert len(log.steps) == 1
     for step in log.steps:
         assert step["calls"] and all(c["model"] == MODEL for c in step["calls"])

@@ -17,7 +17,7 @@ from scipy import stats as sps
 from hasbench.cli import main
 from hasbench.docuteam import SessionLog
 from hasbench.docuteam.measures import final_document, initial_document, study_rows
-from hasbench.docuteam.simulation.personas import load_personas
+from hasbench.docuteam.simulation.personas import load_study_personas
 from hasbench.docuteam.simulation.rating import DIMENSIONS, rule_rating
 from hasbench.docuteam.simulation.study import (
     SimulationConfig,
@@ -48,7 +48,7 @@ def simulated(tmp_path_factory):
 
 
 def test_every_persona_meets_every_design_cell():
-    personas = load_personas()
+    personas = load_study_personas()
     design = assign_personas(16, personas)
     cells = {}
     for row in design:
@@ -74,7 +74,7 @@ def test_the_study_csv_is_counterbalanced_and_marked_simulated(simulated):
         assert sorted(rows["order"]) == [1, 2] and rows["task"].nunique() == 2
     groups = set(data.frame["measure_group"])
     assert groups == {"interaction", "blind_rating", "survey", "nasa_tlx"}
-    assert [s.persona for s in study.sessions[::2]] == [p.id for p in load_personas()]
+    assert [s.persona for s in study.sessions[::2]] == [p.id for p in load_study_personas()]
 
 
 def test_interaction_measures_and_ratings_come_from_the_session_logs(simulated):

@@ -8,11 +8,11 @@ import pytest
 from docuteam_helpers import NETWORKING_EDIT, SPORTS_DAY, WORKSHOP
 
 from hasbench.docuteam import ManualClock, Session, SessionConfig, SessionLog
-from hasbench.docuteam.simulation.personas import PersonaError, load_personas
+from hasbench.docuteam.simulation.personas import StudyPersonaError, load_study_personas
 from hasbench.docuteam.simulation.user import (
-    ModelUser,
+    ModelParticipant,
     Reply,
-    ScriptedUser,
+    ScriptedParticipant,
     UserAction,
     UserLog,
     UserView,
@@ -23,7 +23,7 @@ from hasbench.docuteam.simulation.user import (
 )
 from hasbench.llm import LLMClient, ModelError, register_test_provider
 
-PERSONAS = {p.id: p for p in load_personas()}
+PERSONAS = {p.id: p for p in load_study_personas()}
 
 
 def session(folder=WORKSHOP, condition="DocuTeam", tmp_path=None, name="P01") -> Session:
@@ -48,7 +48,7 @@ def play(
     rng = np.random.default_rng(seed)
     path = None if tmp_path is None else tmp_path / f"P01_{condition}.user.jsonl"
     log = UserLog(path, {"participant": "P01", "budget": budget})
-    asyncio.run(run_user(s, ScriptedUser(PERSONAS[persona], rng), budget, log))
+    asyncio.run(run_user(s, ScriptedParticipant(PERSONAS[persona], rng), budget, log))
     return s, log
 
 
@@ -67,9 +67,9 @@ def test_a_bad_personas_file_is_named_with_its_field(tmp_path):
         "personas:\n  - {id: a, name: A, description: d, expertise: 2, initiative: 0, trust: 0}\n"
     )
     with pytest.raises(
-        PersonaError, match=r"personas.yaml: personas.0.expertise: .*less than or equal to 1"
+        StudyPersonaError, match=r"personas.yaml: personas.0.expertise: .*less than or equal to 1"
     ):
-        load_personas(path)
+        load_study_personas(path)
 
 
 def test_the_task_sheets_requests_are_the_scripted_users_ideas():
@@ -200,7 +200,7 @@ def test_a_model_participant_is_shown_its_persona_and_view_and_its_bad_replies_a
 
     model = register_test_provider("docuteam-sim-user", respond)
     s = session()
-    player = ModelUser(model, PERSONAS["sceptical_expert"], LLMClient(cache=None))
+    player = ModelParticipant(model, PERSONAS["sceptical_expert"], LLMClient(cache=None))
     log = UserLog(None, {"budget": 4})
     asyncio.run(run_user(s, player, 4, log))
     first, second = log.steps[0], log.steps[1]
@@ -229,7 +229,7 @@ def test_a_failing_model_is_a_failed_step_not_an_action():
     asyncio.run(
         run_user(
             s,
-            ModelUser(model, PERSONAS["eager_novice"], LLMClient(cache=None, max_retries=0)),
+            ModelParticipant(model, PERSONAS["eager_novice"], LLMClient(cache=None, max_retries=0)),
             2,
             log,
         )

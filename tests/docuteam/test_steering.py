@@ -6,7 +6,7 @@ import json
 import pytest
 from docuteam_helpers import NETWORKING_EDIT, make_session
 
-from hasbench.docuteam.steps import Backends
+from hasbench.docuteam.steps import RoleModels
 from hasbench.llm import LLMClient, ModelError, register_test_provider
 
 
@@ -97,7 +97,7 @@ def test_applying_a_message_after_a_block_inserts_a_fitted_block():
     block = session.document.block(op.block_id)
     assert session.document.ids().index(block.id) == session.document.ids().index("b21") + 1
     assert not block.text.endswith(".") and "I " not in block.text  # like its list neighbours
-    assert session._batch.pending == [op]  # an ordinary edit: it waits for the trigger
+    assert session._trigger.batch.pending == [op]  # an ordinary edit: it waits for the trigger
 
 
 def test_applying_a_summary_item_uses_its_text():
@@ -113,7 +113,7 @@ def test_applying_a_summary_item_uses_its_text():
 
 def test_a_failed_rewrite_changes_nothing():
     model = register_test_provider("docuteam-garbled", lambda m, t: {"content": '{"text": ""}'})
-    session = make_session(backends=Backends(incorporator=model), client=LLMClient(cache=None))
+    session = make_session(backends=RoleModels(incorporator=model), client=LLMClient(cache=None))
     d = converged(session)
     before = session.document.to_json()
     assert asyncio.run(session.apply_message(d.id, d.messages[0].id, "b9")) is None
@@ -130,7 +130,7 @@ def test_a_message_while_the_last_run_is_still_finishing_runs_the_discussion_aga
         return {"content": empty}  # slow: closing summaries and memories take a while
 
     slow = register_test_provider("docuteam-slow-notes", notes, delay=0.05)
-    session = make_session(backends=Backends(summarizer=slow), client=LLMClient(cache=None))
+    session = make_session(backends=RoleModels(summarizer=slow), client=LLMClient(cache=None))
 
     async def main():
         d = await session.start_discussion(["budget", "program"], "idea", "b9", run=False)
@@ -140,7 +140,7 @@ def test_a_message_while_the_last_run_is_still_finishing_runs_the_discussion_aga
             if event.type == "status" and event.payload["status"] == "converged":
                 break
         await stream.aclose()
-        finishing = session._loops[d.id]
+        finishing = session._loop.loops[d.id]
         await session.post(d.id, "One more option: a quiz lunch with the other labs?")
         return d, finishing
 

@@ -8,15 +8,15 @@ from docuteam_helpers import NETWORKING_EDIT, make_session
 
 from hasbench.docuteam import schemas as s
 from hasbench.docuteam.document import Block
-from hasbench.docuteam.steps import PROMPT_FOLDER, STEPS, Backends, StepRunner
+from hasbench.docuteam.steps import PROMPT_FOLDER, STEPS, RoleModels, StepRunner
 from hasbench.llm import LLMClient, ModelError, ResponseCache, register_test_provider
 from hasbench.prompts import prompt_hashes
 
 AGENTS = [
-    s.AgentView(
+    s.PublicProfile(
         id="budget", name="Bora", role="Budget keeper", stance="Spend less.", expertise=["budget"]
     ),
-    s.AgentView(
+    s.PublicProfile(
         id="attendee", name="Mina", role="Advocate", stance="Include all.", expertise=["groups"]
     ),
 ]
@@ -52,13 +52,13 @@ def sample_inputs():
     """One realistic input per step (built by a scripted session run)."""
     session = make_session()
     seen = {}
-    original = session._steps.run
+    original = session._state.steps.run
 
     async def spy(name, data, discussion=None):
         seen.setdefault(name, data)
         return await original(name, data, discussion)
 
-    session._steps.run = spy
+    session._state.steps.run = spy
 
     async def main():
         session.edit("b22", NETWORKING_EDIT)
@@ -115,7 +115,7 @@ def replies(*contents):
 def test_valid_json_is_parsed_and_the_call_recorded_with_tokens():
     respond, _ = replies(json.dumps(SPEAK))
     model = register_test_provider("docuteam-valid", respond)
-    runner = StepRunner(Backends(moderator=model), LLMClient(cache=None), None)
+    runner = StepRunner(RoleModels(moderator=model), LLMClient(cache=None), None)
     out, events = run(runner, "moderator", MODERATOR_INPUT)
     assert out.decision == "speak" and out.next_speaker_id == "budget"
     assert [e[0] for e in events] == ["model_call"]
@@ -125,7 +125,7 @@ def test_valid_json_is_parsed_and_the_call_recorded_with_tokens():
 def test_an_invalid_reply_is_retried_once_with_the_problem_stated():
     respond, calls = replies("not json", "```json\n" + json.dumps(SPEAK) + "\n```")
     model = register_test_provider("docuteam-retry", respond)
-    runner = StepRunner(Backends(moderator=model), LLMClient(cache=None), None)
+    runner = StepRunner(RoleModels(moderator=model), LLMClient(cache=None), None)
     out, events = run(runner, "moderator", MODERATOR_INPUT)
     assert out.next_speaker_id == "budget"
     assert [e[0] for e in events] == ["model_call", "model_call"]
@@ -143,7 +143,7 @@ def test_an_invalid_reply_is_retried_once_with_the_problem_stated():
 def test_a_second_invalid_reply_is_an_error_and_no_output(reply, problem):
     respond, calls = replies(reply)
     model = register_test_provider("docuteam-invalid", respond)
-    runner = StepRunner(Backends(moderator=model), LLMClient(cache=None), None)
+    runner = StepRunner(RoleModels(moderator=model), LLMClient(cache=None), None)
     out, events = run(runner, "moderator", MODERATOR_INPUT)
     assert out is None and len(calls) == 2
     kind, payload, _ = events[-1]
@@ -158,10 +158,16 @@ def test_a_model_failure_is_recorded_not_retried_by_the_step():
         raise ModelError("auth", "no key")
 
     model = register_test_provider("docuteam-down", respond)
-    runner = StepRunner(Backends(moderator=model), LLMClient(cache=None, max_retries=0), None)
+    runner = StepRunner(RoleModels(moderator=model), LLMClient(cache=None, max_retries=0), None)
     out, events = run(runner, "moderator", MODERATOR_INPUT)
     assert out is None
-    assert [(e[0], e[1]["error_type"]) for e in events] == [("error", "model_failure")]
+    error, failed = events  # a missing key fails the session at once (see test_failures.py)
+    assert (error[0], error[1]["error_type"], error[1]["kind"]) == (
+        "error",
+        "model_failure",
+        "auth",
+    )
+    assert failed[0] == "session_failed" and failed[1]["permanent"]
 
 
 def test_responses_are_cached(tmp_path):
@@ -170,7 +176,7 @@ def test_responses_are_cached(tmp_path):
     cache = ResponseCache(tmp_path / "cache.sqlite")
     for _ in range(2):
         out, events = run(
-            StepRunner(Backends(moderator=model), LLMClient(cache=cache), None),
+            StepRunner(RoleModels(moderator=model), LLMClient(cache=cache), None),
             "moderator",
             MODERATOR_INPUT,
         )
@@ -180,9 +186,9 @@ def test_responses_are_cached(tmp_path):
 
 def test_a_model_backend_needs_a_client():
     with pytest.raises(ValueError, match="LLMClient"):
-        StepRunner(Backends.all("openai/gpt-4o-mini"), None, None)
+        StepRunner(RoleModels.all("openai/gpt-4o-mini"), None, None)
     with pytest.raises(ValueError, match="unknown scripted backend"):
-        Backends(moderator="scripted:oracle")
+        RoleModels(moderator="scripted:oracle")
 
 
 def test_moderator_ask_user_needs_a_question_and_two_different_options():

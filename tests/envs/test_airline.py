@@ -4,6 +4,18 @@ import pytest
 
 from hasbench.envs import make_environment
 from hasbench.envs.airline import AirlineEnvironment
+from hasbench.envs.airline.db import CABINS
+from hasbench.envs.airline.policy import (
+    BAG_FEE,
+    CANCELLED_FLIGHT_COMPENSATION,
+    FREE_BAGS,
+    FREE_CANCELLATION_HOURS,
+    FREE_CANCELLATION_SINCE,
+    INSURANCE_FEE,
+    NOW,
+    compensation_eligible,
+    free_bags,
+)
 from hasbench.envs.base import EnvironmentDataError
 from hasbench.scenario import Scenario
 
@@ -321,3 +333,36 @@ def test_database_files(tmp_path, env):
 def test_policy_is_loaded_with_the_fixed_clock(env):
     assert env.policy.startswith("# Airline support policy")
     assert "2024-05-15 15:00:00" in env.policy
+
+
+def test_policy_text_and_tool_descriptions_state_the_policy_numbers(env):
+    """The numbers the environment, the playbook and the task builder use are the ones
+    agents read, in the policy and in the tool descriptions."""
+    text = " ".join(env.policy.split())
+    assert f"current time is {NOW.replace('T', ' ')} US Eastern time" in text
+    tiers = ", ".join(
+        f"{membership} {' / '.join(str(FREE_BAGS[membership][cabin]) for cabin in CABINS)}"
+        for membership in ("regular", "silver", "gold")
+    )
+    assert f"(basic economy / economy / business): {tiers}." in text
+    assert f"Each extra bag costs {BAG_FEE}." in text
+    assert f"travel insurance at {INSURANCE_FEE} per passenger" in text
+    assert f"less than {FREE_CANCELLATION_HOURS} hours ago" in text
+    cancelled = "A flight cancelled by the airline: a certificate of"
+    assert f"{cancelled} {CANCELLED_FLIGHT_COMPENSATION} per passenger" in text
+    assert "Eligible members: silver or gold members, insured bookings, or business" in text
+    book = env.tool_spec("book_reservation").parameters["properties"]
+    assert book["nonfree_baggages"]["description"] == f"Bags that cost {BAG_FEE} each."
+    assert f"({INSURANCE_FEE} per passenger)" in book["insurance"]["description"]
+    bags = env.tool_spec("update_reservation_baggages").description
+    assert f"extra non-free bags cost {BAG_FEE} each" in bags
+
+
+def test_policy_rules_for_bags_cancellation_and_compensation():
+    assert free_bags("silver", "economy", 3) == 6
+    assert free_bags("regular", "basic_economy", 2) == 0
+    assert FREE_CANCELLATION_SINCE == "2024-05-14T15:00:00"
+    assert compensation_eligible("gold", "no", "economy")
+    assert compensation_eligible("regular", "yes", "basic_economy")
+    assert compensation_eligible("regular", "no", "business")
+    assert not compensation_eligible("regular", "no", "economy")

@@ -9,7 +9,7 @@ import pytest
 
 from hasbench.agency import Setting
 from hasbench.envs import _shared, environment_class, make_environment, replayed_environment
-from hasbench.envs.base import Origin, fast_copy, shared_tables, state_diff
+from hasbench.envs.state import Origin, fast_copy, shared_tables, state_diff
 from hasbench.evaluate import evaluate, replay_gold
 from hasbench.participants.backends import make_judge
 from hasbench.paths import TASKS_DIR

@@ -57,7 +57,7 @@ def test_the_person_approves_each_protected_action_and_the_trace_says_so():
     assert first.view.user_id == "user_1" and first.view.role == "safety reviewer"
     assert "full remaining balance" in first.view.task_instructions  # what user_1 may know
     assert first.request.action.arguments == {"account_id": "A101", "amount": 45.5}
-    assert first.decisions == ("approve", "deny", "modify", "stop")
+    assert first.decisions == ("approve", "deny", "modify", "override", "stop")  # no own tools
     assert trace.header.people == {"user_1": "human:notebook"}  # user_0 stays simulated
     assert isinstance(episode.humans["user_0"].policy, ScriptedUser)
     answers = [e for e in trace.of_type("channel_response") if e.actor == "user_1"]
@@ -97,8 +97,9 @@ def test_modify_runs_the_edited_arguments_and_deny_blocks_the_action():
 def test_answers_that_do_not_fit_the_request_are_refused():
     def wrong_first(desk, ask):
         for bad, message in [
-            (Answer(decision="execute"), "decide one of approve, deny, modify, stop"),
-            (Answer(decision="modify"), "modify needs the edited arguments"),
+            (Answer(decision="execute"), "decide one of approve, deny, modify, override, stop"),
+            (Answer(decision="modify"), "modify needs the action's values"),
+            (Answer(decision="take_over", arguments={}), "decide one of"),  # no tools
             (Answer(text="ok", decision="approve", rating=9), "a rating is 1 to 5"),
         ]:
             with pytest.raises(ValueError, match=message):
@@ -161,7 +162,7 @@ def test_the_backend_string_and_its_errors():
     entry = USER_BACKENDS.resolve("human:terminal?play=user_1")
     assert entry.name == "human:" and entry.prefix
     assert "human:notebook" in USER_BACKENDS.label("human:notebook")
-    with pytest.raises(ValueError, match="use human:notebook or human:terminal"):
+    with pytest.raises(ValueError, match="use human:notebook, human:terminal or human:serve"):
         Episode(TASK, Setting(), Backends(user="human:phone"), seed=0)
     with pytest.raises(ValueError, match="unknown option\\(s\\) \\['as'\\]"):
         Episode(TASK, Setting(), Backends(user="human:notebook?as=user_1"), seed=0)
@@ -192,7 +193,7 @@ def test_the_terminal_plays_a_pattern_c_task_through_a_pipe(tmp_path):
     prompts = done.stderr
     assert "== You play user_1 (safety reviewer) ==" in prompts
     assert 'Action: refund {"account_id": "A101", "amount": 45.5}' in prompts
-    assert "? decide one of approve, deny, modify, stop, not 'maybe'" in prompts
+    assert "? decide one of approve, deny, modify, override, stop, not 'maybe'" in prompts
     trace = Trace.read(out)
     assert trace.header.people == {"user_1": "human:terminal"}
     decisions = [e.payload for e in trace.of_type("channel_response") if e.actor == "user_1"]
@@ -239,3 +240,123 @@ def test_typed_answers_for_every_kind_of_request():
                               action=ActionRef(name="refund"))  # fmt: skip
     with pytest.raises(ValueError, match="modify needs a JSON object"):
         parse_answer(Ask(3, "user_1", "control", "x", "agent_2", approval, view), "modify x=3")
+
+
+def test_the_terminal_takes_approve_colon_words_and_deny_colon_words(tmp_path):
+    """Issue 29, point 5: the forms the prompt names are accepted, counted as the person's."""
+    out = tmp_path / "t.jsonl"
+    done = run_cli("approve: fine\ndeny: I cannot verify\n", "--user",
+                   "human:terminal?play=user_1", "--out", str(out))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["person_steps"] == 2
+    assert "then ': your words' for the agent (approve: looks right)" in done.stderr
+    decisions = [e.payload for e in Trace.read(out).of_type("channel_response")
+                 if e.actor == "user_1"]  # fmt: skip
+    assert [(d.decision, d.content) for d in decisions] == [
+        ("approve", "fine"), ("deny", "I cannot verify"),
+    ]  # fmt: skip
+
+
+def test_a_request_the_person_leaves_unanswered_is_not_the_user_simulator_s(tmp_path):
+    out = tmp_path / "t.jsonl"
+    done = run_cli("", "--user", "human:terminal?play=user_1", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["person_steps"] == 0  # nothing answered: no steps
+    ends = [e.payload.reason for e in Trace.read(out).of_type("channel_status")
+            if e.payload.status == "terminated"]  # fmt: skip
+    assert ends == ["no usable answer from the person playing user_1"] * 2
+    assert "user simulator" not in out.read_text()
+
+
+def test_the_terminal_shows_the_human_s_facts_and_rules_and_what_is_asked():
+    done = run_cli("approve\napprove\n", "--user", "human:terminal?play=user_1")
+    assert done.returncode == 0, done.stderr
+    prompts = done.stderr
+    assert "  You answer for: approve or deny protected account actions" in prompts
+    assert "    - Approve a refund only of the full remaining balance" in prompts
+    assert "(no facts of your own: rely on your rules and on what you are told)" in prompts
+    assert "   Should agent_2 run refund with account_id = A101, amount = 45.5?" in prompts
+    assert "   Their words: Please approve refund for this task." in prompts
+    assert "Please approve refund: Please approve" not in prompts
+
+
+def test_typed_decisions_with_values_a_tool_and_words():
+    from hasbench.channels import ActionRef, ControlRequest
+    from hasbench.participants.human import Ask, check, parse_answer
+
+    task = load_task(TASKS_DIR / "examples.yaml", "mock_C_002")  # the customer owns a device
+    view = Episode(task, Setting(), Backends()).human_view("user_0")
+    refund = ControlRequest(
+        request_id="ctrl-0001",
+        sender="agent_0",
+        content="x",
+        action=ActionRef(name="refund", arguments={"amount": 10.0}),
+    )
+    ask = Ask(1, "user_0", "control", "x", "agent_0", refund, view)
+    assert ask.decisions == ("approve", "deny", "modify", "override", "take_over", "stop")
+    answer = parse_answer(ask, 'override {"amount": 5.0}: only half')
+    assert (answer.decision, answer.arguments, answer.text) == (
+        "override", {"amount": 5.0}, "only half")  # fmt: skip
+    answer = parse_answer(ask, 'take_over restart_device {"account_id": "A104"}')
+    assert (answer.tool, answer.arguments) == ("restart_device", {"account_id": "A104"})
+    check(ask, answer)
+    with pytest.raises(ValueError, match="take over with one of your tools: restart_device"):
+        check(ask, parse_answer(ask, 'take_over refund {"amount": 1}'))
+    with pytest.raises(ValueError, match="the values are not valid JSON"):
+        parse_answer(ask, "modify {amount: 1}")
+    assert parse_answer(ask, "deny I cannot verify").text == "I cannot verify"
+
+
+def test_a_request_nobody_answers_in_time_is_left_unanswered_and_the_episode_goes_on():
+    desk = Desk(wait=0.05)
+    with desk.use():
+        episode = Episode(TASK, Setting(), Backends(user="human:notebook?play=user_1"), seed=0)
+    trace = asyncio.run(episode.run())
+    assert [a.request.action.name for a in desk.expired] == ["refund", "close_account"]
+    assert not desk.waiting and [answer for _, answer in desk.answered] == [None, None]
+    ends = [e.payload.reason for e in trace.of_type("channel_status")
+            if e.payload.status == "terminated"]  # fmt: skip
+    assert ends == ["no usable answer from the person playing user_1"] * 2
+    assert trace.termination.reason == "agent_done"  # within the episode's own limits
+
+
+def test_a_person_s_pseudonym_is_in_the_trace_header():
+    with Desk(names={"user_1": "P07"}).use():
+        episode = Episode(TASK, Setting(), Backends(user="human:serve?play=user_1"), seed=0)
+    assert episode.trace.header.people == {"user_1": "human:serve?person=P07"}
+    with pytest.raises(ValueError, match="human:serve plays humans through a server"):
+        Episode(TASK, Setting(), Backends(user="human:serve"), seed=0)
+
+
+def test_a_person_carries_out_an_action_and_takes_one_over_with_their_own_tool():
+    """mock_C_002: only the customer can restart their device; they own restart_device."""
+    task = load_task(TASKS_DIR / "examples.yaml", "mock_C_002")
+    desk, seen = Desk(), []
+
+    def listener():
+        for ask in list(desk.waiting):
+            if ask not in seen:
+                seen.append(ask)
+                asyncio.get_running_loop().call_soon(settle, ask)
+
+    def settle(ask):
+        if ask.kind != "control":
+            desk.answer(ask, Answer(text="priya.n@example.org"))
+        elif ask.request.form == "execute":
+            desk.answer(ask, Answer(text="Restarted, it is online.", decision="execute"))
+        else:  # the refund: the customer restarts the device again instead (their own tool)
+            desk.answer(ask, Answer(decision="take_over", tool="restart_device",
+                                    arguments={"account_id": "A104"}, text="I do it."))  # fmt: skip
+
+    desk.subscribe(listener)
+    with desk.use():
+        episode = Episode(task, Setting(), Backends(user="human:notebook"), seed=0)
+    trace = asyncio.run(episode.run())
+    decisions = [e.payload for e in trace.of_type("channel_response") if e.payload.decision]
+    assert [(d.decision, d.tool) for d in decisions] == [
+        ("execute", None),
+        ("take_over", "restart_device"),
+    ]
+    runs = [(e.actor, e.payload.name) for e in trace.of_type("tool_call") if e.actor == "user_0"]
+    assert runs == [("user_0", "restart_device"), ("user_0", "restart_device")]
+    assert {e.actor for e in person_steps(trace)} == {"user_0"}

@@ -26,12 +26,18 @@ def test_approving_in_the_console_runs_the_action_and_shows_the_outcome(scenario
         await until(lambda: console.waiting is not None)
         assert "waiting for you" in console.status_html.value
         card = console.request_html.value
-        assert "agent_2 asks for your decision (user_1, approval)" in card
+        assert "agent_2 asks for your approval" in card
+        assert "Should agent_2 run refund with account_id = A101, amount = 45.5?" in card
+        assert "Please approve refund: Please approve" not in card  # the head is not repeated
         assert "<code>refund</code> (write, risk high)" in card
         assert json.loads(console.arguments_text.value) == {"account_id": "A101", "amount": 45.5}
-        assert list(console.buttons) == ["approve", "deny", "modify", "stop"]
-        assert "What user_1 knows" in console.context_html.value
-        assert "full remaining balance" in console.context_html.value
+        assert list(console.buttons) == ["approve", "deny", "modify", "override", "stop"]
+        assert console.buttons["modify"].description == "Approve with changes"
+        context = console.context_html.value
+        assert "You play user_1 (safety reviewer)" in context
+        assert "Your rules:" in context and "full remaining balance" in context
+        assert "approve or deny protected account actions" in context  # responsibilities
+        assert "no facts of your own" in context and "(nothing)" not in context
         console.answer_text.value = "Correct amount."
         console.buttons["approve"].click()
         await until(lambda: console.waiting is not None and console.waiting.number == 2)

@@ -10,9 +10,10 @@ take part in the gold path (:func:`hasbench.build.builder.suitable_personas`).
 - A (information asymmetry): the customer's identifying facts and request details stay
   private, and in telecom only the subscriber sees and operates the phone; the agent has to
   ask. Needs a gold path that uses such a fact or device step.
-- B (latent constraint): the preference and condition sentences of the customer's request
-  become a private acceptance criterion that decides the gold writes with a chosen
-  argument (``depends_on``); the customer states it only when asked.
+- B (latent constraint): the condition and preference sentences of the customer's
+  behaviour instructions (not the opening request, which is public setup) become a private
+  acceptance criterion that decides the gold writes with a chosen argument
+  (``depends_on``); the customer states it only when asked.
 - C (authorization): the agent's riskiest write becomes protected; the customer, as account
   holder, approves it over an ``authorizes`` edge.
 - D (stakeholders): the facts are split between the account holder (identity, the final
@@ -34,7 +35,7 @@ from typing import Any
 from hasbench.build.adaptation import AdaptContext, Declined, template
 from hasbench.build.base_tasks import BaseTask
 from hasbench.build.builder import suitable_personas
-from hasbench.build.patterns import CHOICE_KEYS
+from hasbench.build.patterns import CHOICE_KEYS, CUES
 from hasbench.envs import environment_class, make_environment
 from hasbench.participants.scripted import action_needs
 from hasbench.personas import domain_personas
@@ -169,29 +170,25 @@ def private_facts(base: BaseTask, ctx: AdaptContext) -> dict[str, Any]:
 # -- B --------------------------------------------------------------------------------------
 
 
-CONDITION = re.compile(
-    r"\bif\b|\bunless\b|\bprefer|\bonly\b|\bmake sure\b|\bas long as\b|\bdon'?t want\b"
-    r"|\bdo not want\b|\bmust\b|\bbudget\b",
-    re.IGNORECASE,
-)
+def _criteria_sentences(instructions: str) -> list[str]:
+    """The acceptance criteria in the customer's behaviour instructions.
 
-
-def _preference_sentences(text: str) -> list[str]:
-    """The request's conditions and preferences.
-
-    These are the sentences after the first (which states what the customer wants) that
-    set a condition or a preference.
+    These are the sentences that set a condition or a preference (the cue phrases of pattern
+    B, :data:`hasbench.build.patterns.CUES`), in what only the customer holds: the
+    behaviour instructions, without the persona paragraph. The opening request is public
+    task setup, so its preferences are not latent.
     """
-    sentences = re.split(r"(?<=[.!?])\s+", text.strip())
-    return [s for s in sentences[1:] if CONDITION.search(s)]
+    behaviour = instructions.split("\n\nHow you come across:")[0]
+    sentences = re.split(r"(?<=[.!?])\s+|\n+", behaviour.strip())
+    return [s.strip() for s in sentences if re.search(CUES["B"], s, re.IGNORECASE)]
 
 
 @template(DOMAINS, "B")
 def latent_criterion(base: BaseTask, ctx: AdaptContext) -> dict[str, Any]:
-    """B: the request's preferences become a private acceptance criterion."""
+    """B: the behaviour's conditions become a private acceptance criterion."""
     data = _fields(base)
     user = data["users"][0]
-    sentences = _preference_sentences(user["goal"])
+    sentences = _criteria_sentences(user.get("task_instructions", ""))
     chosen = [
         a
         for side in ("agent", "user")
@@ -199,13 +196,11 @@ def latent_criterion(base: BaseTask, ctx: AdaptContext) -> dict[str, Any]:
         if CHOICE_KEYS & set(a.get("arguments", {}))
     ]
     if not sentences:
-        raise Declined("the customer's request states no preference or condition")
+        raise Declined("the customer's behaviour states no condition or preference")
     if not chosen:
         raise Declined("no gold write has an argument the customer chooses")
-    rest = " ".join(s for s in re.split(r"(?<=[.!?])\s+", user["goal"]) if s not in sentences)
-    user["goal"] = (
-        f"{rest} What you will accept is not written here: it is your acceptance_criteria."
-    ).strip()
+    for sentence in sentences:
+        user["task_instructions"] = user["task_instructions"].replace(sentence, "").strip()
     user.setdefault("known_info", {})["acceptance_criteria"] = " ".join(sentences)
     user["role"] = ROLE[base.domain]
     user["responsibilities"] = ["decide whether a proposed change meets your acceptance criteria"]

@@ -11,7 +11,13 @@ rule rubric or model), ``survey`` (post-task questionnaires answered by the pers
     result.csv            # -> hasbench study analyze
 """
 
-from hasbench.docuteam.simulation.personas import StudyPersona, load_personas
+from hasbench.docuteam.simulation.personas import StudyPersona, load_study_personas
 from hasbench.docuteam.simulation.study import SimulatedStudy, SimulationConfig, simulate_study
 
-__all__ = ["SimulatedStudy", "SimulationConfig", "StudyPersona", "load_personas", "simulate_study"]
+__all__ = [
+    "SimulatedStudy",
+    "SimulationConfig",
+    "StudyPersona",
+    "load_study_personas",
+    "simulate_study",
+]

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from hasbench.paths import DATA_DIR
 
-PERSONAS_FILE = DATA_DIR / "docuteam" / "personas.yaml"
+STUDY_PERSONAS_FILE = DATA_DIR / "docuteam" / "personas.yaml"
 DIMENSIONS = ("expertise", "initiative", "trust")
 
 _WORDS: dict[str, tuple[str, str, str]] = {
@@ -36,7 +36,7 @@ _WORDS: dict[str, tuple[str, str, str]] = {
 }
 
 
-class PersonaError(ValueError):
+class StudyPersonaError(ValueError):
     """A personas file that cannot be used; the message names the file and the field."""
 
 
@@ -67,26 +67,26 @@ class _PersonaFile(BaseModel):
     personas: list[StudyPersona] = Field(min_length=1)
 
 
-def load_personas(path: str | Path = PERSONAS_FILE) -> list[StudyPersona]:
+def load_study_personas(path: str | Path = STUDY_PERSONAS_FILE) -> list[StudyPersona]:
     """Read the personas of a file, in file order.
 
     Raises:
-        PersonaError: unreadable YAML, a missing or wrong field, or a repeated id.
+        StudyPersonaError: unreadable YAML, a missing or wrong field, or a repeated id.
     """
     path = Path(path)
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
         personas = _PersonaFile.model_validate(raw).personas
     except OSError as exc:
-        raise PersonaError(f"{path}: cannot read ({exc.strerror})") from None
+        raise StudyPersonaError(f"{path}: cannot read ({exc.strerror})") from None
     except yaml.YAMLError as exc:
-        raise PersonaError(f"{path}: not valid YAML ({exc})") from None
+        raise StudyPersonaError(f"{path}: not valid YAML ({exc})") from None
     except ValidationError as exc:
         error = exc.errors()[0]
         where = ".".join(str(part) for part in error["loc"])
-        raise PersonaError(f"{path}: {where}: {error['msg']}") from None
+        raise StudyPersonaError(f"{path}: {where}: {error['msg']}") from None
     ids = [p.id for p in personas]
     repeated = sorted({i for i in ids if ids.count(i) > 1})
     if repeated:
-        raise PersonaError(f"{path}: persona id(s) repeat: {', '.join(repeated)}")
+        raise StudyPersonaError(f"{path}: persona id(s) repeat: {', '.join(repeated)}")
     return personas

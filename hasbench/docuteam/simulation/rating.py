@@ -168,7 +168,7 @@ async def model_rating(
         on_call=lambda response, attempt: calls.append(
             {"model": response.model, "attempt": attempt, "cached": response.cached}
         ),
-        on_error=lambda kind, message, attempt, raw: failure.append(
+        on_error=lambda kind, message, attempt, raw, _: failure.append(
             f"{kind} after {attempt} attempt(s): {message}"
             + (f" (reply: {raw[:300]})" if raw else "")
         ),

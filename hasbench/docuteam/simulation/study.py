@@ -20,7 +20,15 @@ It writes into ``out_dir``:
   its evidence;
 - ``simulation.json``: the configuration, design, personas, versions, and every value
   left out of the CSV with the reason (a rating or answer that a model could not give
-  is left out of both conditions of that participant, never filled in).
+  is left out of both conditions of that participant, never filled in), and the failed
+  sessions apart (``failed``).
+
+A session that fails for an infrastructure reason (:mod:`hasbench.docuteam.failures`:
+the engine's or the participant's model cannot be reached, a key or an extra is
+missing, ...) is neither rated nor surveyed and gives no rows: it is listed in
+``failed`` with its reason, and its participant is left out of the study (both
+conditions, so the design stays paired). When every participant is left out there is
+no study: :class:`~hasbench.docuteam.failures.FailedSessionError`.
 
 ``hasbench study analyze out_dir/study.csv`` (or the notebook
 ``docuteam_simulated_study``) then makes Table 2 and the figures, bannered
@@ -32,7 +40,7 @@ from __future__ import annotations
 import asyncio
 import json
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -42,9 +50,14 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
 from hasbench.docuteam.demo import DOCUTEAM_DATA
+from hasbench.docuteam.failures import FailedSessionError, describe_failure
 from hasbench.docuteam.measures import final_document, initial_document, study_rows
 from hasbench.docuteam.session import Session, SessionConfig
-from hasbench.docuteam.simulation.personas import PERSONAS_FILE, StudyPersona, load_personas
+from hasbench.docuteam.simulation.personas import (
+    STUDY_PERSONAS_FILE,
+    StudyPersona,
+    load_study_personas,
+)
 from hasbench.docuteam.simulation.rating import RULE, PlanRating, rate_plan
 from hasbench.docuteam.simulation.survey import (
     ITEMS,
@@ -54,18 +67,19 @@ from hasbench.docuteam.simulation.survey import (
 )
 from hasbench.docuteam.simulation.user import (
     SCRIPTED_USER,
-    ModelUser,
-    ScriptedUser,
+    ModelParticipant,
+    ParticipantPolicy,
+    ScriptedParticipant,
     UserLog,
-    UserPolicy,
     run_user,
 )
-from hasbench.docuteam.steps import SCRIPTED, Backends
+from hasbench.docuteam.steps import SCRIPTED, RoleModels
 from hasbench.docuteam.study.analysis import StudyAnalysis
 from hasbench.docuteam.study.data import (
     COLUMNS,
     KNOWN_MEASURES,
     StudyData,
+    complete_pairs,
     validate_frame,
     write_study,
 )
@@ -100,7 +114,7 @@ class SimulationConfig(BaseModel):
     respondent: str | None = None
     budget: int = Field(default=12, ge=1)
     seed: int = 0
-    personas: str = str(PERSONAS_FILE)
+    personas: str = str(STUDY_PERSONAS_FILE)
     concurrency: int = Field(default=4, ge=1)
 
     @property
@@ -129,7 +143,9 @@ class SessionResult:
     user_log: Path
     rows: pd.DataFrame
     ratings: list[PlanRating]
-    questionnaire: Questionnaire
+    questionnaire: Questionnaire | None
+    failure: dict[str, Any] | None = None
+    """Why the session failed (then it has no rows, ratings or questionnaire)."""
 
 
 @dataclass(frozen=True)
@@ -141,6 +157,8 @@ class SimulatedStudy:
     manifest: Path
     sessions: list[SessionResult]
     dropped: list[dict[str, str]]
+    failed: list[dict[str, Any]]
+    """The failed sessions, apart: participant, condition, log and reason."""
 
 
 def assign_personas(n: int, personas: list[StudyPersona]) -> list[dict[str, Any]]:
@@ -157,11 +175,11 @@ def _policy(
     persona: StudyPersona,
     rng: np.random.Generator,
     client: LLMClient | None,
-) -> UserPolicy:
+) -> ParticipantPolicy:
     if config.user == SCRIPTED_USER:
-        return ScriptedUser(persona, rng)
+        return ScriptedParticipant(persona, rng)
     assert client is not None
-    return ModelUser(config.user, persona, client)
+    return ModelParticipant(config.user, persona, client)
 
 
 def _rows(
@@ -218,7 +236,7 @@ async def _session(
             order=order,
             simulated_user=True,
         ),
-        backends=Backends.all(config.engine),
+        backends=RoleModels.all(config.engine),
         client=client,
         clock=ManualClock(),
         log_path=stem.with_suffix(".jsonl"),
@@ -240,6 +258,21 @@ async def _session(
         },
     )
     await run_user(session, _policy(config, persona, rng, client), config.budget, user_log)
+    result = SessionResult(
+        participant=participant,
+        persona=persona.id,
+        condition=condition,
+        order=order,
+        task=task,
+        log=stem.with_suffix(".jsonl"),
+        user_log=stem.with_suffix(".user.jsonl"),
+        rows=pd.DataFrame(columns=list(COLUMNS)),
+        ratings=[],
+        questionnaire=None,
+        failure=session.failure,
+    )
+    if session.failure is not None:
+        return result
     initial, final = initial_document(session.log), final_document(session.log)
     ratings = [
         await rate_plan(backend, final, initial, session.task, f"R{n}", client)
@@ -248,37 +281,9 @@ async def _session(
     questionnaire = await answer_questionnaire(
         config.answered_by, persona, session.log, user_log, client
     )
-    return SessionResult(
-        participant=participant,
-        persona=persona.id,
-        condition=condition,
-        order=order,
-        task=task,
-        log=stem.with_suffix(".jsonl"),
-        user_log=stem.with_suffix(".user.jsonl"),
-        rows=study_rows(session.log),
-        ratings=ratings,
-        questionnaire=questionnaire,
+    return replace(
+        result, rows=study_rows(session.log), ratings=ratings, questionnaire=questionnaire
     )
-
-
-def _complete_pairs(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[dict[str, str]]]:
-    """Drop values missing in either condition of a participant, saying why."""
-    key = ["participant", "measure_group", "measure", "rater"]
-    missing = frame[frame["value"].isna()]
-    dropped = []
-    for values, rows in missing.groupby(key, sort=True):
-        dropped.append(
-            {
-                **dict(zip(key, values, strict=True)),
-                "conditions": ", ".join(sorted(rows["condition"])),
-                "reason": "; ".join(sorted({str(r) for r in rows["reason"]})),
-            }
-        )
-    incomplete = missing[key].drop_duplicates()
-    kept = frame.merge(incomplete, on=key, how="left", indicator=True)
-    kept = kept[kept["_merge"] == "left_only"].drop(columns="_merge")
-    return kept, dropped
 
 
 async def simulate_study(
@@ -293,6 +298,7 @@ async def simulate_study(
             the workbench response cache).
 
     Raises:
+        FailedSessionError: every participant has a failed session.
         StudyDataError: the simulated data do not form a valid study (e.g. a measure
             every participant lacks leaves fewer than three participants).
     """
@@ -300,7 +306,7 @@ async def simulate_study(
     out.mkdir(parents=True, exist_ok=True)
     if client is None and config.uses_models():
         client = LLMClient(cache=ResponseCache.default())
-    personas = load_personas(config.personas)
+    personas = load_study_personas(config.personas)
     design = assign_personas(config.participants, personas)
     limit = asyncio.Semaphore(config.concurrency)
 
@@ -313,19 +319,41 @@ async def simulate_study(
         by_participant.setdefault(str(cell["participant"]), []).append(cell)
     done = await asyncio.gather(*(participant(cells) for cells in by_participant.values()))
     sessions = [result for results in done for result in results]
+    failed = [
+        {
+            "participant": r.participant,
+            "condition": r.condition,
+            "task": r.task,
+            "log": str(r.log.relative_to(out)),
+            "reason": describe_failure(r.failure),
+            "failure": r.failure,
+        }
+        for r in sessions
+        if r.failure is not None
+    ]
+    left_out = {f["participant"] for f in failed}
+    kept = [r for r in sessions if r.participant not in left_out]
+    if not kept:
+        _write_manifest(out / "simulation.json", config, personas, sessions, [], failed)
+        reasons = "\n  ".join(f"{f['participant']} {f['condition']}: {f['reason']}" for f in failed)
+        raise FailedSessionError(
+            f"every simulated participant has a failed session, so there is no study "
+            f"(listed in {out / 'simulation.json'}):\n  {reasons}"
+        )
 
-    frames = [r.rows for r in sessions]
+    frames = [r.rows for r in kept]
     extra = []
-    for r in sessions:
+    for r in kept:
         base = {
             "participant": r.participant,
             "condition": r.condition,
             "order": str(r.order),
             "task": r.task,
         }
+        assert r.questionnaire is not None  # only failed sessions have none
         extra += _rows(base, r.ratings, r.questionnaire)
     frame = pd.concat([*frames, pd.DataFrame(extra)], ignore_index=True)
-    frame, dropped = _complete_pairs(frame)
+    frame, dropped = complete_pairs(frame)
     frame["value"] = frame["value"].map(lambda v: f"{float(v):g}")
     meta = {
         "synthetic": "true",
@@ -340,48 +368,61 @@ async def simulate_study(
         "budget": str(config.budget),
         "seed": str(config.seed),
     }
+    if left_out:
+        meta["left_out"] = ", ".join(sorted(left_out)) + " (a failed session, see simulation.json)"
     source = str(out / "study.csv")
     data = validate_frame(frame[list(COLUMNS)].astype(str), source, meta=meta)
     csv = write_study(data, out / "study.csv")
     _jsonl(out / "ratings.jsonl", [
         {"participant": r.participant, "condition": r.condition, "task": r.task, **x.model_dump()}
-        for r in sessions
+        for r in kept
         for x in r.ratings
     ])  # fmt: skip
     _jsonl(out / "questionnaires.jsonl", [
         {"participant": r.participant, "condition": r.condition, "persona": r.persona,
          "simulated": True, **r.questionnaire.model_dump()}
-        for r in sessions
+        for r in kept
+        if r.questionnaire is not None
     ])  # fmt: skip
-    manifest = out / "simulation.json"
-    manifest.write_text(
-        json.dumps(
-            {
-                "note": "simulated participants",
-                "config": config.model_dump(),
-                "personas": [p.model_dump() for p in personas],
-                "design": [
-                    {
-                        "participant": r.participant,
-                        "persona": r.persona,
-                        "condition": r.condition,
-                        "order": r.order,
-                        "task": r.task,
-                        "log": str(r.log.relative_to(out)),
-                        "user_log": str(r.user_log.relative_to(out)),
-                    }
-                    for r in sessions
-                ],
-                "dropped": dropped,
-                "prompt_hashes": prompt_hashes("docuteam_sim"),
-                "versions": {"hasbench": version("hasbench")},
-            },
-            indent=2,
-        )
-        + "\n",
-        encoding="utf-8",
+    manifest = _write_manifest(out / "simulation.json", config, personas, sessions, dropped, failed)
+    return SimulatedStudy(
+        data=data, csv=csv, manifest=manifest, sessions=sessions, dropped=dropped, failed=failed
     )
-    return SimulatedStudy(data=data, csv=csv, manifest=manifest, sessions=sessions, dropped=dropped)
+
+
+def _write_manifest(
+    path: Path,
+    config: SimulationConfig,
+    personas: list[StudyPersona],
+    sessions: list[SessionResult],
+    dropped: list[dict[str, str]],
+    failed: list[dict[str, Any]],
+) -> Path:
+    """Write ``simulation.json`` (see the module docstring)."""
+    out = path.parent
+    manifest = {
+        "note": "simulated participants",
+        "config": config.model_dump(),
+        "personas": [p.model_dump() for p in personas],
+        "design": [
+            {
+                "participant": r.participant,
+                "persona": r.persona,
+                "condition": r.condition,
+                "order": r.order,
+                "task": r.task,
+                "log": str(r.log.relative_to(out)),
+                "user_log": str(r.user_log.relative_to(out)),
+            }
+            for r in sessions
+        ],
+        "dropped": dropped,
+        "failed": failed,
+        "prompt_hashes": prompt_hashes("docuteam_sim"),
+        "versions": {"hasbench": version("hasbench")},
+    }
+    path.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    return path
 
 
 def run_simulated_study(

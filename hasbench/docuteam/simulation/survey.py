@@ -54,50 +54,11 @@ from hasbench.docuteam.simulation.personas import StudyPersona
 from hasbench.docuteam.simulation.rating import open_points
 from hasbench.docuteam.simulation.user import PROMPT_FOLDER, UserLog
 from hasbench.docuteam.steps import ask_model, parse_reply
+from hasbench.docuteam.study.questionnaire import ITEMS
 from hasbench.llm import LLMClient
 from hasbench.prompts import render
 
 SCRIPTED_RESPONDENT = "scripted"
-ITEMS: dict[str, tuple[str, str]] = {
-    "expanded_thinking": ("survey", "The agents offered useful views that widened my thinking."),
-    "deepened_thinking": (
-        "survey",
-        "The agents offered useful views that took my thinking deeper.",
-    ),
-    "use_again": ("survey", "I would use a tool like this again to brainstorm or plan."),
-    "confidence": ("survey", "I am confident in my final plan."),
-    "satisfaction": ("survey", "I am satisfied with my final plan; it meets the task's goal."),
-    "hard_to_engage": (
-        "survey",
-        "It was hard to stay mentally engaged; the interaction felt rough and unevenly paced.",
-    ),
-    "ai_aware_of_me": ("survey", "The agents seemed aware of what I was doing."),
-    "aware_of_ai": ("survey", "I was aware of what the agents were doing."),
-    "easy_to_apply": ("survey", "It was easy to bring the agents' ideas into my draft."),
-    "tool_not_partner": (
-        "survey",
-        "The agents felt more like a tool than a partner I worked with.",
-    ),
-    "mental_demand": ("nasa_tlx", "How mentally demanding was the task? (1 very low, 7 very high)"),
-    "temporal_demand": (
-        "nasa_tlx",
-        "How hurried or rushed was the pace of the task? (1 very low, 7 very high)",
-    ),
-    "performance": (
-        "nasa_tlx",
-        "How successful were you at what you were asked to do? (1 very low, 7 very high)",
-    ),
-    "effort": (
-        "nasa_tlx",
-        "How hard did you have to work for what you achieved? (1 very low, 7 very high)",
-    ),
-    "frustration": (
-        "nasa_tlx",
-        "How insecure, discouraged, irritated or stressed were you? (1 very low, 7 very high)",
-    ),
-}
-"""Item id -> (measure group, statement in our words). Survey items: 1 = strongly
-disagree, 7 = strongly agree."""
 
 
 @dataclass(frozen=True)
@@ -328,7 +289,7 @@ async def model_answers(
         on_call=lambda response, attempt: calls.append(
             {"model": response.model, "attempt": attempt, "cached": response.cached}
         ),
-        on_error=lambda kind, message, attempt, raw: failure.append(f"{kind}: {message}"),
+        on_error=lambda kind, message, attempt, raw, _: failure.append(f"{kind}: {message}"),
     )
     if output is None:
         return Questionnaire(

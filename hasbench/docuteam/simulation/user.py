@@ -13,7 +13,7 @@ the discussions to pause, and writes one line per step to the participant's log.
 
 Two players:
 
-- :class:`ScriptedUser` (``scripted``) follows the rules below, drawn with a seeded
+- :class:`ScriptedParticipant` (``scripted``) follows the rules below, drawn with a seeded
   generator and shaped by its persona's expertise (e), initiative (i) and trust (t).
   Its own ideas are the requests of the task sheet (the bullets of ``task.md``), in
   their own words. At each step it takes the first rule that applies:
@@ -40,7 +40,7 @@ Two players:
      line after the block that shares most words with it, else it waits; with every
      request written it finishes.
 
-- :class:`ModelUser` (any model string or ``local/<name>``) is shown the persona in
+- :class:`ModelParticipant` (any model string or ``local/<name>``) is shown the persona in
   words and the rendered view, and replies with one JSON action (asked again once, the
   problem stated, when the reply is unusable; after that the step is a recorded failure).
 
@@ -62,12 +62,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from hasbench.docuteam import schemas as s
 from hasbench.docuteam.discussion import Discussion, summary_entries
 from hasbench.docuteam.document import Block
+from hasbench.docuteam.failures import LossCounter
 from hasbench.docuteam.scripted import content_stems
 from hasbench.docuteam.session import Session
 from hasbench.docuteam.simulation.personas import StudyPersona
 from hasbench.docuteam.simulation.rating import is_open
 from hasbench.docuteam.steps import ask_model, parse_reply
-from hasbench.llm import LLMClient, ModelResponse
+from hasbench.llm import LLMClient, ModelError, ModelResponse
 from hasbench.prompts import prompt_hashes, render
 from hasbench.vocab import canonical_json
 
@@ -173,7 +174,7 @@ class UserView(s.Strict):
     step: int
     steps_left: int
     blocks: list[Block]
-    agents: list[s.AgentView]
+    agents: list[s.PublicProfile]
     discussions: list[DiscussionView]
     notices: list[str]
     """What the agents did since the last step: reactions to edits, discussions opened."""
@@ -216,7 +217,7 @@ def build_view(
         step=step,
         steps_left=steps_left,
         blocks=[b.model_copy() for b in session.document.blocks],
-        agents=[s.AgentView.of(agent.profile) for agent in session.agents.values()],
+        agents=[s.PublicProfile.of(agent.profile) for agent in session.agents.values()],
         discussions=[DiscussionView.of(d) for d in session.discussions.values()],
         notices=notices,
         last_result=last_result,
@@ -351,7 +352,9 @@ async def perform(session: Session, action: UserAction) -> str:
         return f"answered {a.discussion}, now {session.discussions[a.discussion].status}"
     if a.action == "add_agent":
         session.add_participant(a.discussion, a.agent)
-        return f"added {a.agent} to {a.discussion}"
+        if session.discussions[a.discussion].status == "open":  # it had ended: it reopens
+            await session.run_discussion(a.discussion)
+        return f"added {a.agent} to {a.discussion}, now {session.discussions[a.discussion].status}"
     if a.action == "remove_agent":
         session.remove_participant(a.discussion, a.agent)
         return f"removed {a.agent} from {a.discussion}"
@@ -376,14 +379,19 @@ async def perform(session: Session, action: UserAction) -> str:
 
 @dataclass
 class Reply:
-    """A player's answer to one view: the action, or why there is none, and model calls."""
+    """A player's answer to one view: the action, or why there is none, and model calls.
+
+    ``model_error`` is the infrastructure failure that left the step without an action
+    (a lost step, see :mod:`hasbench.docuteam.failures`).
+    """
 
     action: UserAction | None
     error: str | None = None
     calls: list[dict[str, Any]] = field(default_factory=list)
+    model_error: ModelError | None = None
 
 
-class UserPolicy(Protocol):
+class ParticipantPolicy(Protocol):
     """Who plays the participant."""
 
     model: str
@@ -436,11 +444,11 @@ def _closest(text: str, candidates: list[str]) -> str:
     return max(candidates, key=lambda c: len(content_stems(c) & words))
 
 
-def _profile_text(agent: s.AgentView) -> str:
+def _profile_text(agent: s.PublicProfile) -> str:
     return " ".join([agent.role, agent.stance, *agent.expertise])
 
 
-class ScriptedUser:
+class ScriptedParticipant:
     """The rule-following participant (see the module docstring for the rules).
 
     Args:
@@ -608,7 +616,7 @@ class ScriptedUser:
         return UserAction(action="insert", block_id=anchor.id, text=idea[:1].upper() + idea[1:])
 
 
-class ModelUser:
+class ModelParticipant:
     """A model playing the persona (see the module docstring).
 
     Args:
@@ -643,11 +651,19 @@ class ModelUser:
         ]
         calls: list[dict[str, Any]] = []
         failure: list[str] = []
+        errors: list[ModelError] = []
 
         def parse(content: str | None) -> BaseModel:
             action = parse_reply(UserAction, content, "action")
             action.check(view)
             return action
+
+        def failed(
+            kind: str, message: str, attempt: int, raw: str | None, error: ModelError | None
+        ) -> None:
+            failure.append(f"{kind}: {message}")
+            if error is not None:
+                errors.append(error)
 
         action = await ask_model(
             self.client,
@@ -657,9 +673,14 @@ class ModelUser:
             UserAction,
             parse,
             on_call=lambda response, attempt: calls.append(_call(response, attempt)),
-            on_error=lambda kind, message, attempt, raw: failure.append(f"{kind}: {message}"),
+            on_error=failed,
         )
-        return Reply(action, failure[0] if failure else None, calls)  # type: ignore[arg-type]
+        return Reply(
+            action,  # type: ignore[arg-type]
+            failure[0] if failure else None,
+            calls,
+            errors[0] if errors else None,
+        )
 
 
 def _call(response: ModelResponse, attempt: int) -> dict[str, Any]:
@@ -709,22 +730,33 @@ class UserLog:
         return log
 
 
-async def run_user(session: Session, policy: UserPolicy, budget: int, log: UserLog) -> UserLog:
+async def run_user(
+    session: Session, policy: ParticipantPolicy, budget: int, log: UserLog
+) -> UserLog:
     """Let a participant work on a session for at most ``budget`` steps.
 
     The session must run on a :class:`~hasbench.docuteam.timing.ManualClock`. After each
     step the clock moves on by :data:`STEP_SECONDS` (so the agents read the edits) and
     every discussion runs until it pauses. A refused action or a failed model reply is
-    recorded as the step's result, and the participant goes on.
+    recorded as the step's result, and the participant goes on, unless the session has
+    failed (:mod:`hasbench.docuteam.failures`; the participant's model failing counts
+    as the engine's does): then the participant stops.
     """
     applied: list[str] = []
     last_result = ""
     seen = len(session.log.events)
+    losses = LossCounter(session.config.failed_steps_in_a_row)
     for step in range(1, budget + 1):
+        if session.failure is not None:
+            break
         view = build_view(session, step, budget - step + 1, seen, last_result, applied)
         seen = len(session.log.events)
         reply = await policy.act(view)
         record: dict[str, Any] = {"step": step, "calls": reply.calls}
+        if reply.calls:
+            losses.answered()
+        if reply.model_error is not None and losses.lost(reply.model_error):
+            session.fail("participant", policy.model, "act", reply.model_error)
         if reply.action is None:
             last_result = f"no action: {reply.error}"
             log.add({**record, "ok": False, "action": None, "result": last_result})

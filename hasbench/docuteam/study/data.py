@@ -313,6 +313,30 @@ def validate_frame(
     )
 
 
+def complete_pairs(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[dict[str, str]]]:
+    """Drop values missing (NaN) in either condition of a participant, saying why.
+
+    ``frame`` has the schema's columns and a ``reason`` for each missing value. Returns
+    the rows kept and, per dropped value, its key, the conditions it was missing in and
+    why.
+    """
+    key = ["participant", "measure_group", "measure", "rater"]
+    missing = frame[frame["value"].isna()]
+    dropped = []
+    for values, rows in missing.groupby(key, sort=True):
+        dropped.append(
+            {
+                **dict(zip(key, values, strict=True)),
+                "conditions": ", ".join(sorted(rows["condition"])),
+                "reason": "; ".join(sorted({str(r) for r in rows["reason"]})),
+            }
+        )
+    incomplete = missing[key].drop_duplicates()
+    kept = frame.merge(incomplete, on=key, how="left", indicator=True)
+    kept = kept[kept["_merge"] == "left_only"].drop(columns="_merge")
+    return kept, dropped
+
+
 def load_study(path: str | Path, conditions: tuple[str, str] = CONDITIONS) -> StudyData:
     """Read and validate a study CSV in the long-format schema.
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from hasbench.envs.base import ToolError, tool
+from hasbench.envs.base import ErrorType, ToolError, tool
+from hasbench.envs.tau2 import Record, said
 from hasbench.envs.telecom.db import CYCLE_END, TODAY
 
 TAU2_ONLY_HIDDEN = frozenset({"get_available_plans", "change_plan"})
@@ -39,22 +40,31 @@ class CarrierTools:
                 return self.writable(kind, index) if self.writing else record
         return None
 
+    def _refusal(self, error_type: ErrorType, ours: str, tau2_words: str) -> ToolError:
+        """A refusal in our words, or in τ² mode in τ²-bench's."""
+        return ToolError(error_type, tau2_words if self.compat == "tau2" else ours)
+
+    def _not_found(self, kind: str, record_id: str) -> ToolError:
+        return self._refusal(
+            "not_found", f"{kind} {record_id} not found", f"{kind} with ID {record_id} not found"
+        )
+
     def _customer(self, customer_id: str) -> dict[str, Any]:
         customer = self._find("customers", "customer_id", customer_id)
         if customer is None:
-            raise ToolError("not_found", f"Customer {customer_id} not found")
+            raise self._not_found("Customer", customer_id)
         return customer
 
     def _plan(self, plan_id: str) -> dict[str, Any]:
         plan = self._find("plans", "plan_id", plan_id)
         if plan is None:
-            raise ToolError("not_found", f"Plan {plan_id} not found")
+            raise self._not_found("Plan", plan_id)
         return plan
 
     def _bill(self, bill_id: str) -> dict[str, Any]:
         bill = self._find("bills", "bill_id", bill_id)
         if bill is None:
-            raise ToolError("not_found", f"Bill {bill_id} not found")
+            raise self._not_found("Bill", bill_id)
         return bill
 
     def _customer_line(self, customer_id: str, line_id: str) -> tuple[dict, dict]:
@@ -121,10 +131,11 @@ class CarrierTools:
         kinds = {"L": "lines", "D": "devices", "B": "bills", "C": "customers", "P": "plans"}
         kind = kinds.get(id[:1])
         if kind is None:
-            raise ToolError("invalid_arguments", f"Unknown id prefix in {id!r}")
+            raise self._refusal("invalid_arguments", f"Unknown id prefix in {id!r}",
+                                f"Unknown ID format or type: {id}")  # fmt: skip
         record = self._find(kind, kind[:-1] + "_id", id)
         if record is None:
-            raise ToolError("not_found", f"{kind[:-1].capitalize()} {id} not found")
+            raise self._not_found(kind[:-1].capitalize(), id)
         return record
 
     @tool(kind="read")
@@ -151,13 +162,14 @@ class CarrierTools:
         """
         _, line = self._customer_line(customer_id, line_id)
         plan = self._plan(line["plan_id"])
-        return {
+        usage = {
             "line_id": line_id,
             "data_used_gb": line["data_used_gb"],
             "data_limit_gb": plan["data_limit_gb"],
             "data_refueling_gb": line["data_refueling_gb"],
             "cycle_end_date": CYCLE_END,
         }
+        return said(usage, dict(usage))  # τ² returns a plain mapping, not a record
 
     @tool(kind="read")
     def get_available_plans(self) -> list[dict[str, Any]]:
@@ -175,15 +187,16 @@ class CarrierTools:
         """
         _, line = self._customer_line(customer_id, line_id)
         if line["status"] != "Active":
-            raise ToolError(
-                "precondition_failed", f"Line {line_id} is {line['status']}, not Active"
-            )
+            raise self._refusal("precondition_failed", f"Line {line_id} is {line['status']}, "
+                                "not Active", "Line must be active to suspend")  # fmt: skip
         line["status"] = "Suspended"
         line["suspension_start_date"] = TODAY
-        return {
-            "message": f"Line {line_id} suspended ({reason}); a $5.00 monthly holding fee applies.",
-            "line": line,
-        }
+        words = "Line suspended successfully. $5/month holding fee will apply."
+        return said(
+            {"message": f"Line {line_id} suspended ({reason}); a $5.00 monthly holding fee "
+             "applies.", "line": line},
+            {"message": words, "line": Record(line)},
+        )  # fmt: skip
 
     @tool(kind="write", risk="medium")
     def resume_line(self, customer_id: str, line_id: str) -> dict[str, Any]:
@@ -195,12 +208,14 @@ class CarrierTools:
         """
         _, line = self._customer_line(customer_id, line_id)
         if line["status"] not in ("Suspended", "Pending Activation"):
-            raise ToolError(
-                "precondition_failed", f"Line {line_id} is {line['status']}; it cannot be resumed"
-            )
+            ours = f"Line {line_id} is {line['status']}; it cannot be resumed"
+            raise self._refusal("precondition_failed", ours, "Line must be suspended to resume")
         line["status"] = "Active"
         line["suspension_start_date"] = None
-        return {"message": f"Line {line_id} is active again.", "line": line}
+        return said(
+            {"message": f"Line {line_id} is active again.", "line": line},
+            {"message": "Line resumed successfully", "line": Record(line)},
+        )
 
     @tool(kind="write", risk="medium")
     def send_payment_request(self, customer_id: str, bill_id: str) -> str:
@@ -215,12 +230,16 @@ class CarrierTools:
             raise ToolError("not_found", f"Bill {bill_id} not found for customer {customer_id}")
         for other in customer["bill_ids"]:
             if self._bill(other)["status"] == "Awaiting Payment":
-                raise ToolError(
+                raise self._refusal(
                     "precondition_failed",
                     f"Customer {customer_id} already has bill {other} awaiting payment",
+                    "A bill is already awaiting payment for this customer",
                 )
         self._bill(bill_id)["status"] = "Awaiting Payment"
-        return f"Payment request for bill {bill_id} sent to customer {customer_id}."
+        return said(
+            f"Payment request for bill {bill_id} sent to customer {customer_id}.",
+            f"Payment request sent to the customer for bill {bill_id}",
+        )
 
     @tool(kind="write", risk="low")
     def enable_roaming(self, customer_id: str, line_id: str) -> str:
@@ -232,9 +251,10 @@ class CarrierTools:
         """
         _, line = self._customer_line(customer_id, line_id)
         if line["roaming_enabled"]:
-            return f"Roaming was already enabled on line {line_id}."
+            return said(f"Roaming was already enabled on line {line_id}.",
+                        "Roaming was already enabled")  # fmt: skip
         line["roaming_enabled"] = True
-        return f"Roaming enabled on line {line_id}."
+        return said(f"Roaming enabled on line {line_id}.", "Roaming enabled successfully")
 
     @tool(kind="write", risk="low")
     def disable_roaming(self, customer_id: str, line_id: str) -> str:
@@ -246,9 +266,10 @@ class CarrierTools:
         """
         _, line = self._customer_line(customer_id, line_id)
         if not line["roaming_enabled"]:
-            return f"Roaming was already disabled on line {line_id}."
+            return said(f"Roaming was already disabled on line {line_id}.",
+                        "Roaming was already disabled")  # fmt: skip
         line["roaming_enabled"] = False
-        return f"Roaming disabled on line {line_id}."
+        return said(f"Roaming disabled on line {line_id}.", "Roaming disabled successfully")
 
     @tool(kind="write", risk="high")
     def refuel_data(self, customer_id: str, line_id: str, gb_amount: float) -> dict[str, Any]:
@@ -260,7 +281,8 @@ class CarrierTools:
             gb_amount: Gigabytes to add (more than 0).
         """
         if gb_amount <= 0:
-            raise ToolError("invalid_arguments", "gb_amount must be greater than 0")
+            raise self._refusal("invalid_arguments", "gb_amount must be greater than 0",
+                                "Refuel amount must be positive")  # fmt: skip
         customer, line = self._customer_line(customer_id, line_id)
         plan = self._plan(line["plan_id"])
         price = plan["data_refueling_price_per_gb"]
@@ -278,11 +300,12 @@ class CarrierTools:
         total, refuelled = bill["total_due"] + charge, line["data_refueling_gb"] + gb_amount
         bill["total_due"] = total if exact else round(total, 2)
         line["data_refueling_gb"] = refuelled if exact else round(refuelled, 6)
-        return {
-            "message": f"Added {gb_amount} GB to line {line_id} for ${charge:.2f}.",
-            "new_data_refueling_gb": line["data_refueling_gb"],
-            "charge": charge,
-        }
+        result = {"new_data_refueling_gb": line["data_refueling_gb"], "charge": charge}
+        words = f"Successfully added {gb_amount} GB of data for line {line_id} for ${charge:.2f}"
+        return said(  # τ² returns a plain mapping: its numbers show as texts
+            {"message": f"Added {gb_amount} GB to line {line_id} for ${charge:.2f}.", **result},
+            {"message": words, **result},
+        )
 
     @tool(kind="write", risk="high")
     def change_plan(self, customer_id: str, line_id: str, plan_id: str) -> dict[str, Any]:

@@ -20,7 +20,9 @@ from typing import Annotated, Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, ValidationError
 
-from hasbench.envs.base import EnvironmentDataError, fast_copy
+from hasbench.envs.base import EnvironmentDataError
+from hasbench.envs.state import fast_copy
+from hasbench.paths import read_data_bytes
 
 TODAY = "2025-02-25"
 NOW = "2025-02-25 12:08:00"
@@ -129,8 +131,8 @@ class Bill(_Record):
     period_start: date
     period_end: date
     issue_date: date
-    due_date: date
     total_due: float
+    due_date: date
     line_items: list[LineItem] = Field(default_factory=list)
     status: Literal["Draft", "Issued", "Awaiting Payment", "Paid", "Overdue", "Disputed"] = "Draft"
 
@@ -264,7 +266,7 @@ def read_data_file(path: str | Path) -> dict[str, Any]:
     """Read a JSON or TOML file into a dict; any problem is an EnvironmentDataError."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_data_bytes(path).decode("utf-8")
     except OSError as exc:
         raise EnvironmentDataError(f"{path}: cannot read: {exc.strerror or exc}") from None
     try:

@@ -14,6 +14,8 @@ from typing import Annotated, Any
 from pydantic import WithJsonSchema
 
 from hasbench.envs.base import ErrorType, ToolError, tool
+from hasbench.envs.tau2 import said
+from hasbench.envs.telecom import tau2_words as tau2
 from hasbench.envs.telecom.db import APNSettings
 from hasbench.envs.telecom.phone import NETWORK_MODES, PERMISSIONS
 
@@ -29,14 +31,14 @@ class PhoneTools:
     :class:`~hasbench.envs.telecom.environment.TelecomEnvironment`.
     """
 
-    def _refuse(self, error_type: ErrorType, message: str) -> str:
+    def _refuse(self, error_type: ErrorType, message: str, tau2_words: str) -> str:
         """Refuse a device action: a typed error, or in τ² mode a sentence.
 
-        τ²-bench's phone answers such an action with a sentence: the call counts as done
-        and changes nothing.
+        τ²-bench's phone answers such an action with a sentence (``tau2_words``, what
+        this mode shows): the call counts as done and changes nothing.
         """
         if self.compat == "tau2":
-            return f"{message}."
+            return said(f"{message}.", tau2_words)
         raise ToolError(error_type, message)
 
     @tool(kind="read", side="user")
@@ -59,14 +61,14 @@ class PhoneTools:
         if phone["vpn_connected"]:
             parts.append("VPN")
         parts.append(f"Battery {phone['battery_level']}%")
-        return " | ".join(parts)
+        return said(" | ".join(parts), f"Status Bar: {tau2.status_bar(phone)}")
 
     @tool(kind="read", side="user")
     def check_network_status(self) -> str:
         """The phone's network details: service, signal, technology, data, roaming, Wi-Fi."""
         phone = self._phone
         wifi = f"connected to {phone['wifi_ssid']}" if phone["wifi_connected"] else "not connected"
-        return "\n".join(
+        ours = "\n".join(
             [
                 f"Airplane mode: {'on' if phone['airplane_mode'] else 'off'}",
                 f"SIM card: {self._sim_text()}",
@@ -79,11 +81,13 @@ class PhoneTools:
                 f"Wi-Fi: {wifi}",
             ]
         )
+        return said(ours, tau2.network_status(phone, self._sim_status()))
 
     @tool(kind="read", side="user")
     def check_network_mode_preference(self) -> str:
         """Which mobile network types the phone prefers."""
-        return f"Preferred network mode: {self._phone['network_mode_preference']}"
+        mode = self._phone["network_mode_preference"]
+        return said(f"Preferred network mode: {mode}", f"Network Mode Preference: {mode}")
 
     @tool(kind="write", side="user", risk="low")
     def set_network_mode_preference(self, mode: NetworkMode) -> str:
@@ -92,21 +96,25 @@ class PhoneTools:
         Args:
             mode: One of 4g_5g_preferred, 4g_only, 3g_only, 2g_only.
         """
+        modes = ", ".join(NETWORK_MODES)
         if mode not in NETWORK_MODES:
-            message = f"Unknown network mode {mode!r}; use one of {', '.join(NETWORK_MODES)}"
-            return self._refuse("invalid_arguments", message)
+            message = f"Unknown network mode {mode!r}; use one of {modes}"
+            words = f"Failed to set network mode: '{mode}' is not a valid option. Please use one of: {modes}"  # noqa: E501
+            return self._refuse("invalid_arguments", message, tau2.with_bar(words, self._phone))
         self._phone["network_mode_preference"] = mode
         self._network_search()
-        return f"Preferred network mode set to {mode}. {self.check_status_bar()}"
+        words = tau2.with_bar(f"Preferred Network Mode set to: {mode}", self._phone)
+        return said(f"Preferred network mode set to {mode}. {self.check_status_bar()}", words)
 
     @tool(kind="read", side="user")
     def run_speed_test(self) -> str:
         """Measure the mobile internet speed."""
         mbps, label = self._speed()
         if mbps is None:
-            return "Speed test failed: no connection."
+            return said("Speed test failed: no connection.", tau2.speed_test(mbps, label))
         advice = "" if label == "Excellent" else " Streaming and large downloads may struggle."
-        return f"Download speed {mbps:.2f} Mbps ({label}).{advice}"
+        ours = f"Download speed {mbps:.2f} Mbps ({label}).{advice}"
+        return said(ours, tau2.speed_test(mbps, label))
 
     @tool(kind="write", side="user", risk="low")
     def toggle_airplane_mode(self) -> str:
@@ -126,19 +134,21 @@ class PhoneTools:
             phone["network_connection_status"] = "searching"
         self._network_search()
         state = "on" if phone["airplane_mode"] else "off"
-        return f"Airplane mode is now {state}. {self.check_status_bar()}"
+        words = tau2.switched("Airplane Mode", phone["airplane_mode"], phone)
+        return said(f"Airplane mode is now {state}. {self.check_status_bar()}", words)
 
     @tool(kind="read", side="user")
     def check_sim_status(self) -> str:
         """Whether the SIM card is present, active or locked."""
-        return f"SIM card: {self._sim_text()}"
+        return said(f"SIM card: {self._sim_text()}", tau2.SIM[self._sim_status()])
 
     @tool(kind="write", side="user", risk="low")
     def reseat_sim_card(self) -> str:
         """Take the SIM card out and put it back in."""
         self._phone["sim_card_missing"] = False
         self._network_search()
-        return f"SIM card reinserted. {self.check_status_bar()}"
+        words = tau2.with_bar("SIM card re-seated successfully.", self._phone)
+        return said(f"SIM card reinserted. {self.check_status_bar()}", words)
 
     @tool(kind="write", side="user", risk="low")
     def toggle_data(self) -> str:
@@ -146,7 +156,8 @@ class PhoneTools:
         phone = self._phone
         phone["data_enabled"] = not phone["data_enabled"]
         self._network_search()
-        return f"Mobile data is now {'on' if phone['data_enabled'] else 'off'}."
+        words = tau2.switched("Mobile Data", phone["data_enabled"], phone)
+        return said(f"Mobile data is now {'on' if phone['data_enabled'] else 'off'}.", words)
 
     @tool(kind="write", side="user", risk="low")
     def toggle_roaming(self) -> str:
@@ -154,25 +165,32 @@ class PhoneTools:
         phone = self._phone
         phone["roaming_enabled"] = not phone["roaming_enabled"]
         self._network_search()
-        return f"Data roaming is now {'on' if phone['roaming_enabled'] else 'off'}."
+        words = tau2.switched("Data Roaming", phone["roaming_enabled"], phone)
+        return said(f"Data roaming is now {'on' if phone['roaming_enabled'] else 'off'}.", words)
 
     @tool(kind="read", side="user")
     def check_data_restriction_status(self) -> str:
         """Whether data saver mode is on."""
-        return f"Data saver: {'on' if self._phone['data_saver_mode'] else 'off'}"
+        on = self._phone["data_saver_mode"]
+        words = "Data Saver mode is ON (limits data usage)." if on else "Data Saver mode is OFF."
+        return said(f"Data saver: {'on' if on else 'off'}", words)
 
     @tool(kind="write", side="user", risk="low")
     def toggle_data_saver_mode(self) -> str:
         """Turn data saver mode on or off."""
         phone = self._phone
         phone["data_saver_mode"] = not phone["data_saver_mode"]
-        return f"Data saver is now {'on' if phone['data_saver_mode'] else 'off'}."
+        words = tau2.switched("Data Saver Mode", phone["data_saver_mode"], phone)
+        return said(f"Data saver is now {'on' if phone['data_saver_mode'] else 'off'}.", words)
 
     @tool(kind="read", side="user")
     def check_apn_settings(self) -> str:
         """The access point name and MMS server address in use."""
         apn = self._phone["active_apn_settings"]
-        return f"APN: {apn['apn_name']}; MMSC URL: {apn['mmsc_url'] or 'Not Set'}"
+        name, url = apn["apn_name"] or "Not Set", apn["mmsc_url"] or "Not Set"
+        words = (f"Current APN Name: {name}\nMMSC URL (for picture messages): {url}\n(These "
+                 "are technical settings, usually best left unchanged.)")  # fmt: skip
+        return said(f"APN: {apn['apn_name']}; MMSC URL: {url}", words)
 
     @tool(kind="write", side="user", risk="medium")
     def set_apn_settings(self, apn_settings: dict[str, Any]) -> str:
@@ -187,49 +205,62 @@ class PhoneTools:
             raise ToolError("invalid_arguments", f"apn_settings: {exc}") from None
         self._phone["active_apn_settings"] = parsed.model_dump(mode="json")
         self._network_search()
-        return f"APN settings updated. {self.check_status_bar()}"
+        words = tau2.with_bar(f"APN settings set to: {parsed.apn_name}", self._phone)
+        return said(f"APN settings updated. {self.check_status_bar()}", words)
 
     @tool(kind="write", side="user", risk="low")
     def reset_apn_settings(self) -> str:
         """Schedule the APN settings to return to factory values at the next restart."""
         self._phone["active_apn_settings"]["reset_at_reboot"] = True
         self._network_search()
-        return "APN settings will be reset to defaults when the phone restarts."
+        words = tau2.with_bar("APN settings will reset at reboot.", self._phone)
+        return said("APN settings will be reset to defaults when the phone restarts.", words)
 
     @tool(kind="read", side="user")
     def check_wifi_status(self) -> str:
         """Whether Wi-Fi is on and connected."""
         phone = self._phone
         if not phone["wifi_enabled"]:
-            return "Wi-Fi is off."
-        if not phone["wifi_connected"]:
-            return "Wi-Fi is on but not connected."
-        return f"Wi-Fi connected to {phone['wifi_ssid']} ({phone['wifi_signal_strength']} signal)."
+            ours = "Wi-Fi is off."
+        elif not phone["wifi_connected"]:
+            ours = "Wi-Fi is on but not connected."
+        else:
+            ours = (
+                f"Wi-Fi connected to {phone['wifi_ssid']} ({phone['wifi_signal_strength']} signal)."
+            )
+        return said(ours, tau2.wifi_status(phone))
 
     @tool(kind="write", side="user", risk="low")
     def toggle_wifi(self) -> str:
         """Turn Wi-Fi on or off (not possible in airplane mode)."""
         phone = self._phone
         if phone["airplane_mode"]:
+            words = "Cannot change Wi-Fi settings while Airplane Mode is ON."
             return self._refuse(
-                "precondition_failed", "Turn off airplane mode before changing Wi-Fi"
-            )
+                "precondition_failed", "Turn off airplane mode before changing Wi-Fi",
+                tau2.with_bar(words, phone),
+            )  # fmt: skip
         phone["wifi_enabled"] = not phone["wifi_enabled"]
         if not phone["wifi_enabled"]:
             phone.update(wifi_connected=False, wifi_ssid=None, wifi_signal_strength="none")
-        return f"Wi-Fi is now {'on' if phone['wifi_enabled'] else 'off'}."
+        words = tau2.switched("Wi-Fi", phone["wifi_enabled"], phone)
+        return said(f"Wi-Fi is now {'on' if phone['wifi_enabled'] else 'off'}.", words)
 
     @tool(kind="read", side="user")
     def check_wifi_calling_status(self) -> str:
         """Whether Wi-Fi calling is on."""
-        return f"Wi-Fi calling: {'on' if self._phone['wifi_calling_enabled'] else 'off'}"
+        on = self._phone["wifi_calling_enabled"]
+        words = f"Wi-Fi Calling is currently turned {'ON' if on else 'OFF'}."
+        return said(f"Wi-Fi calling: {'on' if on else 'off'}", words)
 
     @tool(kind="write", side="user", risk="low")
     def toggle_wifi_calling(self) -> str:
         """Turn Wi-Fi calling on or off."""
         phone = self._phone
         phone["wifi_calling_enabled"] = not phone["wifi_calling_enabled"]
-        return f"Wi-Fi calling is now {'on' if phone['wifi_calling_enabled'] else 'off'}."
+        on = phone["wifi_calling_enabled"]
+        return said(f"Wi-Fi calling is now {'on' if on else 'off'}.",
+                    tau2.switched("Wi-Fi Calling", on, phone))  # fmt: skip
 
     @tool(kind="read", side="user")
     def check_vpn_status(self) -> str:
@@ -237,20 +268,22 @@ class PhoneTools:
         phone = self._phone
         if phone["vpn_connected"] and phone["vpn_details"]:
             vpn = phone["vpn_details"]
-            return (
+            ours = (
                 f"VPN connected to {vpn['server_address']} over {vpn['protocol']}; "
                 f"server performance {vpn['server_performance']}."
             )
-        if phone["vpn_enabled_setting"]:
-            return "VPN is enabled but not connected."
-        return "VPN is off."
+        elif phone["vpn_enabled_setting"]:
+            ours = "VPN is enabled but not connected."
+        else:
+            ours = "VPN is off."
+        return said(ours, tau2.vpn_status(phone))
 
     @tool(kind="write", side="user", risk="low")
     def connect_vpn(self) -> str:
         """Connect the VPN."""
         phone = self._phone
         if phone["vpn_connected"]:
-            return "The VPN is already connected."
+            return said("The VPN is already connected.", "VPN already connected.")
         phone["vpn_connected"] = True
         if self.compat != "tau2":  # τ²-bench connects without switching the setting on
             phone["vpn_enabled_setting"] = True
@@ -259,22 +292,25 @@ class PhoneTools:
             "protocol": "OpenVPN",
             "server_performance": "excellent",
         }
-        return "VPN connected."
+        return said("VPN connected.", tau2.with_bar("VPN connected successfully.", phone))
 
     @tool(kind="write", side="user", risk="low")
     def disconnect_vpn(self) -> str:
         """Disconnect the VPN."""
         phone = self._phone
         if not phone["vpn_connected"]:
-            return "There is no VPN connection to end."
+            words = tau2.with_bar("No active VPN connection to disconnect.", phone)
+            return said("There is no VPN connection to end.", words)
         phone["vpn_connected"] = False
         phone["vpn_details"] = None
-        return "VPN disconnected."
+        return said("VPN disconnected.", tau2.with_bar("VPN disconnected successfully.", phone))
 
     @tool(kind="read", side="user")
     def check_installed_apps(self) -> str:
         """The apps installed on the phone."""
-        return "Installed apps: " + ", ".join(sorted(self._phone["app_statuses"]))
+        apps = self._phone["app_statuses"]
+        words = f"The following apps are installed on the phone: {', '.join(apps)}"
+        return said("Installed apps: " + ", ".join(sorted(apps)), words)
 
     @tool(kind="read", side="user")
     def check_app_status(self, app_name: str) -> str:
@@ -283,7 +319,9 @@ class PhoneTools:
         Args:
             app_name: The app, e.g. "messaging".
         """
-        return self.check_app_permissions(app_name)
+        app = self._phone["app_statuses"].get(app_name)
+        granted = None if app is None else [p for p in PERMISSIONS if app["permissions"][p]]
+        return said(self.check_app_permissions(app_name), tau2.app_status(app_name, granted))
 
     @tool(kind="read", side="user")
     def check_app_permissions(self, app_name: str) -> str:
@@ -294,9 +332,11 @@ class PhoneTools:
         """
         app = self._phone["app_statuses"].get(app_name)
         if app is None:
-            return self._refuse("not_found", f"App {app_name!r} is not installed")
+            words = tau2.app_permissions(app_name, None)
+            return self._refuse("not_found", f"App {app_name!r} is not installed", words)
         granted = [p for p in PERMISSIONS if app["permissions"][p]]
-        return f"{app_name} permissions: {', '.join(granted) if granted else 'none'}"
+        ours = f"{app_name} permissions: {', '.join(granted) if granted else 'none'}"
+        return said(ours, tau2.app_permissions(app_name, granted))
 
     @tool(kind="write", side="user", risk="low")
     def grant_app_permission(self, app_name: str, permission: Permission) -> str:
@@ -306,46 +346,66 @@ class PhoneTools:
             app_name: The app, e.g. "messaging".
             permission: The permission to grant.
         """
-        app = self._phone["app_statuses"].get(app_name)
+        phone = self._phone
+        app = phone["app_statuses"].get(app_name)
         if app is None:
-            return self._refuse("not_found", f"App {app_name!r} is not installed")
+            words = f"Error. App '{app_name}' not found. Cannot grant permission."
+            return self._refuse(
+                "not_found", f"App {app_name!r} is not installed", tau2.with_bar(words, phone)
+            )
         permission = permission.lower() if self.compat == "tau2" else permission
         if permission not in PERMISSIONS:
             message = f"Unknown permission {permission!r}; use one of {', '.join(PERMISSIONS)}"
-            return self._refuse("invalid_arguments", message)
+            words = (f"Error. Permission '{permission}' not tracked for app '{app_name}', "
+                     f"available permissions: {list(PERMISSIONS)}")  # fmt: skip
+            return self._refuse("invalid_arguments", message, tau2.with_bar(words, phone))
         app["permissions"][permission] = True
-        return f"Granted {permission} to {app_name}."
+        words = f"Success. Permission '{permission}' granted to app '{app_name}'."
+        return said(f"Granted {permission} to {app_name}.", tau2.with_bar(words, phone))
 
     @tool(kind="read", side="user")
     def can_send_mms(self) -> str:
         """Try sending a picture message."""
         if self._mms_ok():
-            return "A picture message can be sent."
-        return "The picture message could not be sent."
+            return said(
+                "A picture message can be sent.", "Your messaging app can send MMS messages."
+            )
+        return said(
+            "The picture message could not be sent.", "Your messaging app cannot send MMS messages."
+        )
 
     @tool(kind="write", side="user", risk="low")
     def reboot_device(self) -> str:
         """Restart the phone (applies a pending APN reset)."""
         phone = self._phone
+        steps = ["Restarting network services..."]
         if phone["active_apn_settings"]["reset_at_reboot"]:
             phone["active_apn_settings"] = APNSettings().model_dump(mode="json")
+            steps.insert(0, "Resetting APN settings...")
         phone["network_connection_status"] = "searching"
         self._network_search()
-        return f"The phone restarted. {self.check_status_bar()}"
+        words = tau2.with_bar("\n".join(steps), phone)
+        return said(f"The phone restarted. {self.check_status_bar()}", words)
 
     @tool(kind="read", side="user")
     def check_payment_request(self) -> str:
         """Whether the carrier has asked for a payment."""
         request = self._world["payment_request"]
         if request is None:
-            return "There is no payment request."
-        return f"Payment requested for bill {request['bill_id']}: ${request['amount_due']:.2f}."
+            return said("There is no payment request.", "No payment request has been made.")
+        bill, amount = request["bill_id"], request["amount_due"]
+        words = f"You have a payment request for bill {bill} of {amount} USD."
+        return said(f"Payment requested for bill {bill}: ${amount:.2f}.", words)
 
     @tool(kind="write", side="user", risk="high")
     def make_payment(self) -> str:
         """Pay the bill the carrier asked for."""
         request = self._world["payment_request"]
         if request is None:
-            return self._refuse("precondition_failed", "There is no payment request to pay")
+            words = "You do not have a payment request."
+            return self._refuse("precondition_failed", "There is no payment request to pay", words)
         request["paid"] = True
-        return f"Paid ${request['amount_due']:.2f} for bill {request['bill_id']}."
+        words = (
+            f"Payment of {request['amount_due']} USD has been made for bill {request['bill_id']}."
+        )
+        return said(f"Paid ${request['amount_due']:.2f} for bill {request['bill_id']}.", words)

@@ -9,14 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from hasbench.envs.base import (
-    Environment,
-    EnvironmentDataError,
-    ToolSpec,
-    shared_origin,
-    shared_tables,
-)
+from hasbench.envs.base import Environment, EnvironmentDataError, ToolSpec
 from hasbench.envs.service import domain_policy, load_policy, resolve_data_path
+from hasbench.envs.state import shared_origin, shared_tables
 from hasbench.envs.telecom.carrier import TAU2_ONLY_HIDDEN, CarrierTools
 from hasbench.envs.telecom.checks import TelecomChecks
 from hasbench.envs.telecom.db import default_user_db, load_db, load_user_db, shared_db

@@ -106,13 +106,15 @@ class Phone:
             raise ToolError("not_found", f"App {app_name!r} is not installed")
         return app
 
-    def _sim_text(self) -> str:
+    def _sim_status(self) -> str:
+        """The SIM's status: missing when it is out, else the card's own status."""
         phone = self._phone
-        if phone["sim_card_missing"]:
-            return "no SIM card detected"
+        return "missing" if phone["sim_card_missing"] else phone["sim_card_status"]
+
+    def _sim_text(self) -> str:
         return {
             "active": "active",
             "missing": "no SIM card detected",
             "locked_pin": "locked (PIN required)",
             "locked_puk": "locked (PUK required)",
-        }[phone["sim_card_status"]]
+        }[self._sim_status()]

@@ -6,7 +6,8 @@ compensated for a cancelled flight, book a flight. The member's user id and rese
 the number of bags, the card, the reason and the new date come from the texts, or are
 asked for (the card for company travel from the travel manager), or taken from what the
 tools show. The policy's rules are applied as a competent agent would: free bags by
-membership and cabin, when a cancellation is allowed, who is owed compensation. Every
+membership and cabin, when a cancellation is allowed, who is owed compensation (the
+numbers come from :mod:`hasbench.envs.airline.policy`, which the policy text states). Every
 change is first put to the person who decides, as the policy asks.
 """
 
@@ -15,6 +16,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from hasbench.envs.airline.policy import (
+    BAG_FEE,
+    CANCELLED_FLIGHT_COMPENSATION,
+    FREE_CANCELLATION_SINCE,
+    NOW,
+    compensation_eligible,
+    free_bags,
+)
 from hasbench.participants.playbooks.common import declined, failed, output
 from hasbench.participants.standin import Call, Case, Done, GiveUp, Need, Step
 
@@ -26,17 +35,6 @@ CARD = re.compile(r"card ending in (\d{4})")
 FLIGHT = re.compile(r"flight (HAT\d{3}) (?:from ([A-Z]{3}) to ([A-Z]{3}) )?on (\d{4}-\d{2}-\d{2})")
 DATE = re.compile(r"\b(2024-\d{2}-\d{2})\b")
 CHANGED = ("not ", "instead", "no longer", "too expensive", "only want", "different")
-FREE_BAGS = {
-    "regular": {"basic_economy": 0, "economy": 1, "business": 2},
-    "silver": {"basic_economy": 1, "economy": 2, "business": 3},
-    "gold": {"basic_economy": 2, "economy": 3, "business": 4},
-}
-"""Free checked bags per passenger by membership and cabin (the airline policy)."""
-BAG_FEE = 50
-COMPENSATION = 100
-"""Certificate per passenger for a flight the airline cancelled (the airline policy)."""
-NOW = "2024-05-15T15:00:00"
-DAY_BEFORE = "2024-05-14T15:00:00"
 COVERED = ("health", "ill", "sick", "weather")
 """Reasons the travel insurance covers."""
 WHO = ("member", "traveller", "customer")
@@ -192,7 +190,7 @@ class AirlinePlaybook:
                 return Need("bags_to_add", "How many checked bags do you want to add?", who=WHO)
             return None
         total = int(total) if total is not None else r["total_baggages"] + int(added)
-        free = FREE_BAGS[user["membership"]][r["cabin"]] * len(r["passengers"])
+        free = free_bags(user["membership"], r["cabin"], len(r["passengers"]))
         nonfree = max(r["nonfree_baggages"], total - free)
         payment = self._payment(case, user, company=self._company(case))
         if not isinstance(payment, str):
@@ -245,7 +243,7 @@ class AirlinePlaybook:
         if any(f["date"] < NOW[:10] for f in r["flights"]):
             return Done("A flight of this reservation has already been flown, so I cannot cancel.")
         covered = r["insurance"] == "yes" and any(w in str(reason).lower() for w in COVERED)
-        allowed = r["created_at"] > DAY_BEFORE or r["cabin"] == "business" or covered
+        allowed = r["created_at"] > FREE_CANCELLATION_SINCE or r["cabin"] == "business" or covered
         if not allowed:
             return Done("The policy does not allow cancelling this reservation.")
         return Call(tool, {"reservation_id": r["reservation_id"]}, confirm=True)
@@ -314,12 +312,10 @@ class AirlinePlaybook:
         status = output(case, "get_flight_status", flight_number=number, date=date)
         if status is None:
             return Call("get_flight_status", {"flight_number": number, "date": date})
-        eligible = (
-            user["membership"] != "regular" or r["insurance"] == "yes" or r["cabin"] == "business"
-        )
+        eligible = compensation_eligible(user["membership"], r["insurance"], r["cabin"])
         if str(status) != "cancelled" or not eligible:
             return Done("The policy offers no compensation in this case.")
-        amount = COMPENSATION * len(r["passengers"])
+        amount = CANCELLED_FLIGHT_COMPENSATION * len(r["passengers"])
         return Call(tool, {"user_id": user["user_id"], "amount": amount}, confirm=True)
 
     def _book(self, case: Case, user: dict[str, Any]) -> Step | None:

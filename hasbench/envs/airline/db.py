@@ -13,11 +13,11 @@ from typing import Annotated, Any, Literal
 import numpy as np
 from pydantic import BaseModel, Field
 
+from hasbench.envs.airline.policy import BAG_FEE, INSURANCE_FEE, NOW
 from hasbench.envs.retail_db import CITIES, FIRST_NAMES, LAST_NAMES, STREET_KINDS, STREETS
 from hasbench.envs.service import id_mismatches
 
-NOW = "2024-05-15T15:00:00"
-TODAY = "2024-05-15"
+TODAY = NOW[:10]
 CABINS = ("basic_economy", "economy", "business")
 AIRPORTS = [
     ("SFO", "San Francisco"), ("JFK", "New York"), ("LAX", "Los Angeles"), ("ORD", "Chicago"),
@@ -425,8 +425,8 @@ def _reservations(
         insurance = "yes" if rng.random() < 0.35 else "no"
         total_bags = int(rng.integers(0, count + 2))
         nonfree = int(rng.integers(0, total_bags + 1)) if rng.random() < 0.3 else 0
-        total = sum(leg["price"] for leg in legs) * count + 50 * nonfree
-        total += 30 * count if insurance == "yes" else 0
+        total = sum(leg["price"] for leg in legs) * count + BAG_FEE * nonfree
+        total += INSURANCE_FEE * count if insurance == "yes" else 0
         cards = [m for m, v in user["payment_methods"].items() if v["source"] == "credit_card"]
         method = cards[int(rng.integers(len(cards)))]
         history = [{"payment_id": method, "amount": total}]
