@@ -15,8 +15,19 @@ $(STAMP): pyproject.toml
 	$(PY) -m ipykernel install --sys-prefix --name hasbench --display-name "Python (hasbench)" >/dev/null
 	touch $@
 
+# llama.cpp built for every x86-64 CPU with AVX2: a build native to a Xeon with AVX-512
+# and AMX dies with SIGSEGV elsewhere (and on some of those Xeons). pip reuses a wheel it
+# built before, so a native one found by the check is rebuilt from source.
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_AVX512=OFF \
+	-DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
+LLAMA_VERSION = $$($(PY) -c 'import importlib.metadata as m; print(m.version("llama-cpp-python"))')
+
 $(LOCAL_STAMP): $(STAMP)
-	$(PY) -m pip install --quiet -e '.[dev,local]'
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PY) -m pip install --quiet -e '.[dev,local]'
+	$(PY) -m hasbench.llm check-build || { \
+	  CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PY) -m pip install --quiet --force-reinstall \
+	    --no-deps --no-cache-dir --no-binary llama-cpp-python "llama-cpp-python==$(LLAMA_VERSION)" \
+	  && $(PY) -m hasbench.llm check-build; }
 	touch $@
 
 setup: $(STAMP)

@@ -482,3 +482,63 @@ def test_cli_endpoint_options_override_the_experiment(server, tmp_path, cache_di
     }
     assert SECRET not in (store / "experiment.yaml").read_text()
     assert "HB_FAULT_CREDENTIAL" in (store / "experiment.yaml").read_text()
+
+
+def test_a_backend_that_keeps_failing_is_stopped_and_the_others_go_on(
+    server, tmp_path, cache_dir, capfd
+):
+    dead = server(faults=lambda n, body: ("server", "not_json")[n % 2])
+    good = server()
+    endpoint = {"api_base": dead.api_base, "retries": 2, "backoff": 0.01}
+
+    def grid(**policy):
+        return experiment(
+            tmp_path / "exp.yaml",
+            [
+                {"agent": "openai/dead", "endpoints": {"agent": {**endpoint, **policy}}},
+                {"agent": "openai/good", "endpoints": {"agent": {"api_base": good.api_base}}},
+            ],
+            seeds=[0, 1, 2, 3],
+            concurrency={"openai": 1},
+        )
+
+    store = tmp_path / "store"
+    assert main(["run", str(grid()), "--out", str(store), "--quiet"]) == 1
+    captured = capfd.readouterr()
+    # the default: ten episodes in a row, each after its three attempts, then no more
+    assert len(dead.requests) == llm.STOP_AFTER * 3 == 30
+    assert captured.err.count("hasbench: stopped the agent backend openai/dead") == 1
+    assert (
+        f"stopped the agent backend openai/dead at {dead.api_base}: 10 episodes in a row "
+        "failed with transient errors after their retries (server 10x); the last: "
+        "openai/dead: " in captured.err
+    )
+    assert "(after 3 attempt(s)). Its remaining episodes were not started" in captured.err
+    assert "30 not started" in captured.out and "1 backend(s) stopped" in captured.out
+    frame = runner.load_results(store)
+    assert frame[frame.agent_model == "openai/good"]["error"].isna().sum() == 40
+    assert frame[frame.agent_model == "openai/dead"]["error_kind"].tolist() == ["server"] * 10
+    # per endpoint: stop_after 2 stops it after two more episodes
+    assert main(["run", str(grid(stop_after=2)), "--out", str(store), "--quiet"]) == 1
+    captured = capfd.readouterr()
+    assert len(dead.requests) == 30 + 2 * 3
+    assert "2 episodes in a row failed with transient errors" in captured.err
+    # once it answers, the next run runs the rest
+    dead.faults = None
+    assert main(["run", str(grid()), "--out", str(store), "--quiet"]) == 0
+    assert "40 run, 40 already done, 0 ended in error" in capfd.readouterr().out
+
+
+def test_an_episode_without_error_starts_the_count_again(server, tmp_path, cache_dir):
+    flaky = server(faults=lambda n, body: None if n % 3 == 2 else "server")
+    endpoint = {"api_base": flaky.api_base, "retries": 0, "stop_after": 3}
+    exp = runner.load_experiment(
+        experiment(
+            tmp_path / "exp.yaml",
+            [{"agent": "openai/flaky", "endpoints": {"agent": endpoint}}],
+            concurrency={"openai": 1},
+        )
+    )
+    done = asyncio.run(runner.run_experiment(exp, tmp_path / "store", progress=False))
+    assert (done.ran, done.not_started, done.stopped) == (10, 0, [])
+    assert done.failed == 7  # two failures, then one success, and again

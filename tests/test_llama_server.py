@@ -25,7 +25,7 @@ pytest.importorskip(
 from hasbench import runner  # noqa: E402
 from hasbench.agency import Setting  # noqa: E402
 from hasbench.llm import Endpoint, LLMClient, ResponseCache  # noqa: E402
-from hasbench.llm.local import model_file  # noqa: E402
+from hasbench.llm.llama import model_file  # noqa: E402
 from hasbench.paths import REPO_ROOT  # noqa: E402
 from hasbench.simulator import Backends, Episode  # noqa: E402
 

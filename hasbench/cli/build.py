@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from hasbench.cli.options import TAU2_HELP, DomainChoices
+from hasbench.cli.options import TAU2_HELP, DomainChoices, number
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -49,7 +49,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     q.add_argument("--repair-rounds", type=int, default=2, help="repairs of a CONDITIONAL task")
     q.add_argument("--per-stratum", type=int, default=2, help="human-review sample per stratum")
     q.add_argument("--seed", type=int, default=0, help="seed of personas, revisions, sample")
-    q.add_argument("--workers", type=int, default=2, help="processes for the checks")
+    q.add_argument(
+        "--workers", type=number(int, least=1), default=2, help="processes for the checks"
+    )
     q.add_argument("--quiet", action="store_true", help="no progress on stderr")
     q.set_defaults(func=cmd_build_has_bench)
     q = build.add_parser("agreement", help="means and inter-rater agreement of review sheets")

@@ -135,16 +135,21 @@ def episode_command(
     where its model is served (see :class:`hasbench.llm.Endpoint`).
 
     Raises:
-        ValueError: the task id is not in the file (message names both).
+        ValueError: the task id is not in the file (message names both), or a backend
+            string that cannot play its role (named before anything runs).
     """
     import asyncio
 
     from hasbench.agency import Setting
     from hasbench.evaluate import evaluate
     from hasbench.llm import LLMClient, ModelError, ResponseCache
-    from hasbench.participants.backends import make_judge
+    from hasbench.participants.backends import backend_problems, make_judge
     from hasbench.scenario import load_tasks
     from hasbench.simulator import Backends, Episode
+
+    problems = backend_problems({"agent": agent, "user": user, "judge": judge})
+    if problems:
+        raise ValueError("; ".join(f"--{role}: {text}" for role, text in problems.items()))
 
     tasks = {t.task_id: t for t in load_tasks(file)}
     if task_id not in tasks:

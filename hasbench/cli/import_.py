@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from hasbench.cli.options import TAU2_HELP, DomainChoices
+from hasbench.cli.options import TAU2_HELP, DomainChoices, number
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -32,7 +32,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     q.add_argument(
         "--report", metavar="DIR", help="run the checks; write <FILE>_import.csv/.md here"
     )
-    q.add_argument("--workers", type=int, default=2, help="processes for the checks")
+    q.add_argument(
+        "--workers", type=number(int, least=1), default=2, help="processes for the checks"
+    )
     q.set_defaults(func=cmd_import_tau2)
     q = source.add_parser("marble", help="MultiAgentBench JSONL (coding, research, bargaining)")
     q.add_argument("file", metavar="FILE.jsonl", help="a MultiAgentBench task file")

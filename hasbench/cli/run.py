@@ -14,7 +14,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--out", metavar="DIR", help="results directory (default: runs/<name>)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument(
-        "--workers", type=int, metavar="N",
+        "--workers", type=number(int, least=1), metavar="N",
         help="worker processes for offline (CPU-bound) episodes (default: one per CPU; 1: none)",
     )  # fmt: skip
     p.add_argument(

@@ -42,6 +42,8 @@ ErrorType = Literal[
     # sandboxed code execution (coding): the limit a run exceeded
     "timeout", "cpu_limit", "memory_limit", "process_limit", "output_limit",
     "file_size_limit", "killed",
+    # coding: a file that could take over an interpreter or a test run
+    "takeover_file",
 ]  # fmt: skip
 
 

@@ -10,7 +10,8 @@ plus two families served in this process:
   per-call overhead (about 1 ms of CPU).
 - ``local/<name>``: a real small model run by llama.cpp through a litellm custom provider
   (``local/smollm2-135m``, needs the ``[local]`` extra), with tool calls constrained to
-  valid JSON by a grammar.
+  valid JSON by a grammar. Each runs in a process of its own: if llama.cpp crashes, that
+  call fails (kind ``died``) and the next one starts the model again.
 
 The client adds what a study needs around litellm: an on-disk response cache keyed by a
 hash of the request and its endpoint (a warm rerun makes no model calls), retries for rate
@@ -28,15 +29,18 @@ The shared cache lives in ``CACHE_DIR`` (``HASBENCH_CACHE``), see
 :meth:`ResponseCache.default`.
 
 Every failure of a call is a :class:`ModelError` with a kind: transient kinds are retried
-first; permanent kinds (``PERMANENT_KINDS``: auth, not_found, quota, unreachable) mean no
-later call to that backend can succeed, and ``FIXES`` says what to change.
+first, and a run stops a backend after ``STOP_AFTER`` episodes in a row end in one (per
+endpoint: ``Endpoint.stop_after``); permanent kinds (``PERMANENT_KINDS``: auth,
+not_found, quota, unreachable) mean no later call to that backend can succeed, and
+``FIXES`` says what to change.
 
 litellm is imported lazily, on the first model call, because importing it is slow.
 
 The package has one module per job: :mod:`~hasbench.llm.client` (the client, retries,
 error classification), :mod:`~hasbench.llm.cache` (the response cache),
-:mod:`~hasbench.llm.doubles` (``test/`` models) and :mod:`~hasbench.llm.local`
-(``local/`` models), on the shared types of :mod:`~hasbench.llm.base`.
+:mod:`~hasbench.llm.doubles` (``test/`` models), :mod:`~hasbench.llm.local` (``local/``
+models: the provider and the model's process) over :mod:`~hasbench.llm.llama` (what runs
+in that process), on the shared types of :mod:`~hasbench.llm.base`.
 """
 
 # The underscored names are internals that tests/test_llm.py and tests/test_local_model.py
@@ -45,6 +49,8 @@ from hasbench.llm.base import (
     FIXES,
     PERMANENT_KINDS,
     RETRYABLE_KINDS,
+    STOP_AFTER,
+    TRANSIENT_KINDS,
     Endpoint,
     ModelError,
     ModelResponse,
@@ -58,7 +64,9 @@ from hasbench.llm.client import (
     CallBudget,
     ClientStats,
     LLMClient,
+    did_you_mean,
     error_kind,
+    model_problem,
     provider_of,
     redact,
     retry_after,
@@ -66,8 +74,7 @@ from hasbench.llm.client import (
 from hasbench.llm.client import _convert as _convert
 from hasbench.llm.client import _litellm as _litellm
 from hasbench.llm.doubles import Respond, register_test_provider
-from hasbench.llm.local import _LOCAL_LOADED as _LOCAL_LOADED
-from hasbench.llm.local import (
+from hasbench.llm.llama import (
     LOCAL_BATCH,
     LOCAL_CONTEXT,
     LOCAL_KEPT_STATES,
@@ -75,15 +82,16 @@ from hasbench.llm.local import (
     LOCAL_MODELS,
     LOCAL_SEED,
 )
-from hasbench.llm.local import _grammar_safe as _grammar_safe
-from hasbench.llm.local import _local_messages as _local_messages
-from hasbench.llm.local import _parse_local_reply as _parse_local_reply
+from hasbench.llm.llama import _grammar_safe as _grammar_safe
+from hasbench.llm.llama import _local_messages as _local_messages
+from hasbench.llm.llama import _parse_local_reply as _parse_local_reply
 
 __all__ = [
     "CACHE_FORMAT", "DEFAULT_CONCURRENCY", "FALLBACK_CONCURRENCY", "FIXES", "LOCAL_BATCH",
     "LOCAL_CONTEXT", "LOCAL_KEPT_STATES", "LOCAL_MAX_TOKENS", "LOCAL_MODELS", "LOCAL_SEED",
-    "NO_KEY", "PERMANENT_KINDS", "RETRYABLE_KINDS", "CallBudget",
+    "NO_KEY", "PERMANENT_KINDS", "RETRYABLE_KINDS", "STOP_AFTER", "TRANSIENT_KINDS", "CallBudget",
     "ClientStats", "Endpoint", "LLMClient", "ModelError", "ModelResponse", "Respond",
-    "ResponseCache", "ToolCallRequest", "error_kind", "provider_of", "redact",
+    "ResponseCache", "ToolCallRequest", "did_you_mean", "error_kind", "model_problem",
+    "provider_of", "redact",
     "register_test_provider", "request_key", "retry_after",
 ]  # fmt: skip

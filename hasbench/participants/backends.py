@@ -12,7 +12,8 @@ participant. Backends register themselves in the module that defines them::
 An agent backend registered with ``reads_answer_key=True`` is also given the task's
 :class:`~hasbench.participants.base.AnswerKey`; no other backend is. What follows ``?`` in
 a backend string (a preset, or ``key=value`` options) is read by :func:`parse_spec`, the
-one reader every backend uses.
+one reader every backend uses; a backend that takes options registers a ``check`` that
+parses them, so :func:`backend_problems` can refuse a bad string before anything runs.
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ class Backend(Generic[B]):
         label: how tables and figures name it.
         prefix: True when ``name`` is a prefix (``human:``), False for an exact name.
         reads_answer_key: agent backends only: it is given the answer key.
+        check: parses a backend string's options, raising ValueError on a bad one.
     """
 
     name: str
@@ -64,6 +66,7 @@ class Backend(Generic[B]):
     label: str
     prefix: bool = False
     reads_answer_key: bool = False
+    check: Callable[[str], object] | None = None
 
 
 class BackendRegistry(Generic[B]):
@@ -88,6 +91,38 @@ class BackendRegistry(Generic[B]):
         Raises:
             ValueError: a ``scripted:`` string that names no registered backend.
         """
+        entry = self._find(spec)
+        if entry is None:
+            known = ", ".join(self.names())
+            raise ValueError(f"unknown scripted {self.role} {spec!r} (known: {known})")
+        return entry
+
+    def problem(self, spec: str) -> str | None:
+        """Why a backend string cannot play this role, or None; nothing is built or called.
+
+        A registered name must take the options it is given; anything else must be a
+        model string (:func:`hasbench.llm.model_problem`).
+        """
+        from hasbench.llm import did_you_mean, model_problem
+
+        entry = self._find(spec)
+        close = did_you_mean(spec.split("?", 1)[0], self.names())
+        if entry is None:
+            known = close or f" (known: {', '.join(self.names())})"
+            return f"unknown scripted {self.role} {spec!r}{known}"
+        if entry.name != MODEL:
+            try:
+                if entry.check is not None:
+                    entry.check(spec)
+            except ValueError as exc:
+                return str(exc)
+            return None
+        problem = model_problem(spec)
+        if problem is not None and close:  # a mistyped registered name, not a model
+            return f"unknown {self.role} backend {spec!r}{close}"
+        return problem
+
+    def _find(self, spec: str) -> Backend[B] | None:
         _load_builtins()
         name = spec.split("?", 1)[0]
         if name in self._entries and not self._entries[name].prefix:
@@ -96,8 +131,7 @@ class BackendRegistry(Generic[B]):
         if prefixes:
             return max(prefixes, key=lambda e: len(e.name))
         if spec.startswith("scripted:") or MODEL not in self._entries:
-            known = ", ".join(self.names())
-            raise ValueError(f"unknown scripted {self.role} {spec!r} (known: {known})")
+            return None
         return self._entries[MODEL]
 
     def label(self, spec: str) -> str:
@@ -127,19 +161,29 @@ def _decorator(registry: BackendRegistry[Any], name: str, **options: Any) -> Cal
 
 
 def agent_backend(
-    name: str, *, label: str | None = None, prefix: bool = False, reads_answer_key: bool = False
+    name: str,
+    *,
+    label: str | None = None,
+    prefix: bool = False,
+    reads_answer_key: bool = False,
+    check: Callable[[str], object] | None = None,
 ) -> Callable[[AgentBuild], AgentBuild]:
     """Register a function that builds one policy per agent seat of an episode."""
     return _decorator(
-        AGENT_BACKENDS, name, label=label, prefix=prefix, reads_answer_key=reads_answer_key
-    )
+        AGENT_BACKENDS, name, label=label, prefix=prefix, reads_answer_key=reads_answer_key,
+        check=check,
+    )  # fmt: skip
 
 
 def user_backend(
-    name: str, *, label: str | None = None, prefix: bool = False
+    name: str,
+    *,
+    label: str | None = None,
+    prefix: bool = False,
+    check: Callable[[str], object] | None = None,
 ) -> Callable[[UserBuild], UserBuild]:
     """Register a function that builds the policy playing one human seat."""
-    return _decorator(USER_BACKENDS, name, label=label, prefix=prefix)
+    return _decorator(USER_BACKENDS, name, label=label, prefix=prefix, check=check)
 
 
 def judge_backend(
@@ -213,6 +257,21 @@ def parse_spec(
     if unknown:
         raise ValueError(f"{spec}: unknown option(s) {unknown}; known: {', '.join(options)}")
     return BackendSpec(name, options=values)
+
+
+ROLE_BACKENDS: dict[str, BackendRegistry[Any]] = {
+    "agent": AGENT_BACKENDS, "user": USER_BACKENDS, "judge": JUDGE_BACKENDS,
+}  # fmt: skip
+
+
+def backend_problems(models: dict[str, str]) -> dict[str, str]:
+    """Role -> why its backend string cannot play it, for the roles that have a problem.
+
+    Args:
+        models: role (agent, user, judge) -> backend string.
+    """
+    found = {role: ROLE_BACKENDS[role].problem(spec) for role, spec in models.items()}
+    return {role: problem for role, problem in found.items() if problem is not None}
 
 
 def make_agents(

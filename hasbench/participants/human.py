@@ -512,15 +512,12 @@ def parse_answer(ask: Ask, line: str) -> Answer:
 # The backend
 
 
-@user_backend(
-    PREFIX, prefix=True, label="a real person (human:notebook, human:terminal, human:serve)"
-)
-def person(spec: str, seat: HumanSeat) -> UserPolicy:
-    """A real person plays the seat's human, or ``others`` does when it is not played.
+def person_options(spec: str) -> tuple[str, dict[str, str]]:
+    """The interface (notebook, terminal, serve) and the options of a ``human:`` string.
 
     Raises:
-        ValueError: an interface other than notebook, terminal or serve, an unknown
-            option, or ``human:serve`` outside a server.
+        ValueError: an interface other than notebook, terminal or serve, or an unknown
+            option.
     """
     name = spec.partition("?")[0]
     interface = name.removeprefix(PREFIX)
@@ -529,6 +526,22 @@ def person(spec: str, seat: HumanSeat) -> UserPolicy:
             f"unknown human backend {name!r}; use human:notebook, human:terminal or human:serve"
         )
     options = parse_spec(spec, ("play", "others")).options
+    return interface, options
+
+
+@user_backend(
+    PREFIX, prefix=True, label="a real person (human:notebook, human:terminal, human:serve)",
+    check=person_options,
+)  # fmt: skip
+def person(spec: str, seat: HumanSeat) -> UserPolicy:
+    """A real person plays the seat's human, or ``others`` does when it is not played.
+
+    Raises:
+        ValueError: an interface other than notebook, terminal or serve, an unknown
+            option, or ``human:serve`` outside a server.
+    """
+    interface, options = person_options(spec)
+    name = spec.partition("?")[0]
     played = [u for u in options.get("play", "").split(",") if u]
     if played and seat.user_id not in played:
         return make_user(options.get("others", DEFAULT_OTHERS), seat)

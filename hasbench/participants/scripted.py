@@ -543,12 +543,14 @@ class IdleAgent:
         return Finish("")
 
 
-@agent_backend("scripted:oracle", label="oracle (reads the answer key)", reads_answer_key=True)
+@agent_backend("scripted:oracle", label="oracle (reads the answer key)", reads_answer_key=True,
+               check=parse_agent_spec)  # fmt: skip
 @agent_backend("scripted:strong", label="planner preset (reads the answer key)",
-               reads_answer_key=True)  # fmt: skip
+               reads_answer_key=True, check=parse_agent_spec)  # fmt: skip
 @agent_backend("scripted:weak", label="planner preset (reads the answer key)",
-               reads_answer_key=True)  # fmt: skip
-@agent_backend("scripted:agent", label="planner (reads the answer key)", reads_answer_key=True)
+               reads_answer_key=True, check=parse_agent_spec)  # fmt: skip
+@agent_backend("scripted:agent", label="planner (reads the answer key)", reads_answer_key=True,
+               check=parse_agent_spec)  # fmt: skip
 def planning_team(model: str, seats: list[AgentSeat], key: AnswerKey) -> dict[str, PlanAgent]:
     """The gold-action planner (the oracle, or its parametric imperfect variants)."""
     params = parse_agent_spec(model)
@@ -571,7 +573,7 @@ def planning_team(model: str, seats: list[AgentSeat], key: AnswerKey) -> dict[st
     }
 
 
-@agent_backend("scripted:idle", label="does nothing")
+@agent_backend("scripted:idle", label="does nothing", check=parse_agent_spec)
 def idle_team(model: str, seats: list[AgentSeat]) -> dict[str, IdleAgent]:
     """Every agent finishes at once."""
     return {seat.view.agent_id: IdleAgent() for seat in seats}

@@ -887,7 +887,7 @@ def playbook_for(domain: str) -> Playbook:
     return getattr(importlib.import_module(module), name)()
 
 
-@agent_backend(STANDIN, label="offline stand-in (sees only its view)")
+@agent_backend(STANDIN, label="offline stand-in (sees only its view)", check=parse_profile)
 def standin_team(model: str, seats: list[AgentSeat]) -> dict[str, StandIn]:
     """Every agent played by its domain's playbook with the profile the string names."""
     profile = parse_profile(model)

@@ -41,6 +41,9 @@ class ClusterPool:
         self._cache = None if client.cache is None else str(getattr(client.cache, "path", ""))
         self._dask: Any = None
         self._local: Any = None
+        self.workers = 1
+        """The cluster's workers when it started (the run keeps twice as many episodes in
+        flight)."""
 
     async def start(self, address: str) -> ClusterPool:
         """Connect to the scheduler at ``address`` (``local:N`` starts a local cluster)."""
@@ -50,6 +53,7 @@ class ClusterPool:
             self._local = await cluster_class(**_local_options(workers), asynchronous=True)
             address = self._local
         self._dask = await client_class(address, asynchronous=True)
+        self.workers = max(1, len(await self._dask.nthreads()))
         return self
 
     async def run(

@@ -13,6 +13,11 @@ What can go wrong, and what a run does about it:
 - A permanent failure (``hasbench.llm.PERMANENT_KINDS``) stops the backend that met it: no
   further episode using it starts, and one message names the backend, the model and what
   to fix. Episodes of other backends go on.
+- So do transient failures (``hasbench.llm.TRANSIENT_KINDS``: rate limits, time-outs,
+  server and connection errors after their retries, a local model's process that died)
+  that end ``Endpoint.stop_after`` episodes of one backend in a row (default
+  ``hasbench.llm.STOP_AFTER``): one message says what failed and how often, and its
+  unstarted episodes are left for the next run.
 - When the run's budget of model calls or cost is spent, no further episode starts, and
   episodes cut short by it are not recorded: the next run goes on from there.
 - Damaged records and traces are moved to ``quarantine/`` and their episodes run again. CPU-bound
@@ -24,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import traceback
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -59,7 +65,8 @@ class RunSummary:
         model_calls: Model calls made (cache hits excluded).
         cache_hits: Requests answered by the response cache.
         cost: Dollars the model calls cost (as litellm prices them).
-        stopped: One message per backend stopped by a permanent failure.
+        stopped: One message per backend stopped (a permanent failure, or transient ones
+            episode after episode).
         budget: Why the budget stopped the run, if it did.
         quarantined: The damaged records and traces moved to ``quarantine/``.
     """
@@ -99,14 +106,76 @@ def _stop_message(backends: Backends, error: dict[str, Any]) -> str:
     """The one message of a backend stopped by a permanent failure."""
     from hasbench.llm import FIXES
 
+    return (
+        f"{_stopped(backends, error)}: {error['kind']}: {error['message']}. To fix: "
+        f"{FIXES[error['kind']]}. Its remaining episodes were not started; run again once fixed."
+    )
+
+
+def _streak_message(backends: Backends, errors: list[dict[str, Any]]) -> str:
+    """The one message of a backend stopped by transient failures, episode after episode."""
+    kinds = Counter(error["kind"] for error in errors)
+    counted = ", ".join(f"{kind} {count}x" for kind, count in sorted(kinds.items()))
+    return (
+        f"{_stopped(backends, errors[-1])}: {len(errors)} episodes in a row failed with "
+        f"transient errors after their retries ({counted}); the last: "
+        f"{errors[-1]['message']}. Its remaining episodes were not started; run again once "
+        "it answers."
+    )
+
+
+def _stopped(backends: Backends, error: dict[str, Any]) -> str:
     role = error["role"]
     endpoint = backends.endpoint(role)
     where = f" at {endpoint.api_base}" if endpoint and endpoint.api_base else ""
-    return (
-        f"stopped the {role} backend {error['model']}{where}: {error['kind']}: "
-        f"{error['message']}. To fix: {FIXES[error['kind']]}. Its remaining episodes were "
-        "not started; run again once fixed."
-    )
+    return f"stopped the {role} backend {error['model']}{where}"
+
+
+class BackendStops:
+    """Which backends a run has stopped, and the one message of each.
+
+    A backend is the model of one role with its endpoint (:func:`_backend_id`). It stops at
+    its first permanent failure, or when ``stop_after`` of its episodes in a row ended in a
+    transient one; an episode without error starts every streak of its backends again.
+    """
+
+    def __init__(self) -> None:
+        self.messages: dict[str, str] = {}
+        self._streaks: dict[str, list[dict[str, Any]]] = {}
+
+    def blocked(self, spec: EpisodeSpec) -> bool:
+        """Whether a backend of the episode was stopped."""
+        roles = spec.backends.models()
+        return any(_backend_id(spec.backends, role) in self.messages for role in roles)
+
+    def record(self, spec: EpisodeSpec, error: dict[str, Any] | None) -> str | None:
+        """Count an episode's outcome; returns the message of a backend it stops, if any."""
+        from hasbench.llm import PERMANENT_KINDS, STOP_AFTER, TRANSIENT_KINDS
+
+        roles = spec.backends.models()
+        if error is None:
+            for role in roles:
+                self._streaks.pop(_backend_id(spec.backends, role), None)
+            return None
+        role = error.get("role")
+        if role not in roles:
+            return None
+        backend = _backend_id(spec.backends, role)
+        if backend in self.messages:
+            return None
+        if error["kind"] in PERMANENT_KINDS:
+            self.messages[backend] = _stop_message(spec.backends, error)
+            return self.messages[backend]
+        if error["kind"] not in TRANSIENT_KINDS:
+            return None
+        streak = self._streaks.setdefault(backend, [])
+        streak.append(error)
+        endpoint = spec.backends.endpoint(role)
+        limit = endpoint.stop_after if endpoint and endpoint.stop_after else STOP_AFTER
+        if len(streak) < limit:
+            return None
+        self.messages[backend] = _streak_message(spec.backends, streak)
+        return self.messages[backend]
 
 
 async def run_experiment(
@@ -129,12 +198,19 @@ async def run_experiment(
         progress: show live progress (a line in a notebook, a bar in a terminal; see
             :class:`~hasbench.runner.progress.Progress`).
         workers: worker processes for CPU-bound episodes (see
-            :func:`hasbench.runner.pool.open_pool`; None: sized to the machine).
+            :func:`hasbench.runner.pool.open_pool`; None: sized to the machine; 1: none).
         cluster: a Dask scheduler address, or ``local:N``: run the episodes there
             (:mod:`hasbench.runner.cluster`) instead of in local worker processes.
-    """
-    from hasbench.llm import PERMANENT_KINDS, CallBudget, LLMClient, ResponseCache
 
+    Raises:
+        ExperimentError: a backend string that cannot play its role (nothing is written).
+        ValueError: ``workers`` below 1.
+    """
+    from hasbench.llm import CallBudget, LLMClient, ResponseCache
+
+    if workers is not None and workers < 1:
+        raise ValueError(f"workers: must be at least 1, got {workers}")
+    experiment.check_backends()
     specs = grid(experiment)  # a bad task selection fails before the store is touched
     store = Path(directory) if directory is not None else experiment.default_dir()
     results.open_store(store, experiment)
@@ -153,7 +229,7 @@ async def run_experiment(
         if key not in done or done[key]["error"] is not None:
             todo.append((spec, identity, key))
     limits: dict[str, asyncio.Semaphore] = {}
-    stopped: dict[str, str] = {}
+    stops = BackendStops()
     counts = {"ran": 0, "failed": 0, "not_started": 0}
     bar = Progress(len(todo), experiment.name, enabled=progress)
     remote = await ClusterPool(client, run_one).start(cluster) if cluster and todo else None
@@ -164,34 +240,29 @@ async def run_experiment(
         """Whether the budget is spent or a backend of the episode was stopped."""
         if client.budget is not None and client.budget.exhausted() is not None:
             return True
-        return any(_backend_id(spec.backends, role) in stopped for role in spec.backends.models())
+        return stops.blocked(spec)
 
     async def one(spec: EpisodeSpec, identity: dict[str, Any], key: str) -> None:
         if pool is not None and cpu_bound(spec.backends):
-            record = await pool.run(spec, identity, key, store, experiment.judge_process)
+            group, limit, run = "", 2 * pool.workers, pool.run
         else:  # model-bound: admitted under its provider's limit (cluster-wide on a cluster)
             group = provider(spec.backends.agent)
-            limit = experiment.concurrency.get(group, DEFAULT_CONCURRENCY)
-            async with limits.setdefault(group, asyncio.Semaphore(limit)):
-                if blocked(spec):
-                    counts["not_started"] += 1
-                    bar.update(1)
-                    return
-                record = await episode(spec, identity, key, store, experiment.judge_process)
+            limit, run = experiment.concurrency.get(group, DEFAULT_CONCURRENCY), episode
+        async with limits.setdefault(group, asyncio.Semaphore(limit)):
+            if blocked(spec):
+                counts["not_started"] += 1
+                bar.update(1)
+                return
+            record = await run(spec, identity, key, store, experiment.judge_process)
         bar.update(1)
         if record is None:  # cut short by the budget: left for the next run
             counts["not_started"] += 1
             return
         counts["ran"] += 1
-        error = record["error"]
-        if error is None:
-            return
-        counts["failed"] += 1
-        if error.get("kind") in PERMANENT_KINDS and error.get("role"):
-            backend = _backend_id(spec.backends, error["role"])
-            if backend not in stopped:
-                stopped[backend] = _stop_message(spec.backends, error)
-                bar.write(f"hasbench: {stopped[backend]}")
+        counts["failed"] += record["error"] is not None
+        message = stops.record(spec, record["error"])
+        if message is not None:
+            bar.write(f"hasbench: {message}")
 
     try:
         await asyncio.gather(*(one(*item) for item in todo))
@@ -211,7 +282,7 @@ async def run_experiment(
         model_calls=client.stats.calls - calls0,
         cache_hits=client.stats.cache_hits - hits0,
         cost=client.stats.cost - cost0,
-        stopped=list(stopped.values()),
+        stopped=list(stops.messages.values()),
         budget=client.budget.exhausted() if client.budget is not None else None,
         quarantined=[str(item) for item in damaged],
     )

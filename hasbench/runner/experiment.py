@@ -5,7 +5,9 @@ the setting, the backends (with each role's endpoint server and extra parameters
 key), the seed, the package version and the prompt hashes.
 
 Every field is validated; :func:`load_experiment` names the file and the field of each
-problem (``exp.yaml: seeds.0: Input should be greater than or equal to 0``).
+problem (``exp.yaml: seeds.0: Input should be greater than or equal to 0``), and resolves
+every backend string of every entry before anything runs (``exp.yaml: backends.1.agent:
+unknown scripted agent 'scripted:oracel'; did you mean 'scripted:oracle'?``).
 """
 
 from __future__ import annotations
@@ -109,6 +111,24 @@ class Experiment(BaseModel):
         """``RUNS_DIR/<name>``."""
         return RUNS_DIR / self.name
 
+    def check_backends(self) -> None:
+        """Resolve every backend string of every entry; nothing is built or called.
+
+        Raises:
+            ExperimentError: one line per string that cannot play its role, naming the
+                file, the entry and the string, with a "did you mean" where one is close.
+        """
+        from hasbench.participants.backends import backend_problems
+
+        where = f"{self._source}: " if self._source is not None else ""
+        lines = [
+            f"{where}backends.{index}.{role}: {problem}"
+            for index, backends in enumerate(self.backends)
+            for role, problem in backend_problems(backends.models()).items()
+        ]
+        if lines:
+            raise ExperimentError("\n".join(lines))
+
 
 def provider(model: str) -> str:
     """The concurrency group of a backend string: its provider, or its registered prefix.
@@ -142,6 +162,7 @@ def load_experiment(path: str | Path) -> Experiment:
         ]
         raise ExperimentError("\n".join(lines)) from None
     experiment._source = path
+    experiment.check_backends()
     return experiment
 
 

@@ -386,9 +386,12 @@ def run_sweep(
     Raises:
         ExperimentError: an unknown notebook, a bad grid file or no ``hasbench`` kernel.
         ClusterError: a malformed cluster address or no dask extra.
+        ValueError: ``workers`` below 1.
     """
     from hasbench.runner.cluster import local_workers
 
+    if workers is not None and workers < 1:
+        raise ValueError(f"workers: must be at least 1, got {workers}")
     source = find_notebook(name)
     known = notebook_parameters(source)
     sets = load_grid(grid, known)

@@ -1,7 +1,7 @@
 """Worker processes for CPU-bound episodes.
 
 Episodes whose agent, user and judge are all offline (``scripted:*`` policies, the
-``rule`` judge, ``local/*`` models served in-process) spend their time computing, not
+``rule`` judge, ``local/*`` models run on this machine) spend their time computing, not
 waiting for a provider, so :func:`run_experiment` hands them to a pool of worker processes
 sized to the machine. Model-bound episodes stay on the event loop of the main process,
 where their concurrency limits apply.
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from hasbench.simulator import Backends
 
 OFFLINE_PREFIXES = ("scripted:", "local/")
-"""Backends that run in-process (with the ``rule`` judge): their episodes are CPU-bound."""
+"""Backends that run on this machine (with the ``rule`` judge): their episodes are CPU-bound."""
 RunOne = Callable[..., Awaitable[dict[str, Any]]]
 """``run_one(spec, identity, key, store, client, judge_process)`` -> the episode's record."""
 MIN_POOL_EPISODES = 16
@@ -69,9 +69,9 @@ class EpisodePool:
     def __init__(self, workers: int, client: LLMClient, run_one: RunOne) -> None:
         cache = getattr(client.cache, "path", None) if client.cache is not None else None
         self.workers = workers
+        """Worker processes (the run keeps twice as many episodes in flight)."""
         self.client = client
         self._run_one = run_one
-        self._slots = asyncio.Semaphore(2 * workers)
         self._executor = worker_pool(
             workers, initializer=_start_worker, initargs=(None if cache is None else str(cache),)
         )
@@ -86,11 +86,10 @@ class EpisodePool:
     ) -> dict[str, Any]:
         """Run one episode in a worker; write its trace and record here; return the record."""
         loop = asyncio.get_running_loop()
-        async with self._slots:
-            future = self._executor.submit(
-                _run_episode, self._run_one, spec, identity, key, judge_process
-            )
-            record, trace, calls, hits = await asyncio.wrap_future(future, loop=loop)
+        future = self._executor.submit(
+            _run_episode, self._run_one, spec, identity, key, judge_process
+        )
+        record, trace, calls, hits = await asyncio.wrap_future(future, loop=loop)
         if trace is not None:
             results.write_trace(store, key, trace)
         results.write_record(store, key, record)
@@ -111,7 +110,7 @@ def open_pool(
     Args:
         specs: the episodes about to run.
         workers: worker processes; None: one per CPU of the machine, when there are at
-            least :data:`MIN_POOL_EPISODES` CPU-bound episodes; 0 or 1: no pool.
+            least :data:`MIN_POOL_EPISODES` CPU-bound episodes; 1: no pool.
         client: the main process's client (its response cache file is shared).
         run_one: what runs one episode into a store (``execution.run_one``).
     """

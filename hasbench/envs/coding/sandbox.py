@@ -13,6 +13,11 @@ When the caller is root, bubblewrap runs privileged (without a user namespace) a
 the command through ``setpriv`` as an unprivileged user id of this process, because root is
 exempt from the process limit; otherwise bubblewrap creates a user namespace.
 
+A run may be given a private channel (``secret``): the secret arrives on its standard input
+and it answers through a pipe of its own, named by :data:`CHANNEL_VARIABLE`, which the
+caller reads apart from the run's output (:attr:`RunResult.channel`). The hidden tests report
+their verdicts this way (:mod:`hasbench.envs.coding.hidden`).
+
 bubblewrap 0.7 or newer is needed (for the size of ``/tmp``; Debian 12 ships 0.8). Without
 a working bubblewrap nothing runs: :class:`SandboxUnavailable` says why and how to
 fix it. Setting ``HASBENCH_UNSAFE_NO_SANDBOX=1`` (the CLI's ``--unsafe-no-sandbox``) runs
@@ -39,6 +44,8 @@ UNSAFE_ENV = "HASBENCH_UNSAFE_NO_SANDBOX"
 """Environment variable that, set to 1, runs code without a sandbox (recorded in traces)."""
 WORKSPACE = "/workspace"
 """Where the workspace appears inside the sandbox."""
+CHANNEL_VARIABLE = "HASBENCH_RESULTS_FD"
+"""Names the file descriptor of a run's private channel (when it was given a secret)."""
 UID_BASE = 2_000_000
 """Root callers run sandboxed code as ``UID_BASE + pid % 1_000_000``: a user id no account
 uses, so the process limit counts only this process's sandboxes."""
@@ -106,12 +113,14 @@ class RunResult:
             None when the sandbox killed it.
         output: stdout and stderr interleaved, decoded as UTF-8, cut at the output limit.
         seconds: wall time of the run (never written into traces).
+        channel: what the run wrote to its private channel (runs given a secret only).
     """
 
     status: RunStatus
     exit_code: int | None
     output: str
     seconds: float
+    channel: str = ""
 
 
 def unsafe_requested() -> bool:
@@ -180,6 +189,7 @@ class Sandbox:
         writable: bool,
         binds: dict[str, Path] | None = None,
         env: dict[str, str] | None = None,
+        secret: bytes | None = None,
     ) -> RunResult:
         """Run ``argv`` in ``workspace`` (seen as ``/workspace``); never raises for the run.
 
@@ -189,29 +199,57 @@ class Sandbox:
             workspace: the host directory to mount.
             writable: whether the run may change the workspace.
             binds: extra read-only files or directories, destination -> host path.
-            env: extra environment variables.
+            env: extra environment variables (they replace the defaults of the same name;
+                an empty value removes one).
+            secret: open a private channel: the secret is the run's standard input, and
+                what it writes to the descriptor named by :data:`CHANNEL_VARIABLE` is
+                returned as :attr:`RunResult.channel`.
 
         Raises:
             SandboxUnavailable: no working bubblewrap and no unsafe flag.
         """
         require_sandbox()
         binds = dict(binds or {})
-        variables = _base_env() | (env or {})
+        variables = {k: v for k, v in (_base_env() | (env or {})).items() if v}
         limit_argv = _prlimit_argv(self.limits)
-        if unsafe_requested():
-            mapping = {WORKSPACE: str(workspace), **{d: str(h) for d, h in binds.items()}}
-            argv = [_translate(arg, mapping) for arg in argv]
-            variables = {k: _translate(v, mapping) for k, v in variables.items()}
-            with tempfile.TemporaryDirectory(prefix="hasbench-tmp-") as scratch:
-                variables["TMPDIR"] = variables["HOME"] = scratch
-                return _execute(limit_argv + argv, variables, str(workspace), self.limits)
-        if writable and os.geteuid() == 0:
-            _chown_tree(workspace, _sandbox_uid())
-        full = _bwrap_argv(workspace, writable, binds, self.limits)
-        for key, value in sorted(variables.items()):
-            full += ["--setenv", key, value]
-        full += _drop_root_argv() + limit_argv + argv
-        return _execute(full, {"PATH": "/usr/bin:/bin"}, None, self.limits)
+        channel = _Channel(secret) if secret is not None else None
+        if channel is not None:
+            variables[CHANNEL_VARIABLE] = str(channel.child_end)
+        try:
+            if unsafe_requested():
+                mapping = {WORKSPACE: str(workspace), **{d: str(h) for d, h in binds.items()}}
+                argv = [_translate(arg, mapping) for arg in argv]
+                variables = {k: _translate(v, mapping) for k, v in variables.items()}
+                with tempfile.TemporaryDirectory(prefix="hasbench-tmp-") as scratch:
+                    variables["TMPDIR"] = variables["HOME"] = scratch
+                    return _execute(
+                        limit_argv + argv, variables, str(workspace), self.limits, channel
+                    )
+            if writable and os.geteuid() == 0:
+                _chown_tree(workspace, _sandbox_uid())
+            full = _bwrap_argv(workspace, writable, binds, self.limits)
+            for key, value in sorted(variables.items()):
+                full += ["--setenv", key, value]
+            full += _drop_root_argv() + limit_argv + argv
+            return _execute(full, {"PATH": "/usr/bin:/bin"}, None, self.limits, channel)
+        finally:
+            if channel is not None:
+                channel.close()
+
+
+class _Channel:
+    """A run's private channel: its secret (standard input) and the pipe it answers on."""
+
+    def __init__(self, secret: bytes) -> None:
+        self.secret = secret
+        self.parent_end, self.child_end = os.pipe()
+
+    def close(self) -> None:
+        for fd in (self.parent_end, self.child_end):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
 
 
 def _base_env() -> dict[str, str]:
@@ -332,40 +370,37 @@ def _bwrap_argv(
     return argv
 
 
-def _execute(argv: list[str], env: dict[str, str], cwd: str | None, limits: Limits) -> RunResult:
+def _execute(
+    argv: list[str],
+    env: dict[str, str],
+    cwd: str | None,
+    limits: Limits,
+    channel: _Channel | None = None,
+) -> RunResult:
     """Start, watch and finally kill one run; classify how it ended."""
     start = time.monotonic()
     try:
         process = subprocess.Popen(
-            argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            env=env, cwd=cwd, start_new_session=True,
+            argv, stdin=subprocess.PIPE if channel else subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=cwd,
+            start_new_session=True, pass_fds=(channel.child_end,) if channel else (),
         )  # fmt: skip
     except OSError as exc:
         raise SandboxUnavailable(f"cannot start {argv[0]}: {exc}") from exc
-    chunks: list[bytes] = []
-    size = 0
-    stopped: RunStatus | None = None
-    deadline = start + limits.wall_seconds
     assert process.stdout is not None
-    with selectors.DefaultSelector() as selector:
-        selector.register(process.stdout, selectors.EVENT_READ)
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                stopped = "timeout"
-                break
-            if not selector.select(timeout=min(remaining, 0.5)):
-                if process.poll() is not None and not _has_data(process.stdout):
-                    break
-                continue
-            data = os.read(process.stdout.fileno(), 65536)
-            if not data:
-                break
-            chunks.append(data)
-            size += len(data)
-            if size > limits.output_bytes:
-                stopped = "output_limit"
-                break
+    out = process.stdout.fileno()
+    streams = {out: bytearray()}
+    if channel is not None:
+        os.close(channel.child_end)  # only the run holds the writing end now
+        channel.child_end = -1
+        streams[channel.parent_end] = bytearray()
+        assert process.stdin is not None
+        try:
+            process.stdin.write(channel.secret)
+            process.stdin.close()
+        except BrokenPipeError:
+            pass  # the run ended before reading it
+    stopped = _collect(process, streams, start + limits.wall_seconds, limits.output_bytes)
     _kill_group(process)
     try:
         returncode = process.wait(timeout=10)
@@ -373,15 +408,45 @@ def _execute(argv: list[str], env: dict[str, str], cwd: str | None, limits: Limi
         returncode = None
     process.stdout.close()
     seconds = time.monotonic() - start
-    output = b"".join(chunks)[: limits.output_bytes].decode("utf-8", errors="replace")
+    output = bytes(streams[out])[: limits.output_bytes]
+    text = output.decode("utf-8", errors="replace")
+    said = bytes(streams[channel.parent_end]).decode("utf-8", "replace") if channel else ""
     if stopped is not None:
-        return RunResult(stopped, None, output, seconds)
-    return RunResult(_classify(returncode, output), returncode, output, seconds)
+        return RunResult(stopped, None, text, seconds, said)
+    return RunResult(_classify(returncode, text), returncode, text, seconds, said)
 
 
-def _has_data(stream) -> bool:
+def _collect(
+    process: subprocess.Popen, streams: dict[int, bytearray], deadline: float, most: int
+) -> RunStatus | None:
+    """Read the run's streams until they close, the run ends or a limit stops it."""
     with selectors.DefaultSelector() as selector:
-        selector.register(stream, selectors.EVENT_READ)
+        for fd in streams:
+            selector.register(fd, selectors.EVENT_READ)
+        while selector.get_map():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return "timeout"
+            ready = selector.select(timeout=min(remaining, 0.5))
+            if not ready:
+                if process.poll() is not None and not _has_data(list(selector.get_map())):
+                    return None
+                continue
+            for key, _ in ready:
+                data = os.read(key.fd, 65536)
+                if not data:
+                    selector.unregister(key.fd)
+                    continue
+                streams[key.fd] += data
+                if sum(len(chunk) for chunk in streams.values()) > most:
+                    return "output_limit"
+    return None
+
+
+def _has_data(fds: list[int]) -> bool:
+    with selectors.DefaultSelector() as selector:
+        for fd in fds:
+            selector.register(fd, selectors.EVENT_READ)
         return bool(selector.select(timeout=0))
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from marble_runs import STRONG, WEAK, run, safety_rate, success_rate, tasks, without_contributions
+from pieces import needs_bwrap
 
 from hasbench.agency import Setting
 from hasbench.envs.bargaining import BargainingEnvironment
@@ -254,6 +255,7 @@ def test_coding_registers_its_playbook():
     assert type(playbook_for("coding")).__name__ == "CodingPlaybook"
 
 
+@needs_bwrap  # it runs code: the stand-in's tests and the hidden tests
 @pytest.mark.slow
 def test_coding_sensitive_changes_described_in_the_task_succeed_without_people():
     """The task text states the whole change: A1 succeeds, but every protected patch runs
@@ -264,6 +266,7 @@ def test_coding_sensitive_changes_described_in_the_task_succeed_without_people()
     assert success_rate(a3) == 1.0 and safety_rate(a3) == 1.0
 
 
+@needs_bwrap  # it runs code: the stand-in's tests and the hidden tests
 @pytest.mark.slow
 def test_coding_weak_stand_in_sometimes_skips_approval_at_a3():
     weak = [run(t, WEAK, "A3", seed) for t in SENSITIVE for seed in (0, 1)]
@@ -324,6 +327,7 @@ def test_coding_reviewer_corrections_rename_the_option_and_message():
     assert "layout='tsv'" in again.artifact and "unsupported table style: " in again.artifact
 
 
+@needs_bwrap  # it runs code: the stand-in's tests and the hidden tests
 @pytest.mark.slow
 def test_coding_reviewer_feedback_counts_only_when_taken_up():
     task = tasks("coding", ("coding_E_002",))[0]
@@ -334,6 +338,7 @@ def test_coding_reviewer_feedback_counts_only_when_taken_up():
     assert taken.success and not ignored.success
 
 
+@needs_bwrap  # it runs code: the stand-in's tests and the hidden tests
 @pytest.mark.slow
 def test_coding_features_are_found_written_tested_and_submitted():
     """Every feature request of the sample: found with search_code and read_file, written
@@ -351,6 +356,7 @@ def test_coding_features_are_found_written_tested_and_submitted():
             assert patch.splitlines()[0].removeprefix("--- a/") in read
 
 
+@needs_bwrap  # it runs code: the stand-in's tests and the hidden tests
 @pytest.mark.slow
 def test_coding_a3_beats_a1_where_people_hold_the_decisions():
     """A1 succeeds only by a lucky plausible guess (patterns A and D here, whose first
@@ -367,6 +373,7 @@ def test_coding_a3_beats_a1_where_people_hold_the_decisions():
         assert coding_run(t.task_id, STRONG, "A1").trace.of_type("channel_request") == []
 
 
+@needs_bwrap  # it runs code: the stand-in's tests and the hidden tests
 @pytest.mark.slow
 def test_coding_a4_differs_from_a3_because_of_the_contributions():
     a3 = [run(t, STRONG, "A3") for t in FEATURES]
