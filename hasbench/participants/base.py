@@ -18,7 +18,7 @@ unprompted (:class:`Initiative`) is delivered at the start of each turn.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
@@ -367,3 +367,33 @@ class AnswerKey:
     setting: Setting
     graph: HASGraph
     tool_specs: Mapping[str, ToolSpec]
+
+
+SEEN_LIMIT = 600
+"""At most this many characters of a tool output are quoted in an approval request."""
+
+
+def approval_reason(name: str, arguments: Mapping[str, Any], seen: Sequence[str]) -> str:
+    """What a person asked to approve an action needs to decide, as an agent would write it.
+
+    The action with its arguments, and the latest tool output the agent saw about what the
+    action acts on (one that names a text value of its arguments and says more than that
+    value), such as the record whose balance a refund or a closure depends on.
+
+    Args:
+        name: the action's tool.
+        arguments: its arguments.
+        seen: the tool outputs the agent saw, as text, oldest first.
+    """
+    shown = ", ".join(f"{key}={value}" for key, value in arguments.items())
+    reason = f"I would like to run {name}({shown})."
+    values = [value for value in arguments.values() if isinstance(value, str) and value]
+    about = next(
+        (t for t in reversed(seen) if t.strip() not in values and any(v in t for v in values)),
+        None,
+    )
+    if about is None:
+        return reason
+    if len(about) > SEEN_LIMIT:
+        about = about[:SEEN_LIMIT] + "…"
+    return f"{reason} What I found: {about}"

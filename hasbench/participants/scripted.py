@@ -40,6 +40,7 @@ from hasbench.participants.base import (
     HumanSeat,
     HumanView,
     SendMessage,
+    approval_reason,
 )
 
 if TYPE_CHECKING:
@@ -212,6 +213,8 @@ class TeamPlan:
     guessed: dict[tuple[str, str], bool] = field(default_factory=dict)
     refusals: dict[tuple[str, str], int] = field(default_factory=dict)
     done: list[str] = field(default_factory=list)
+    outputs: list[str] = field(default_factory=list)
+    """The tool outputs the team saw, as text."""
 
 
 class PlanAgent:
@@ -468,6 +471,8 @@ class PlanAgent:
             isinstance(result.action, CallTool) and result.error_type is None
         ):
             team.knowledge += "\n" + result.text
+            if result.tool_output is not None:
+                team.outputs.append(result.text)
         if expect is None:
             return
         kind, index = expect
@@ -530,8 +535,10 @@ class PlanAgent:
         args: dict[str, Any] = {"tool_name": name, "arguments": arguments, "mode": mode}
         if target is not None:
             args["target"] = target
-        verb = "approve" if mode == "approval" else "carry out"
-        args["reason"] = f"Please {verb} {name} for this task."
+        if mode == "approval":
+            args["reason"] = approval_reason(name, arguments, self.team.outputs)
+        else:
+            args["reason"] = f"Please carry out {name} for this task."
         return CallTool("request_control", args)
 
 

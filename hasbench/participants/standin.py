@@ -50,6 +50,7 @@ from hasbench.participants.base import (
     Contact,
     Finish,
     SendMessage,
+    approval_reason,
 )
 from hasbench.participants.reading import (
     Answer,
@@ -482,12 +483,16 @@ class StandIn:
                     "tool_name": call.name,
                     "arguments": call.arguments,
                     "mode": "approval",
-                    "reason": f"I would like to run {call.name} for your request.",
+                    "reason": approval_reason(call.name, call.arguments, self._seen()),
                     "target": approver.participant_id,
                 },
             )
         self.expect = ("call", call)
         return CallTool(call.name, call.arguments)
+
+    def _seen(self) -> list[str]:
+        """What the stand-in read (tool results, messages, answers), as a model reads it."""
+        return [m["content"] for m in self.conversation.messages if m["role"] in ("tool", "user")]
 
     def _delegate(self, call: Call) -> Action | None:
         handoff = self._handoff_to_peer(call.name)
