@@ -777,14 +777,15 @@ class StandIn:
 def _named(facts: dict[str, Any], asked: tuple[str, ...]) -> dict[str, Any]:
     """Facts a person gave, also under the names of the facts asked about.
 
-    A fact about an asked topic is added under the topic's name; a single fact given for a
-    single asked topic is that topic.
+    A fact about one asked topic is added under the topic's name (one about several, such
+    as "name" when first and last name were asked, is left as it is said); a single fact
+    given for a single asked topic is that topic.
     """
     named = dict(facts)
     for key, value in facts.items():
-        for topic in asked:
-            if topic not in named and is_about(key, topic):
-                named[topic] = value
+        about = [topic for topic in asked if is_about(key, topic)]
+        if len(about) == 1 and about[0] not in named:
+            named[about[0]] = value
     if len(facts) == 1 and len(asked) == 1 and asked[0] not in named:
         named[asked[0]] = next(iter(facts.values()))
     return named

@@ -25,7 +25,7 @@ from hasbench.envs.airline.policy import (
     free_bags,
 )
 from hasbench.participants.playbooks.common import declined, failed, output
-from hasbench.participants.standin import Call, Case, Done, GiveUp, Need, Step
+from hasbench.participants.standin import Call, Case, Done, GiveUp, Need, NotUnderstood, Step
 
 USER_ID = re.compile(r"user id ([a-z]+_[a-z]+_\d+)")
 SAID_USER_ID = re.compile(r"\b([a-z]+_[a-z]+_\d{4})\b")
@@ -122,6 +122,8 @@ class AirlinePlaybook:
                 return GiveUp(f"I found no member with the user id {user_id}.")
             return Call("get_user_details", {"user_id": user_id})
         requests = case.facts.get("requests") or []
+        if not requests:
+            return NotUnderstood("I could not tell what you would like done with your booking.")
         if "book" in requests:
             return self._book(case, user) or Done(self._summary(case))
         reservation = self._reservation(case, user)

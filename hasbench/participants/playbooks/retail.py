@@ -145,18 +145,25 @@ class RetailPlaybook:
         facts = case.facts
         if facts.get("email") and not failed(case, "find_user_id_by_email"):
             return Call("find_user_id_by_email", {"email": facts["email"]})
-        if all(facts.get(k) for k in ("first_name", "last_name", "zip")):
+        if not facts.get("last_name") and len(full := str(facts.get("name") or "").split()) == 2:
+            case.learn("first_name", full[0], "said")  # "name: Sofia Li"
+            case.learn("last_name", full[1], "said")
+        zip_code = facts.get("zip") or next(  # "zip", or a labelled one ("zip 1: 80239")
+            (v for k, v in facts.items() if k.startswith("zip_") and v), None
+        )
+        if all(facts.get(k) for k in ("first_name", "last_name")) and zip_code:
             if not failed(case, "find_user_id_by_name_zip"):
                 arguments = {k: facts[k] for k in ("first_name", "last_name")}
-                return Call("find_user_id_by_name_zip", {**arguments, "zip": facts["zip"]})
+                return Call("find_user_id_by_name_zip", {**arguments, "zip": zip_code})
         if case.has("email"):
             return GiveUp("I could not identify the customer, so I changed nothing.")
         return Need(
             "email",
             "To identify you: what is your email address, or your first name, last name "
-            "and zip code? Which order is it about, and what would you like done?",
+            "and zip code, or your user id? Which order is it about, and what would you like "
+            "done?",
             who=WHO,
-            topics=(*IDENTITY[1:], "order_id", "request"),
+            topics=(*IDENTITY[1:], "user_id", "order_id", "request"),
         )
 
     def _request(self, case: Case, request: str, user: dict[str, Any]) -> Step | None:
@@ -264,6 +271,8 @@ class RetailPlaybook:
         if not items:
             if not case.has("items"):
                 return Need("items", "Which items of the order do you want to return?", who=WHO)
+            if self.said:  # the customer said which, in words the rules cannot match
+                return NotUnderstood("I could not tell from what you said which items to return.")
             return GiveUp("I could not tell which items to return, so I changed nothing.")
         original = order["payment_history"][0]["payment_method_id"]
         texts = " ".join(self._texts(case)).lower()
@@ -307,7 +316,7 @@ class RetailPlaybook:
         else:
             items = [order["items"][i] for i in _named_positions(order, [case.task])]
             if not items:
-                return GiveUp("I could not tell which items to change, so I changed nothing.")
+                return NotUnderstood("I could not tell from the request which items to change.")
             for item in items:
                 if output(case, "get_product_details", product_id=item["product_id"]) is None:
                     return Call("get_product_details", {"product_id": item["product_id"]})
