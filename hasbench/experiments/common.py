@@ -40,7 +40,8 @@ STANDIN_NOTE = (
     "domain playbooks without language understanding: they stand for how involving people "
     "moves the numbers (asking, approval, review, restraint), not for a model's "
     "competence; where a playbook cannot read a task or an answer the episode ends as "
-    "needs_language_understanding and fails (counted apart in the notes)."
+    "needs_language_understanding and fails (counted apart in the notes; see "
+    "docs/metrics.md, Offline stand-ins)."
 )
 UNREAD = "needs_language_understanding"
 """The termination of an episode a stand-in ended because it could not read a text."""
