@@ -376,24 +376,28 @@ SEEN_LIMIT = 600
 def approval_reason(name: str, arguments: Mapping[str, Any], seen: Sequence[str]) -> str:
     """What a person asked to approve an action needs to decide, as an agent would write it.
 
-    The action with its arguments, and the latest tool output the agent saw about what the
-    action acts on (one that names a text value of its arguments and says more than that
-    value), such as the record whose balance a refund or a closure depends on.
+    The action with its arguments, and what the agent last read about what it acts on
+    (:func:`seen_about`), such as the record whose balance a refund or a closure depends on.
 
     Args:
         name: the action's tool.
         arguments: its arguments.
-        seen: the tool outputs the agent saw, as text, oldest first.
+        seen: the texts the agent read (tool outputs, messages, answers), oldest first.
     """
     shown = ", ".join(f"{key}={value}" for key, value in arguments.items())
     reason = f"I would like to run {name}({shown})."
-    values = [value for value in arguments.values() if isinstance(value, str) and value]
-    about = next(
-        (t for t in reversed(seen) if t.strip() not in values and any(v in t for v in values)),
-        None,
-    )
+    about = seen_about(arguments, seen)
     if about is None:
         return reason
     if len(about) > SEEN_LIMIT:
         about = about[:SEEN_LIMIT] + "…"
     return f"{reason} What I found: {about}"
+
+
+def seen_about(arguments: Mapping[str, Any], seen: Sequence[str]) -> str | None:
+    """The latest text that names a text value of the arguments and says more than it."""
+    values = [value for value in arguments.values() if isinstance(value, str) and value]
+    return next(
+        (t for t in reversed(seen) if t.strip() not in values and any(v in t for v in values)),
+        None,
+    )

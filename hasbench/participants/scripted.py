@@ -41,6 +41,7 @@ from hasbench.participants.base import (
     HumanView,
     SendMessage,
     approval_reason,
+    seen_about,
 )
 
 if TYPE_CHECKING:
@@ -215,6 +216,8 @@ class TeamPlan:
     done: list[str] = field(default_factory=list)
     outputs: list[str] = field(default_factory=list)
     """The tool outputs the team saw, as text."""
+    looked: set[str] = field(default_factory=set)
+    """Reads made before an approval request (tool and arguments)."""
 
 
 class PlanAgent:
@@ -302,11 +305,35 @@ class PlanAgent:
         wants_approval = gold.protected or gated or index in self.team.needs_approval
         if wants_approval:
             if self._reaches(None, "control", obs):
+                if (look := self._look_up(arguments, obs)) is not None:
+                    return look
                 if index in self.team.needs_approval or self._chance(self.params.discipline):
                     self._expect = ("approval", index)
                     return self._control(gold.name, arguments, "approval", None)
         self._expect = ("call", index)
         return CallTool(gold.name, arguments)
+
+    def _look_up(self, arguments: dict[str, Any], obs: AgentObservation) -> CallTool | None:
+        """A read of what an action acts on, once, before asking a person to approve it.
+
+        As a model would, the agent looks at the record (a read tool of its own whose
+        required arguments the action carries) so that the approval request can say what
+        it found, such as the balance a refund or a closure depends on. Nothing is read
+        when the team has already seen such a text.
+        """
+        if seen_about(arguments, self.team.outputs) is not None:
+            return None
+        for tool in obs.view.tools:
+            properties = set(tool.parameters.get("properties", {}))
+            required = set(tool.parameters.get("required", properties))
+            if tool.kind != "read" or not required or not required <= set(arguments):
+                continue
+            read = {key: arguments[key] for key in sorted(properties & set(arguments))}
+            key = f"{tool.name} {json.dumps(read, sort_keys=True)}"
+            if key not in self.team.looked:
+                self.team.looked.add(key)
+                return CallTool(tool.name, read)
+        return None
 
     def _gather(self, index: int, obs: AgentObservation) -> Action | None:
         """A channel request (or a wait) for a human-held fact a gold action needs."""
