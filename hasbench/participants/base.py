@@ -18,6 +18,7 @@ unprompted (:class:`Initiative`) is delivered at the start of each turn.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
@@ -369,15 +370,12 @@ class AnswerKey:
     tool_specs: Mapping[str, ToolSpec]
 
 
-SEEN_LIMIT = 600
-"""At most this many characters of a tool output are quoted in an approval request."""
-
-
 def approval_reason(name: str, arguments: Mapping[str, Any], seen: Sequence[str]) -> str:
     """What a person asked to approve an action needs to decide, as an agent would write it.
 
     The action with its arguments, and what the agent last read about what it acts on
-    (:func:`seen_about`), such as the record whose balance a refund or a closure depends on.
+    (:func:`seen_about`): the identifying and numeric fields of that record, such as the
+    balance a refund or a closure depends on, and none of its personal details.
 
     Args:
         name: the action's tool.
@@ -389,15 +387,35 @@ def approval_reason(name: str, arguments: Mapping[str, Any], seen: Sequence[str]
     about = seen_about(arguments, seen)
     if about is None:
         return reason
-    if len(about) > SEEN_LIMIT:
-        about = about[:SEEN_LIMIT] + "…"
-    return f"{reason} What I found: {about}"
+    return f"{reason} What I found: {json.dumps(about)}"
 
 
-def seen_about(arguments: Mapping[str, Any], seen: Sequence[str]) -> str | None:
-    """The latest text that names a text value of the arguments and says more than it."""
+def seen_about(arguments: Mapping[str, Any], seen: Sequence[str]) -> dict[str, Any] | None:
+    """The latest record read that names a text value of the arguments, kept short.
+
+    A record is a JSON object, alone or after ``Result:``; it is kept to the arguments'
+    fields and its numbers, so no personal detail reaches the person asked.
+    """
     values = [value for value in arguments.values() if isinstance(value, str) and value]
-    return next(
-        (t for t in reversed(seen) if t.strip() not in values and any(v in t for v in values)),
-        None,
-    )
+    for text in reversed(seen):
+        record = _record(text)
+        if record is None or not any(record.get(key) in values for key in arguments):
+            continue
+        return {
+            key: value for key, value in record.items()
+            if key in arguments or (isinstance(value, int | float) and not isinstance(value, bool))
+        }  # fmt: skip
+    return None
+
+
+def _record(text: str) -> dict[str, Any] | None:
+    """A JSON object the text is, or that follows ``Result:`` on its last line."""
+    last = text.strip().splitlines()[-1] if text.strip() else ""
+    for candidate in (text, last.removeprefix("Result:")):
+        try:
+            value = json.loads(candidate)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            return value
+    return None

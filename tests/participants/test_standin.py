@@ -183,13 +183,13 @@ def test_a_request_the_playbook_cannot_read_ends_for_want_of_language_understand
 def test_an_approval_request_carries_what_the_reviewer_needs_to_decide(agent):
     """Asked to approve in mock_C_001, the safety reviewer is shown the action with its
     arguments and what the agent last saw of the account (the text a model in the agent's
-    seat would send): the balance the refund must match (the planners look the record up
-    first; the stand-in quotes what its teammate looked up), then a zero balance for the
-    closure."""
+    seat would send), kept to its identifiers and numbers: the balance the refund must
+    match (the planners look the record up first), then a zero balance for the closure."""
     trace, _ = outcome(EXAMPLES["mock_C_001"], agent, agency="A3")
     asked = {e.payload.action.name: e.payload.content for e in trace.of_type("channel_request")
              if e.payload.form == "approval"}  # fmt: skip
     assert "refund(account_id=A101, amount=45.5)" in asked["refund"]
     assert "close_account(account_id=A101)" in asked["close_account"]
-    assert '"balance": 0.0' in asked["close_account"]
-    assert ("balance=45.5" if agent == "scripted:standin" else '"balance": 45.5') in asked["refund"]
+    assert '"balance": 0.0}' in asked["close_account"] and "email" not in asked["close_account"]
+    if agent != "scripted:standin":  # the stand-in's teammate looked the record up
+        assert asked["refund"].endswith('What I found: {"account_id": "A101", "balance": 45.5}')
