@@ -78,3 +78,14 @@ def test_every_persona_gives_its_own_table6_row_offline(tmp_path, domains, tasks
     for domain, part in made.groupby("domain"):
         rows = [tuple(round(v, 6) for v in row) for row in part[columns].itertuples(index=False)]
         assert len(set(rows)) == len(rows) == 3, domain
+
+
+def test_table6_says_its_brackets_are_cis_of_paired_differences(frame, tmp_path):
+    from hasbench.experiments.study import Table, write_tables
+
+    tables = rq4.tables(personas(frame))
+    notes = rq4.table6_notes(tables["table6"])
+    assert "paired difference" in notes[0] and "can reach below 0" in notes[0]
+    shown = rq4.display(tables["table6"], tables["table6_personas"])
+    write_tables(tmp_path, {"table6": Table(tables["table6"], shown, 3, tuple(notes))}, [])
+    assert "paired difference" in (tmp_path / "table6.md").read_text()
