@@ -31,8 +31,16 @@ PAPER_DOMAINS = ("retail", "telecom", "airline", "coding", "research", "bargaini
 """The six domains of HAS-Bench, in the order of the paper's tables."""
 STANDIN_NOTE = (
     "Agents named scripted:* are deterministic scripted policies standing in for language "
-    "models (offline defaults); their numbers describe the simulator, not any model."
+    "models (offline defaults); their numbers describe the simulator, not any model. The "
+    "stand-ins (scripted:standin) read only what a model in their seat reads, through "
+    "domain playbooks without language understanding: they stand for how involving people "
+    "moves the numbers (asking, approval, review, restraint), not for a model's "
+    "competence; where a playbook cannot read a task or an answer the episode ends as "
+    "needs_language_understanding and fails (counted apart in the notes; see "
+    "docs/metrics.md, Offline stand-ins)."
 )
+UNREAD = "needs_language_understanding"
+"""The termination of an episode a stand-in ended because it could not read a text."""
 DASH = "–"
 UNDEFINED_MARK = {"fontsize": 14, "fontweight": "bold", "color": "#333333"}
 """How figures draw "–" where a value is undefined (large enough to see)."""
@@ -199,7 +207,45 @@ def run_notes(results: pd.DataFrame) -> list[str]:
 
     if (errors := error_note(results)) is not None:
         notes.append(errors)
+    endings = language_understanding_endings(results, keys=())
+    if len(endings) and (unread := int(endings["endings"].iloc[0])) > 0:
+        notes.append(
+            f"{unread} of {int(endings['episodes'].iloc[0])} episodes ended because a stand-in "
+            f"met a text its rules cannot read ({UNREAD}); they count as failures, and would "
+            "need a model's language understanding."
+        )
     return notes
+
+
+def language_understanding_endings(
+    results: pd.DataFrame, keys: Sequence[str] = ("agent_model", "domain")
+) -> pd.DataFrame:
+    """Episodes a stand-in ended for want of language understanding, per group.
+
+    Read from each episode's termination (the trace's last line): ``needs_language_
+    understanding`` is how a stand-in ends where a model would need to understand the task
+    or an answer. Episodes in error are left out.
+
+    Args:
+        results: the results table (:func:`hasbench.runner.load_results`).
+        keys: the columns to group by (none: one row for the whole table).
+
+    Returns:
+        One row per group: ``keys``, ``episodes`` (that ran), ``endings`` (ended so) and
+        ``share`` (% of episodes; NaN for a group without episodes).
+    """
+    ran = results[results["error"].isna()] if "error" in results else results
+    ended = ran.get("termination", pd.Series(index=ran.index, dtype=object)) == UNREAD
+    frame = pd.DataFrame({"episodes": 1, "endings": ended.astype(int)}, index=ran.index)
+    if keys:
+        frame[list(keys)] = ran[list(keys)]
+        counts = frame.groupby(list(keys), sort=True)[["episodes", "endings"]].sum()
+        counts = counts.reset_index()
+    else:
+        counts = pd.DataFrame([{"episodes": len(frame), "endings": int(frame["endings"].sum())}])
+    episodes = counts["episodes"].where(counts["episodes"] > 0)
+    counts["share"] = 100 * counts["endings"] / episodes
+    return counts
 
 
 # ---------------------------------------------------------------------------------------

@@ -99,3 +99,28 @@ def test_the_scripted_user_answers_well_on_every_built_task(built):
         for problem in reply_problems(task)
     ]
     assert problems == []
+
+
+def test_stand_ins_on_the_built_tasks_end_with_a_stated_reason(built, tmp_path):
+    """The strong stand-in on a sample of every built domain: its playbooks read τ²-bench's
+    and MultiAgentBench's wording where they have a rule for it (some tasks are solved),
+    and where a task would need language understanding the episode ends saying so
+    (counted apart by language_understanding_endings), never by looping into a limit."""
+    from hasbench.experiments.common import execute, language_understanding_endings, make_client
+    from hasbench.runner import Experiment, TaskSelection
+    from hasbench.simulator import Backends
+
+    out, _ = built
+    grid = Experiment(
+        name="built", seeds=[0],
+        tasks=TaskSelection(files=[str(p) for p in sorted((out / "tasks").glob("*.yaml"))],
+                            max_per_domain=8),
+        backends=[Backends(agent="scripted:standin?strong", user="scripted:user", judge="rule")],
+    )  # fmt: skip
+    _, results = execute(grid, tmp_path / "runs", make_client(grid), progress=False)
+    assert results["error"].isna().all(), results["error"].dropna().tolist()
+    limits = {"max_iterations", "max_tool_rounds", "too_many_errors"}
+    assert not set(results["termination"]) & limits, results["termination"].value_counts()
+    assert results["success"].sum() > 0
+    endings = language_understanding_endings(results).set_index("domain")["endings"]
+    assert endings.sum() > 0 and set(endings[endings > 0].index) >= {"coding", "research"}

@@ -92,6 +92,41 @@ def test_figure_ticks_name_models_and_the_stand_in_mark_is_said_once():
     assert common.tick_labels(["openai/gpt-4.1"]) == (["openai/gpt-4.1"], None)
 
 
+def test_endings_for_want_of_language_understanding_are_counted_apart(tmp_path):
+    """A small real grid: of two mock tasks the stand-in reads one and cannot read the other
+    (a request in words its playbook has no rule for). The table counts that ending per
+    model and domain from the episodes' terminations, and the run's notes say so."""
+    import yaml
+
+    from hasbench.experiments.common import execute, make_client
+    from hasbench.paths import TASKS_DIR
+    from hasbench.runner import Experiment, TaskSelection
+    from hasbench.scenario import load_tasks
+    from hasbench.simulator import Backends
+
+    read = next(t for t in load_tasks(TASKS_DIR / "examples.yaml") if t.task_id == "mock_C_001")
+    unread = read.model_copy(update={
+        "task_id": "mock_C_902",
+        "task": "A customer is moving abroad; sort out their account accordingly.",
+    })  # fmt: skip
+    path = tmp_path / "mock.yaml"
+    path.write_text(yaml.safe_dump([t.model_dump(mode="json") for t in (read, unread)]))
+    grid = Experiment(
+        name="unread", tasks=TaskSelection(files=[str(path)]),
+        backends=[Backends(agent="scripted:standin", user="scripted:user", judge="rule")],
+    )  # fmt: skip
+    _, results = execute(grid, tmp_path / "runs", make_client(grid), progress=False)
+    counts = common.language_understanding_endings(results)
+    assert counts[["agent_model", "domain", "episodes", "endings"]].values.tolist() == [
+        ["scripted:standin", "mock", 2, 1]
+    ]
+    assert counts["share"].tolist() == [50.0]
+    assert results.set_index("task_id").loc["mock_C_902", "termination"] == common.UNREAD
+    assert any("1 of 2 episodes ended because a stand-in" in n for n in common.run_notes(results))
+    none = common.language_understanding_endings(results.iloc[:0], keys=())
+    assert none["episodes"].tolist() == [0] and math.isnan(none["share"].iloc[0])
+
+
 def test_a_zero_bar_is_a_line_on_the_axis_and_an_undefined_value_a_large_dash():
     from matplotlib.figure import Figure
 

@@ -66,14 +66,15 @@ def test_hasbench_notebook_shows_progress_and_writes_a_readable_report(tmp_path)
     assert done.returncode == 0, done.stderr
     terminal = done.stderr
     assert "cell 1 of 10: agent_models" in terminal and "cell 10 of 10: report.glossary" in terminal
-    # the plan times two tasks of each domain whole: 8 episodes per backend
-    assert re.search(r"Plan\. rq1: 32 episodes \(8 tasks × 2 agent backends × 2 settings × "
-                     r"1 seed\); 0 already in the results store\. Timed episodes per "
-                     r"backend \(scripted:standin\?strong \d+ ms over 8 episodes, "
-                     r"scripted:standin\?weak \d+ ms over 8 episodes\): the other 16 should "
+    agents = len(OFFLINE_AGENTS)  # the plan times two tasks of each domain whole: 8 episodes
+    timed = ", ".join(rf"{re.escape(m)} \d+ ms over 8 episodes" for m in OFFLINE_AGENTS)
+    assert re.search(rf"Plan\. rq1: {16 * agents} episodes \(8 tasks × {agents} agent backends × "
+                     rf"2 settings × 1 seed\); 0 already in the results store\. Timed episodes "
+                     rf"per backend \({timed}\): the other {8 * agents} should "
                      r"take about", terminal)  # fmt: skip
-    assert "rq1: 100%" in terminal and "16/16" in terminal  # the live bar of the run
-    assert re.search(r"rq1: ran 16 episodes in [\d.]+ m?s \(the plan estimated ", terminal)
+    left = 8 * agents
+    assert "rq1: 100%" in terminal and f"{left}/{left}" in terminal  # the live bar of the run
+    assert re.search(rf"rq1: ran {left} episodes in [\d.]+ m?s \(the plan estimated ", terminal)
     executed = executed_dir / NOTEBOOK.name
     assert f"executed notebook: {executed}" in done.stdout
     for name in ("table4", "macro_deltas", "safety_c", "rescue"):
@@ -91,8 +92,8 @@ def test_hasbench_notebook_shows_progress_and_writes_a_readable_report(tmp_path)
     plain = "\n".join(str(o.get("text", "")) + o.get("data", {}).get("text/plain", "")
                       for o in outputs)  # fmt: skip
     assert "standing in for language models" in plain
-    assert "rq1: 16 of 16 episodes in" in plain  # the progress line's final state
-    assert "Ran 16 of 32 episodes; 16 were already in the results store" in plain
+    assert f"rq1: {left} of {left} episodes in" in plain  # the progress line's final state
+    assert f"Ran {left} of {2 * left} episodes; {left} were already in the results store" in plain
     assert re.search(r"They took [\d.]+ m?s; the plan estimated ", plain)
     assert not re.search(r" at 0x[0-9a-f]+>|RunSummary\(|Plan\(", plain)  # no raw reprs
     html = [o["data"]["text/html"] for o in outputs if "text/html" in o.get("data", {})]
@@ -135,7 +136,7 @@ def test_a_second_grid_in_the_same_results_folder_never_enters_the_first_ones_ta
                     output_dir=tmp_path / "alone", results_dir=tmp_path / "fresh",
                     progress=False)  # fmt: skip
     assert table_files(second) == table_files(tmp_path / "alone")
-    assert pd.read_csv(second / "table4.csv")["tasks"].tolist() == [2, 2]  # one row per agent
+    assert pd.read_csv(second / "table4.csv")["tasks"].tolist() == [2] * len(OFFLINE_AGENTS)
     assert manifest["episodes"] == len(alone["results"]) == 2 * 2 * len(OFFLINE_AGENTS)
     assert manifest["episode_keys"] == sorted(alone["results"]["key"])
     assert manifest["backends"]["user"] == [guarded]
