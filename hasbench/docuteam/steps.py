@@ -200,6 +200,7 @@ def _values(step: str, data: Any) -> dict[str, object]:
     if step == "incorporate":
         return {
             "author": data.author_name,
+            "speakers": ", ".join(data.speakers) or "(none)",
             "snippet": data.snippet,
             "focus": data.focus,
             "placement": data.placement,

@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
-from hasbench.envs.state import EnvironmentState, deep_merge, fast_copy, state_diff
+from hasbench.envs.state import EnvironmentState, deep_merge
+from hasbench.envs.tau2 import records, tau2_text
 from hasbench.tools import ToolSpec, split_docstring
 from hasbench.vocab import Risk, Side, ToolKind, canonical_json
 
@@ -165,14 +166,14 @@ class Environment(EnvironmentState):
         method = getattr(self, name, None)
         if method is None or name.startswith("_") or not callable(method):
             return _error(name, "unknown_tool", f"Function '{name}' not found.")
-        before = self.snapshot()
-        with self.write_access():
-            try:
-                output = method(**arguments)
-            except (ToolError, TypeError, KeyError, ValueError) as exc:
-                self.restore(before)
-                return _error(name, "precondition_failed", str(exc))
-            self.after_call(None)
+        started = self.begin_write()
+        try:
+            output = method(**arguments)
+        except (ToolError, TypeError, KeyError, ValueError) as exc:
+            self.rollback(started)
+            return _error(name, "precondition_failed", str(exc))
+        self.after_call(None)
+        self.end_write(started)
         return ToolResult(name=name, output=_jsonable(output))
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -229,22 +230,21 @@ class Environment(EnvironmentState):
             return _error(name, "invalid_arguments", _describe(exc))
         if spec.kind != "write":
             try:
-                output = self._tool_methods[name](self, **dict(args))
+                output = self._tool_methods[name](self, **args.__dict__)
             except ToolError as exc:
                 return _error(name, exc.error_type, exc.message)
             self.after_call(spec)
             return ToolResult(
                 name=name, output=_jsonable(output), text=self.compat_text(name, output)
             )
-        before = self.snapshot()
-        with self.write_access():
-            try:
-                output = self._tool_methods[name](self, **dict(args))
-            except ToolError as exc:
-                self.restore(before)
-                return _error(name, exc.error_type, exc.message)
-            self.after_call(spec)
-        diff = fast_copy(state_diff(before, self.state()))
+        started = self.begin_write()
+        try:
+            output = self._tool_methods[name](self, **args.__dict__)
+        except ToolError as exc:
+            self.rollback(started)
+            return _error(name, exc.error_type, exc.message)
+        self.after_call(spec)
+        diff = self.end_write(started)
         text = self.compat_text(name, output)
         return ToolResult(name=name, output=_jsonable(output), diff=diff, text=text)
 
@@ -257,14 +257,10 @@ class Environment(EnvironmentState):
         """
         if self.compat != "tau2":
             return None
-        from hasbench.envs.tau2 import tau2_text
-
         return tau2_text(self, name, output)
 
     def tau2_result(self, name: str, output: Any) -> Any:
         """What τ²'s tool returns for this result: by default records stay records."""
-        from hasbench.envs.tau2 import records
-
         return records(output)
 
     def after_call(self, spec: ToolSpec | None) -> None:
@@ -371,6 +367,39 @@ def _error(name: str, error_type: str, message: str) -> ToolResult:
 
 
 def _jsonable(value: Any) -> Any:
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json")
-    return json.loads(canonical_json(value)) if not isinstance(value, str) else str(value)
+    """What a tool returned as a private copy of JSON data, as its canonical JSON reads back.
+
+    Plain data (dicts with text keys, lists, texts, numbers, booleans, None) is copied
+    directly; anything else (models, tuples, other keys or objects) goes through its
+    canonical JSON.
+    """
+    if isinstance(value, str):
+        return str(value)
+    try:
+        return _plain_copy(value)
+    except _NotPlain:
+        if isinstance(value, BaseModel):
+            return value.model_dump(mode="json")
+        return json.loads(canonical_json(value))
+
+
+_LEAVES = frozenset({str, int, float, bool, type(None)})
+_TEXT_KEYS = frozenset({str})
+
+
+class _NotPlain(Exception):
+    """Raised by :func:`_plain_copy` on anything but plain JSON data."""
+
+
+def _plain_copy(value: Any) -> Any:
+    """A copy of plain JSON data (as :func:`_jsonable` defines it); else :class:`_NotPlain`."""
+    kind = type(value)
+    if kind is dict:
+        if not _TEXT_KEYS.issuperset(map(type, value)):
+            raise _NotPlain
+        return {k: v if type(v) in _LEAVES else _plain_copy(v) for k, v in value.items()}
+    if kind is list:
+        return [v if type(v) in _LEAVES else _plain_copy(v) for v in value]
+    if kind in _LEAVES:
+        return value
+    raise _NotPlain

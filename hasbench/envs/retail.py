@@ -77,6 +77,16 @@ class RetailEnvironment(ServiceEnvironment):
             raise not_found("Payment method not found")
         return method
 
+    def _gift_card(self, user_id: str, method_id: str) -> dict[str, Any] | None:
+        """The member's payment method as a copy a write may change if it is a gift card.
+
+        None for any other method (its balance never changes); the rest of the member's
+        record stays shared.
+        """
+        if self.db["users"][user_id]["payment_methods"][method_id]["source"] != "gift_card":
+            return None
+        return self.writable("users", user_id, "payment_methods", method_id)
+
     @staticmethod
     def _check_items(order: dict[str, Any], item_ids: list[str]) -> None:
         held = Counter(item["item_id"] for item in order["items"])
@@ -167,6 +177,21 @@ class RetailEnvironment(ServiceEnvironment):
         """
         return self._product(product_id)
 
+    @tool(kind="read")  # τ²-bench v1.x's read tool; returns τ²'s Variant record
+    def get_item_details(self, item_id: str) -> dict[str, Any]:
+        """One item (a product variant): its item id, options, availability and price.
+
+        The product it belongs to is not named; get_product_details lists its variants.
+
+        Args:
+            item_id: The item id (not a product id), e.g. "1008292230".
+        """
+        for product in self.db["products"].values():
+            variant = product["variants"].get(item_id)
+            if variant is not None:
+                return variant
+        raise not_found("Item not found")
+
     @tool(kind="read")
     def list_all_product_types(self) -> str:
         """Every product type in the store, as a JSON object from name to product id."""
@@ -193,9 +218,7 @@ class RetailEnvironment(ServiceEnvironment):
         for payment in order["payment_history"]:
             self._payment_method(order, payment["payment_method_id"])
         order = self.writable("orders", order_id)
-        methods = self.writable("users", order["user_id"])["payment_methods"]
         for payment in list(order["payment_history"]):
-            method = methods[payment["payment_method_id"]]
             order["payment_history"].append(
                 {
                     "transaction_type": "refund",
@@ -203,7 +226,8 @@ class RetailEnvironment(ServiceEnvironment):
                     "payment_method_id": payment["payment_method_id"],
                 }
             )
-            if method["source"] == "gift_card":
+            method = self._gift_card(order["user_id"], payment["payment_method_id"])
+            if method is not None:
                 method["balance"] = round(method["balance"] + payment["amount"], 2)
         order["status"] = "cancelled"
         order["cancel_reason"] = reason
@@ -233,7 +257,7 @@ class RetailEnvironment(ServiceEnvironment):
         """
         if "pending" not in self._order(order_id)["status"]:
             raise ToolError("precondition_failed", "Non-pending order cannot be modified")
-        order = self.writable("orders", order_id)
+        order = self.writable("orders", order_id, shallow=True)
         order["address"] = _address(address1, address2, city, state, country, zip)
         return order
 
@@ -263,7 +287,6 @@ class RetailEnvironment(ServiceEnvironment):
         if method["source"] == "gift_card" and method["balance"] < diff:
             raise ToolError("precondition_failed", "Insufficient gift card balance to pay")
         order = self.writable("orders", order_id)
-        method = self.writable("users", order["user_id"])["payment_methods"][payment_method_id]
         order["payment_history"].append(
             {
                 "transaction_type": "payment" if diff > 0 else "refund",
@@ -271,7 +294,8 @@ class RetailEnvironment(ServiceEnvironment):
                 "payment_method_id": payment_method_id,
             }
         )
-        if method["source"] == "gift_card":
+        method = self._gift_card(order["user_id"], payment_method_id)
+        if method is not None:
             method["balance"] = round(method["balance"] - diff, 2)
         for index, variant in pairs:
             # τ²-bench gives every modified item the price and options of the last variant
@@ -312,8 +336,7 @@ class RetailEnvironment(ServiceEnvironment):
             )
         self._payment_method(order, old_id)
         order = self.writable("orders", order_id)
-        methods = self.writable("users", order["user_id"])["payment_methods"]
-        method, old, history = methods[payment_method_id], methods[old_id], order["payment_history"]
+        history = order["payment_history"]
         history.append(
             {
                 "transaction_type": "payment",
@@ -324,9 +347,11 @@ class RetailEnvironment(ServiceEnvironment):
         history.append(
             {"transaction_type": "refund", "amount": amount, "payment_method_id": old_id}
         )
-        if method["source"] == "gift_card":
+        method = self._gift_card(order["user_id"], payment_method_id)
+        if method is not None:
             method["balance"] = round(method["balance"] - amount, 2)
-        if old["source"] == "gift_card":
+        old = self._gift_card(order["user_id"], old_id)
+        if old is not None:
             old["balance"] = round(old["balance"] + amount, 2)
         return order
 
@@ -353,7 +378,7 @@ class RetailEnvironment(ServiceEnvironment):
             zip: Zip code.
         """
         self._user(user_id)
-        user = self.writable("users", user_id)
+        user = self.writable("users", user_id, shallow=True)
         user["address"] = _address(address1, address2, city, state, country, zip)
         return user
 
@@ -382,7 +407,7 @@ class RetailEnvironment(ServiceEnvironment):
             )  # fmt: skip
             raise ToolError("precondition_failed", f"Payment method should be {allowed}")
         self._check_items(order, item_ids)
-        order = self.writable("orders", order_id)
+        order = self.writable("orders", order_id, shallow=True)
         order["status"] = "return requested"
         order["return_items"] = sorted(item_ids)
         order["return_payment_method_id"] = payment_method_id
@@ -413,7 +438,7 @@ class RetailEnvironment(ServiceEnvironment):
                 "precondition_failed",
                 "Insufficient gift card balance to pay for the price difference",
             )
-        order = self.writable("orders", order_id)
+        order = self.writable("orders", order_id, shallow=True)
         order["status"] = "exchange requested"
         order["exchange_items"] = sorted(item_ids)
         order["exchange_new_items"] = sorted(new_item_ids)

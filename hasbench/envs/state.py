@@ -5,10 +5,12 @@ An environment's state is plain JSON-compatible data: ``db`` (agent side) and ``
 and takes the snapshots a failed write is rolled back to.
 
 Domains whose code never changes a record of ``db`` in place declare ``copy_on_write``: a
-write takes its own copy of a record first (:meth:`EnvironmentState.writable`). Their
-environments then start from a shared, immutable base (one per task content, see
-:func:`hasbench.envs.make_environment`) and fork from it by copying only the tables;
-snapshots for rollback do the same. The shared database they all come from is their
+write takes its own copy of a record first (:meth:`EnvironmentState.writable`) and adds
+records with :meth:`EnvironmentState.add_record`. Their environments then start from a
+shared, immutable base (one per task content, see :func:`hasbench.envs.make_environment`)
+and fork from it by copying only the tables. A write tool's rollback and diff come from
+the records it replaced or added (:class:`WriteLog`), so a write costs what it changes,
+not the size of the database. The shared database they all come from is their
 :class:`Origin`: its text is encoded once per process, the state hash re-encodes only the
 records that differ from it, and domain checks can look only at those records
 (:meth:`EnvironmentState.changed_records`).
@@ -19,11 +21,9 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
-import marshal
 from bisect import bisect_left
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from functools import cache
 from itertools import compress, count
@@ -37,30 +37,31 @@ class EnvironmentState:
     """The state of an environment: snapshots, copy-on-write records, shared bases, hash."""
 
     copy_on_write: ClassVar[bool] = False
-    """True when the domain's code never changes a record of ``db`` (an item of one of its
-    tables) in place but takes a private copy with :meth:`writable` first, while
-    :attr:`writing` is set (inside write tools, setup helpers and ``after_call``)."""
+    """True when ``db`` maps table names to tables (dicts or lists of records) and the
+    domain's code never changes a record in place but takes a private copy with
+    :meth:`writable` first, while :attr:`writing` is set (inside write tools, setup helpers
+    and ``after_call``), and adds records only with :meth:`add_record`."""
 
     def __init__(self, db: dict[str, Any], user_db: dict[str, Any] | None = None) -> None:
         self.db = db
         self.user_db = user_db
         self.writing = False
-        """True while a write tool or setup helper runs (copy-on-write domains copy records
-        they hand out)."""
+        """True while a write tool or setup helper runs, from :meth:`begin_write` to
+        :meth:`end_write` or :meth:`rollback` (copy-on-write domains copy records they
+        hand out)."""
         self._own: dict[int, Any] = {}
+        """Containers this write copied or added, by id: (the container, whether all it
+        holds is its own too; else it was copied alone and its items are shared)."""
         self._base: _Base | None = None
         self.origin: Origin | None = None
         """The shared database ``db`` was forked from (copy-on-write domains set it, see
         :func:`shared_origin`); records still identical to its records hold its values."""
-
-    @contextmanager
-    def write_access(self) -> Iterator[None]:
-        """Set :attr:`writing` for the duration (a write tool, a setup helper)."""
-        outer, self.writing = self.writing, True
-        try:
-            yield
-        finally:
-            self.writing = outer
+        self._log: WriteLog | None = None
+        self._user_copy: Any = None
+        """Copy-on-write domains: an immutable copy of ``user_db`` as the last write (or
+        the fork) left it, the next write's before-image when ``user_db`` still equals it;
+        None: none yet. It shares no dict or list with ``user_db`` and is never changed
+        in place (see :func:`follow`)."""
 
     # -- state ---------------------------------------------------------------------
 
@@ -86,19 +87,108 @@ class EnvironmentState:
         else:
             self.db, self.user_db = snapshot["db"], snapshot["user_db"]
 
-    def writable(self, table: str, key: Any) -> Any:
+    def writable(self, table: str, key: Any, *path: Any, shallow: bool = False) -> Any:
         """The record ``db[table][key]`` (a key or a list index) as a copy a tool may change.
 
         The copy replaces the shared record in this environment's table; later calls in
-        the same write get the same copy.
+        the same write get the same copy. With a ``path`` (keys or indexes inside the
+        record), or ``shallow`` for the record alone, only the containers along it are
+        copied and the innermost one is returned: the tool may change its items, but not
+        the containers they hold (those stay shared; a flight's seats on one date, not its
+        other dates; an order's status, not its items).
         """
-        record = self.db[table][key]
-        if id(record) in self._own:
+        records = self.db[table]
+        record = records[key]
+        own = self._own
+        entry = own.get(id(record))
+        if entry is not None and entry[1]:  # copied whole in this write
+            for step in path:
+                record = record[step]
             return record
-        record = fast_copy(record)
-        self.db[table][key] = record
-        self._own[id(record)] = record
+        whole = not path and not shallow
+        if whole or entry is None:  # the first change of this record
+            private = records[key] = fast_copy(record) if whole else _shallow(record)
+            own[id(private)] = (private, whole)
+            if self._log is not None:
+                self._log.replaced.append((table, key, record))
+            if whole:
+                return private
+            record = private
+        for step in path:  # copy each container along the path once
+            inner = record[step]
+            if id(inner) not in own:
+                inner = record[step] = _shallow(inner)
+                own[id(inner)] = (inner, False)
+            record = inner
         return record
+
+    def add_record(self, table: str, record: Any, key: Any = None) -> None:
+        """Add a record to ``db[table]``: under ``key`` in a dict table, at the end of a list.
+
+        Copy-on-write domains add records only this way (a write's log lists them).
+
+        Raises:
+            KeyError: the dict table already has ``key``.
+        """
+        records = self.db[table]
+        if isinstance(records, list):
+            key = len(records)
+            records.append(record)
+        elif key in records:
+            raise KeyError(f"db[{table!r}] already has {key!r}")
+        else:
+            records[key] = record
+        self._own[id(record)] = (record, True)
+        if self._log is not None:
+            self._log.replaced.append((table, key, _MISSING))
+            self._log.added[table] = self._log.added.get(table, 0) + 1
+
+    # -- writes ----------------------------------------------------------------------
+
+    def begin_write(self) -> Any:
+        """Start a write; :meth:`rollback` or :meth:`end_write` take what this returns.
+
+        Copy-on-write domains log the records the write replaces or adds (a
+        :class:`WriteLog`); other domains take a :meth:`snapshot`.
+        """
+        self.writing = True
+        if not self.copy_on_write:
+            return self.snapshot()
+        self._own = {}  # records copied from now on are this write's
+        before = self._user_copy
+        if before is None or before != self.user_db:  # changed since (a read, a setup)
+            before = self._user_copy = fast_copy(self.user_db)
+        self._log = WriteLog(before, sum(map(len, self.db.values())))
+        return self._log
+
+    def rollback(self, started: Any) -> None:
+        """Undo the write :meth:`begin_write` started: the state is exactly as before it."""
+        self.writing = False
+        if not self.copy_on_write:
+            self.restore(started)
+            return
+        self._log = None
+        started.check(self.db)
+        for table, key, record in reversed(started.replaced):
+            if record is _MISSING:
+                del self.db[table][key]
+            else:
+                self.db[table][key] = record
+        self.user_db = fast_copy(started.user_db)
+
+    def end_write(self, started: Any) -> list[dict[str, Any]]:
+        """Finish the write :meth:`begin_write` started; its changes, as :func:`state_diff`."""
+        self.writing = False
+        if not self.copy_on_write:
+            return private_changes(state_diff(started, self.state()))
+        self._log, self._own = None, {}  # a later write copies this write's records again
+        started.check(self.db)
+        changes = started.changes(self.db)
+        before = started.user_db
+        if self.user_db != before:  # the user side changed: its changes, its copy in step
+            before = follow(before, self.user_db, "user_db", changes)
+        self._user_copy = before
+        return changes
 
     def state_hash(self) -> str:
         """SHA-256 of the canonical JSON of the full state.
@@ -134,8 +224,9 @@ class EnvironmentState:
         """
         if not self.copy_on_write:
             raise TypeError(f"{type(self).__name__} is not copy-on-write; it cannot be shared")
-        self._own = {}
+        self._own, self._log = {}, None
         self._base = _Base(db=self.db, user_db=fast_copy(self.user_db), origin=self.origin)
+        self._user_copy = self._base.user_db
 
     def fork(self) -> Self:
         """A new environment in this (frozen) environment's state, sharing its records."""
@@ -143,7 +234,7 @@ class EnvironmentState:
             raise TypeError("only a frozen environment can be forked (call freeze() first)")
         twin = copy.copy(self)
         twin.db, twin.user_db = shared_tables(self.db), fast_copy(self.user_db)
-        twin.writing, twin._own = False, {}
+        twin.writing, twin._own, twin._log = False, {}, None  # _user_copy: the base's
         return twin
 
 
@@ -164,9 +255,32 @@ def deep_merge(
     return merged
 
 
+_CONTAINERS = (dict, list, tuple)
+
+
 def fast_copy(value: Any) -> Any:
-    """A deep copy of plain JSON-like data (through marshal, much faster than deepcopy)."""
-    return marshal.loads(marshal.dumps(value))
+    """A deep copy of plain JSON-like data, much faster than deepcopy.
+
+    Dicts, lists and tuples are copied; their other items (strings, numbers, booleans,
+    None: immutable) are shared.
+    """
+    kind = type(value)
+    if kind is dict:
+        return {k: v if type(v) not in _CONTAINERS else fast_copy(v) for k, v in value.items()}
+    if kind is list:
+        return [v if type(v) not in _CONTAINERS else fast_copy(v) for v in value]
+    if kind is tuple:
+        return tuple(v if type(v) not in _CONTAINERS else fast_copy(v) for v in value)
+    return value
+
+
+def private_changes(changes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Changes from :func:`state_diff` that share no dict or list with the state."""
+    return [
+        fast_copy(c) if isinstance(c["before"], dict | list) or isinstance(c["after"], dict | list)
+        else c
+        for c in changes
+    ]  # fmt: skip
 
 
 def state_diff(before: Any, after: Any, path: str = "") -> list[dict[str, Any]]:
@@ -179,19 +293,20 @@ def state_diff(before: Any, after: Any, path: str = "") -> list[dict[str, Any]]:
         return []
     if isinstance(before, dict) and isinstance(after, dict):
         changes: list[dict[str, Any]] = []
-        if len(before) == len(after) and list(before) == list(after):  # a copy's keys
-            keys = list(compress(before, map(is_not, before.values(), after.values())))
-        else:
-            keys = [k for k, v in before.items() if k not in after or after[k] is not v]
-            keys += [k for k in after if k not in before]
-        for key in sorted(keys, key=str):
+        for key in _differing_keys(before, after)[0]:
             sub = f"{path}.{key}" if path else str(key)
             if key not in before:
                 changes.append({"path": sub, "before": None, "after": after[key]})
             elif key not in after:
                 changes.append({"path": sub, "before": before[key], "after": None})
-            elif before[key] != after[key]:
-                changes.extend(state_diff(before[key], after[key], sub))
+            else:
+                old, new = before[key], after[key]
+                if (isinstance(old, dict) and isinstance(new, dict)) or (
+                    isinstance(old, list) and isinstance(new, list) and len(old) == len(new)
+                ):
+                    changes.extend(state_diff(old, new, sub))
+                else:  # a value that differs, reported whole
+                    changes.append({"path": sub, "before": old, "after": new})
         return changes
     if isinstance(before, list) and isinstance(after, list) and len(before) == len(after):
         return [
@@ -203,6 +318,120 @@ def state_diff(before: Any, after: Any, path: str = "") -> list[dict[str, Any]]:
     if before != after:
         return [{"path": path, "before": before, "after": after}]
     return []
+
+
+def _differing_keys(before: dict, after: dict) -> tuple[list[Any], bool]:
+    """Keys whose values differ between two dicts (sorted as text); whether the keys agree.
+
+    With the same keys in the same order, only values the two do not share are compared.
+    """
+    same = len(before) == len(after) and list(before) == list(after)
+    if same:
+        moved = compress(before, map(is_not, before.values(), after.values()))
+        keys = [k for k in moved if before[k] != after[k]]
+    else:
+        keys = [
+            k for k, v in before.items() if k not in after or (after[k] is not v and after[k] != v)
+        ]
+        keys += [k for k in after if k not in before]
+    if len(keys) > 1:
+        keys.sort(key=str)
+    return keys, same
+
+
+def follow(copy: Any, value: Any, path: str, changes: list[dict[str, Any]]) -> Any:
+    """Append ``state_diff(copy, value, path)`` to ``changes``; return a copy of ``value``.
+
+    ``copy`` is an immutable copy of an earlier ``value``. The result is one too: it
+    shares what did not change with ``copy`` (never changing it) and nothing with
+    ``value``, and the changes share their values only with those two copies.
+    """
+    if isinstance(copy, dict) and isinstance(value, dict):
+        keys, same = _differing_keys(copy, value)
+        followed = {}
+        for key in keys:
+            sub = f"{path}.{key}" if path else str(key)
+            if key not in copy:
+                followed[key] = fast_copy(value[key])
+                changes.append({"path": sub, "before": None, "after": followed[key]})
+            elif key not in value:
+                changes.append({"path": sub, "before": copy[key], "after": None})
+            elif type(value[key]) in _CONTAINERS:
+                followed[key] = follow(copy[key], value[key], sub, changes)
+            else:  # a changed leaf (shared, immutable)
+                followed[key] = value[key]
+                changes.append({"path": sub, "before": copy[key], "after": value[key]})
+        if same:
+            return {**copy, **followed}
+        return {k: followed[k] if k in followed else copy[k] for k in value}
+    if isinstance(copy, list) and isinstance(value, list) and len(copy) == len(value):
+        followed = list(copy)
+        for index in compress(count(), map(is_not, copy, value)):
+            if copy[index] != value[index]:
+                followed[index] = follow(copy[index], value[index], f"{path}[{index}]", changes)
+        return followed
+    followed = fast_copy(value)
+    if copy != value:  # a value that differs, reported whole
+        changes.append({"path": path, "before": copy, "after": followed})
+    return followed
+
+
+@dataclass
+class WriteLog:
+    """What a write in a copy-on-write environment changed: enough to undo or list it."""
+
+    user_db: Any
+    """An immutable copy of the user-side state before the write (the rollback copies it)."""
+    records: int
+    """The number of records in every table before the write."""
+    replaced: list[tuple[str, Any, Any]] = field(default_factory=list)
+    """(table, key, the record before) of each record replaced, in order; ``_MISSING``
+    for a record added."""
+    added: dict[str, int] = field(default_factory=dict)
+    """Records added per table."""
+
+    def check(self, db: dict[str, Any]) -> None:
+        """Raise if a table changed size other than through :meth:`~EnvironmentState.add_record`."""
+        if sum(map(len, db.values())) != self.records + sum(self.added.values()):
+            raise RuntimeError(
+                "a table of db changed size during a write without add_record(); "
+                "copy-on-write domains add records only through it"
+            )
+
+    def changes(self, db: dict[str, Any]) -> list[dict[str, Any]]:
+        """The changed paths of ``db`` since the write began, from the logged records alone.
+
+        Exactly as :func:`state_diff` of the whole state before and after lists them; they
+        share records with ``db`` (no write changes a record in place after it ends).
+        """
+        if not self.replaced:  # a write of the user side only
+            return []
+        before: dict[str, dict[Any, Any]] = {}
+        for table, key, record in self.replaced:
+            before.setdefault(table, {}).setdefault(key, record)
+        changes: list[dict[str, Any]] = []
+        for name in sorted(before):
+            table, records = db[name], before[name]
+            path = f"db.{name}"
+            if isinstance(table, list) and self.added.get(name):  # another length: whole
+                old = table[: len(table) - self.added[name]]
+                for index, record in records.items():
+                    if record is not _MISSING:
+                        old[index] = record
+                changes.append({"path": path, "before": old, "after": list(table)})
+            elif isinstance(table, list):
+                for index in sorted(records):
+                    record, now = records[index], table[index]
+                    if record is not now and record != now:
+                        changes.extend(state_diff(record, now, f"{path}[{index}]"))
+            else:
+                for key in sorted(records, key=str):
+                    record, now = records[key], table[key]
+                    if record is _MISSING:
+                        changes.append({"path": f"{path}.{key}", "before": None, "after": now})
+                    elif record != now:
+                        changes.extend(state_diff(record, now, f"{path}.{key}"))
+        return changes
 
 
 @dataclass
@@ -273,6 +502,11 @@ def _same_tables(db: dict[str, Any], base: dict[str, Any]) -> bool:
 
 
 _MISSING = object()
+
+
+def _shallow(container: Any) -> Any:
+    """A copy of a dict or list that shares its items."""
+    return dict(container) if isinstance(container, dict) else list(container)
 
 
 class Origin:

@@ -12,6 +12,7 @@ import json
 import pytest
 
 import hasbench.llm.cache
+import hasbench.llm.llama
 import hasbench.llm.local
 from hasbench.cli import main as cli
 from hasbench.docuteam import (
@@ -115,8 +116,8 @@ def test_a_few_lost_steps_are_counted_beside_the_measures(tmp_path):
 def test_the_demo_without_the_local_extra_exits_non_zero_with_the_reason(
     tmp_path, monkeypatch, capsys
 ):
-    monkeypatch.setattr(hasbench.llm.local, "model_file", lambda name: None)  # no extra
-    monkeypatch.setattr(hasbench.llm.local, "_LOCAL_LOADED", {})
+    monkeypatch.setattr(hasbench.llm.llama, "model_file", lambda name: None)  # no extra
+    monkeypatch.setattr(hasbench.llm.local, "_PROCESSES", {})
     monkeypatch.setattr(hasbench.llm.cache, "CACHE_DIR", tmp_path / "cache")
     out = tmp_path / "demo.jsonl"
     code = cli(["docuteam", "demo", "--backend", "local/smollm2-135m", "--out", str(out)])

@@ -63,17 +63,27 @@ def test_offline_session_end_to_end(tmp_path):
     assert user_started.status == "converged"
     assert [m.kind for m in user_started.messages].count("post") == 1
 
-    # Applying the last agent message of d1 rewrote the networking line as an ordinary
-    # edit, which went to the trigger again (and stayed below the threshold).
+    # The user's quick reply picked Sora's idea (the reply states the idea, not Sora); the
+    # agent who answered took up that option, and applying its message rewrote the
+    # networking line with it: the option the user
+    # picked, the agent's addition and its reason, nothing clipped. The line the user wrote
+    # (both options) stays in the block's history. The edit went to the trigger again (and
+    # stayed below the threshold: the line already gives its reason).
+    assert answered[0]["answer"] == "Random tables of five during lunch"
     applied = agent_started.messages[-1]
     assert applied.author == "program" and applied.text.startswith(
-        "Thanks, that helps us decide on research talks."
+        "Then we go with random tables of five during lunch, and I would add research talks."
     )
-    assert session.document.block("b22").text == "Networking: research talks"
+    assert session.document.block("b22").text == (
+        "Networking: random tables of five during lunch, and research talks, "
+        "because a clear structure beats a packed agenda"
+    )
     application = log.of_type("application")[0].payload
     assert application["message_id"] == applied.id and application["adapted"] is True
+    assert application["replaced"] == NETWORKING_EDIT
     op = next(e.payload for e in log.of_type("edit") if e.payload["id"] == application["edit"])
     assert op["source"] == "application" and op["before"] == NETWORKING_EDIT
+    assert NETWORKING_EDIT in [e.before for e in session.document.block_history("b22")]
     assert triggers[-1].payload["outcome"] == "below_threshold" and triggers[-1].payload[
         "edits"
     ] == [op["id"]]
@@ -94,8 +104,8 @@ def test_offline_session_end_to_end(tmp_path):
         "steering_messages": 1,
         "steering_actions": 0,
         "clarifications_answered": 1,
-        # 1 (typo) + "TBD" -> "research talks" on the networking line (2 words)
-        "draft_word_changes": 3,
+        # 1 (typo) + "TBD" -> the applied line's 17 words on the networking line
+        "draft_word_changes": 18,
         "messages_applied": 1,
         "user_discussions": 1,
         "agent_discussions": 1,

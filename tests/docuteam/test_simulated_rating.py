@@ -1,11 +1,15 @@
-"""Issue 17, point 4: blind ratings of final plans (rule rubric or model), evidence kept."""
+"""Blind ratings of final plans (rule rubric or model), evidence kept (issue 17, point 4).
+
+The rule rubric rates content, not length (issue 28, point 5).
+"""
 
 import asyncio
 import json
 
-from docuteam_helpers import WORKSHOP
+from docuteam_helpers import WORKSHOP, adapted, make_session
 
 from hasbench.docuteam import Document
+from hasbench.docuteam.demo import DEMOS, run_demo
 from hasbench.docuteam.simulation.rating import (
     DIMENSIONS,
     model_rating,
@@ -43,18 +47,22 @@ def test_each_score_follows_its_documented_rule():
     rating = rule_rating(final, initial, TASK)
     ev = rating.evidence
     assert len(ev["changed_blocks"]) == 3
-    # Novelty: new content words beyond the starting plan and the task sheet.
-    assert {"mento", "panel", "rotat", "caree"} <= set(ev["novelty"]["new_words"])
-    assert rating.scores["novelty"] == 1 + sum(ev["novelty"]["count"] >= n for n in (3, 8, 15, 25))
-    # Relevance: requests sharing two content words with a changed block.
+    # Novelty: ideas, each bringing a plan term new to the plan and the task sheet that no
+    # earlier idea brought.
+    ideas = ev["novelty"]["ideas"]
+    b17, b22, added = ev["changed_blocks"]
+    assert [i["block"] for i in ideas] == [b22, added]  # b17's words: the plan's and the task's
+    assert {"mento", "panel", "rotat", "caree"} <= {w for i in ideas for w in i["new_terms"]}
+    assert rating.scores["novelty"] == 1 + sum(len(ideas) >= n for n in (1, 2, 4, 6)) == 3
+    # Relevance: requests sharing two plan terms with a changed block.
     requests = ev["relevance"]["requests"]
     assert len(requests) == len(task_requests(TASK)) == 6
     assert ev["relevance"]["addressed"] == sum(r["addressed"] for r in requests) >= 3
     assert rating.scores["relevance"] == 1 + round(4 * ev["relevance"]["addressed"] / 6)
-    # Specificity: new numbers plus changed blocks of eight or more words.
+    # Specificity: new numbers, distinct reasons and distinct sets of options.
     assert ev["specificity"]["new_numbers"] == ["6", "20"]
-    assert len(ev["specificity"]["long_blocks"]) == 2
-    assert rating.scores["specificity"] == 3  # 4 details
+    assert ev["specificity"]["reasons"] == [] and ev["specificity"]["alternatives"] == []
+    assert rating.scores["specificity"] == 2  # 2 details
     # Workability: no open point left.
     assert rating.scores["workability"] == 5
 
@@ -86,3 +94,64 @@ def test_a_model_rater_that_cannot_rate_leaves_the_scores_missing_with_the_reaso
     rating = asyncio.run(model_rating(model, LLMClient(cache=None), final, TASK, "R1"))
     assert rating.scores == dict.fromkeys(DIMENSIONS) and len(rating.calls) == 2
     assert rating.missing_reason.startswith("invalid_output after 2 attempt(s)")
+
+
+TEAM = ("Bora", "Mina", "Jun", "Sora")
+
+
+def rated_with(text: str, block: str = "b22", placement: str = "replace"):
+    initial, final = plans()
+    if placement == "replace":
+        final.update(block, text)
+    else:
+        final.insert(text, final.block(block).type, block)
+    return rule_rating(final, initial, TASK, team=TEAM)
+
+
+def test_the_same_content_pasted_at_length_and_adapted_concisely_rates_the_same():
+    pasted = (
+        "I agree with Mina on small guided groups of six, and I would really add mentor "
+        "tables that rotate every 20 minutes. Honestly, that matters to me because shy "
+        "students get a named host at each table, so I think we should keep it."
+    )
+    concise = (
+        "Networking: small guided groups of six, mentor tables that rotate every 20 minutes, "
+        "because shy students get a named host at each table"
+    )
+    long, short = rated_with(pasted), rated_with(concise)
+    assert len(pasted.split()) > 1.8 * len(concise.split())
+    assert long.scores == short.scores
+    assert long.evidence["novelty"]["count"] == short.evidence["novelty"]["count"] == 1
+    assert long.evidence["specificity"] == short.evidence["specificity"]
+    assert short.evidence["specificity"]["new_numbers"] == ["20"]
+    assert short.evidence["specificity"]["reasons"] == ["b22"]
+
+
+def test_saying_an_idea_again_adds_nothing():
+    once = rated_with("Mentor tables that rotate every 20 minutes, because shy students get a host")
+    initial, final = plans()
+    final.update("b22", "Networking: mentor tables that rotate every 20 minutes")
+    final.insert(
+        "As Sora said, I would go with mentor tables rotating every 20 minutes, because shy "
+        "students get a host.",
+        "list_item",
+        "b22",
+    )
+    twice = rule_rating(final, initial, TASK, team=TEAM)
+    assert twice.scores == once.scores
+
+
+def test_scripted_messages_pasted_or_adapted_rate_the_same():
+    session = make_session()
+    asyncio.run(run_demo(session, DEMOS["workshop"]))
+    names = tuple(a.profile.name for a in session.agents.values())
+    said = [m for d in session.discussions.values() for m in d.messages if m.kind == "utterance"]
+    initial = Document.load(WORKSHOP / "plan.md")
+    for message in said:
+        text = adapted(message, list(names), initial.block("b21"), "after")
+        ratings = []
+        for written in (message.text, text):  # pasted whole, then adapted
+            final = initial.copy()
+            final.insert(written, "list_item", "b21")
+            ratings.append(rule_rating(final, initial, TASK, team=names))
+        assert ratings[0].scores == ratings[1].scores, (message.text, text)

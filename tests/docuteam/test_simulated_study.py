@@ -4,6 +4,7 @@ import asyncio
 import itertools
 import json
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import nbformat
@@ -17,6 +18,7 @@ from scipy import stats as sps
 from hasbench.cli import main
 from hasbench.docuteam import SessionLog
 from hasbench.docuteam.measures import final_document, initial_document, study_rows
+from hasbench.docuteam.simulation.drivers import DRIVERS, PARTS, stand_in_rules
 from hasbench.docuteam.simulation.personas import load_study_personas
 from hasbench.docuteam.simulation.rating import DIMENSIONS, rule_rating
 from hasbench.docuteam.simulation.study import (
@@ -26,14 +28,20 @@ from hasbench.docuteam.simulation.study import (
 )
 from hasbench.docuteam.simulation.survey import ITEMS
 from hasbench.docuteam.study import analyze, load_study, write_outputs
-from hasbench.docuteam.study.report import SIMULATED_NOTE, figure3, likert_figure
+from hasbench.docuteam.study.example import generate_example
+from hasbench.docuteam.study.report import (
+    SIMULATED_NOTE,
+    figure3,
+    likert_figure,
+    simulated_study,
+)
 from hasbench.llm import LLMClient, ModelError, register_test_provider
 from hasbench.runner.notebooks import find_notebook
 
 ARTIFACTS = (
     {
         f"{stem}.{ext}"
-        for stem in ("results", "results_raw", "table2", "agreement", "power")
+        for stem in ("results", "results_raw", "table2", "agreement", "power", "stand_in_rules")
         for ext in ("csv", "md", "tex")
     }
     | {f"figure{n}.{ext}" for n in (3, 4, 5, 8) for ext in ("png", "pdf")}
@@ -229,6 +237,37 @@ def test_cli_simulates_and_analyses_with_a_banner_on_every_artifact(tmp_path, ca
         "Steering msgs.", "Draft word changes", "Msgs applied to doc."
     ]  # fmt: skip
     assert main(["study", "analyze", str(out / "study.csv"), "--out", str(tmp_path / "again")]) == 0
+    assert {p.name for p in (tmp_path / "again").iterdir()} == ARTIFACTS
+
+
+def test_the_report_lists_per_measure_the_stand_in_rules_that_can_drive_its_difference(
+    simulated, tmp_path
+):
+    _, study = simulated
+    analysis = analyze(study.data)
+    rules = stand_in_rules(analysis)
+    measures = set(analysis.results["label"])
+    assert set(rules["measure"]) == measures  # every measure has its rules
+    assert set(rules["part"]) == set(PARTS)  # all parts scripted offline
+    results = analysis.results
+    reported = set(zip(results["measure_group"], results["measure"], strict=True))
+    assert set(DRIVERS) == reported  # one entry per measure a simulated study reports
+    assert all(drivers and len(set(drivers)) == len(drivers) for drivers in DRIVERS.values())
+    row = analysis.results.set_index("measure").loc["agent_discussions"]
+    shown = rules[rules["measure"] == row["label"]]
+    assert set(shown["DocuTeam - Baseline"]) == {
+        f"{row['DocuTeam_mean'] - row['Baseline_mean']:+.2f}"
+    }
+    assert "agents start discussions only in DocuTeam" in set(shown["rule"])
+    written = write_outputs(analysis, tmp_path)
+    table = pd.read_csv(tmp_path / "stand_in_rules.csv", comment="#")
+    assert tmp_path / "stand_in_rules.md" in written and len(table) == len(rules)
+    # A part played by a model has no rules listed: its behaviour is the model's.
+    data = replace(study.data, meta={**study.data.meta, "engine": "openai/gpt-4.1", "raters": "R"})
+    modelled = stand_in_rules(analyze(data))
+    assert set(modelled["part"]) == {"condition", "participant", "respondent"}
+    # Collected data (and synthetic examples) carry no such table.
+    assert not simulated_study(generate_example(seed=0))
 
 
 @pytest.mark.slow
@@ -241,7 +280,7 @@ def test_a_tiny_study_runs_end_to_end_through_its_notebook(tmp_path, hasbench_ke
         parameters={
             "participants": 4,
             "budget": 6,
-            "out_dir": str(out),
+            "results_dir": str(out),
             "output_dir": str(figures),
         },
         kernel_name=hasbench_kernel,
@@ -254,6 +293,7 @@ def test_a_tiny_study_runs_end_to_end_through_its_notebook(tmp_path, hasbench_ke
     assert SIMULATED_NOTE in text and "Steering msgs." in text
     assert "zero_method" in text and "shapiro_p" in text and scipy.__version__ in text
     assert text.count("image/png") >= 4
+    assert "agents start discussions only in DocuTeam" in text  # the stand-in rules table
 
 
 def test_the_new_notebooks_are_registered_thin_and_stripped():

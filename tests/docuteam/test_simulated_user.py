@@ -102,7 +102,8 @@ def test_the_view_shows_what_the_widget_shows_and_no_more():
 
 
 def test_a_scripted_participant_edits_answers_steers_and_applies_in_docuteam(tmp_path):
-    s, log = play("seasoned_lead", tmp_path=tmp_path)
+    # seed 1: a session in which the agents ask this persona a question
+    s, log = play("seasoned_lead", seed=1, tmp_path=tmp_path)
     actions = [st["action"]["action"] for st in log.steps if st["action"]]
     assert {"edit", "apply", "answer", "post", "start_discussion"} <= set(actions)
     assert all(st["ok"] for st in log.steps)

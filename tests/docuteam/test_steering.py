@@ -4,7 +4,7 @@ import asyncio
 import json
 
 import pytest
-from docuteam_helpers import NETWORKING_EDIT, make_session
+from docuteam_helpers import make_session, networking_question
 
 from hasbench.docuteam.steps import RoleModels
 from hasbench.llm import LLMClient, ModelError, register_test_provider
@@ -70,11 +70,7 @@ def test_answering_a_question_and_stopping_a_waiting_discussion():
     session = make_session()
 
     async def main():
-        session.edit("b22", NETWORKING_EDIT)
-        await session.flush_edits()
-        await session.settle()
-        d = session.discussions["d1"]
-        assert d.status == "waiting_for_user" and len(d.pending.options) == 2
+        d = await networking_question(session)
         with pytest.raises(ValueError):
             await session.answer(d.id, 3)
         await session.answer(d.id, "Thirty people, mostly first-year students.", run=False)

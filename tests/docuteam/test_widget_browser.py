@@ -106,7 +106,7 @@ def test_type_discuss_answer_apply_and_steer_in_chromium(voila_url):
         grown = text.evaluate("(t) => t.scrollHeight <= t.clientHeight + 2")
         page.screenshot(path=str(shots["3_applied"]))
 
-        # A new agent joins the team; Bora joins the concluded discussion and speaks.
+        # A new agent joins the team, then the concluded discussion, and speaks.
         page.locator(".hb-dt-add-agent").click()
         form = page.locator(".hb-dt-agent-form")
         form.locator("input[name=name]").fill("Kai")
@@ -117,11 +117,11 @@ def test_type_discuss_answer_apply_and_steer_in_chromium(voila_url):
         page.wait_for_selector('[data-agent="kai"]', timeout=10_000)
         page.locator(".hb-dt-steer summary").click()
         offered = page.locator(".hb-dt-add-select option").all_inner_texts()
-        page.locator(".hb-dt-add-select").select_option("budget")
+        page.locator(".hb-dt-add-select").select_option("kai")
         page.locator(".hb-dt-add-participant").click()
         page.wait_for_function(
             "[...document.querySelectorAll('.hb-dt-msg-head b')]"
-            ".some((b) => b.textContent === 'Bora')",
+            ".some((b) => b.textContent === 'Kai')",
             timeout=30_000,
         )
         page.wait_for_function(
@@ -138,7 +138,7 @@ def test_type_discuss_answer_apply_and_steer_in_chromium(voila_url):
     assert abs(notice["y"] - row["y"]) < 60
     assert "Idea" in card_text and "by the agents" in card_text and unread == 1
     assert "started a discussion about this part" in notice_text
-    assert "The agents ask you" in question and reply
+    assert "The agents ask you" in question and reply and "'s idea" not in reply
     assert "You answered" in thread and thread.rindex(reply) > thread.index("You answered")
     assert applied not in (original, NETWORKING_EDIT) and applied.startswith("Networking:")
     assert offered == ["Bora", "Kai"]

@@ -9,7 +9,7 @@ import pytest
 
 from hasbench.agency import Setting
 from hasbench.envs import _shared, environment_class, make_environment, replayed_environment
-from hasbench.envs.state import Origin, fast_copy, shared_tables, state_diff
+from hasbench.envs.state import Origin, fast_copy, follow, shared_tables, state_diff
 from hasbench.evaluate import evaluate, replay_gold
 from hasbench.participants.backends import make_judge
 from hasbench.paths import TASKS_DIR
@@ -212,3 +212,141 @@ def test_airline_safety_from_the_changed_records_equals_the_full_scan():
         step()
         assert env.safety_violations(scenario, initial) == full.safety_violations(scenario, initial)
     assert len(env.safety_violations(scenario, initial)) >= 4
+
+
+@pytest.mark.parametrize("domain", SHARED_DOMAINS)
+def test_a_writes_diff_and_rollback_from_its_log_equal_the_full_computation(domain):
+    """Every gold call of every task, then each write again (mostly refused: rolled back)."""
+    writes, scenarios = 0, load_tasks(TASKS_DIR / f"{domain}.yaml")
+    origin = make_environment(scenarios[0]).origin
+    shared = canonical_json(origin.db)
+    for scenario in scenarios:
+        env = make_environment(scenario)
+        actions = scenario.evaluation_criteria.actions
+        for action in [*actions, *actions]:
+            before, digest = env.snapshot(), env.state_hash()  # tables copied, records shared
+            result = env.call(action.name, action.arguments, scenario.side_of(action))
+            assert result.diff == fast_copy(state_diff(before, env.state())), action.name
+            if result.error:
+                assert env.state_hash() == digest, action.name
+            writes += bool(result.diff)
+    assert env.state_hash() == full_hash(env)
+    assert writes >= 20
+    assert canonical_json(origin.db) == shared  # no write changed a shared record
+
+
+@pytest.mark.parametrize("domain", ["airline", "telecom"])
+def test_a_failed_write_undoes_replaced_and_added_records_and_the_user_side(domain):
+    env = make_environment(tasks(domain, 1)[0])
+    before, state = env.state_hash(), canonical_json(env.state())
+    table = "reservations" if domain == "airline" else "bills"
+    key = next(iter(env.db[table])) if domain == "airline" else 0
+    started = env.begin_write()
+    env.writable(table, key)["status"] = "changed"
+    env.add_record(table, {"status": "new"}, "NEW001" if domain == "airline" else None)
+    if env.user_db is not None:
+        env.user_db["device"]["airplane_mode"] = not env.user_db["device"]["airplane_mode"]
+    assert env.end_write(started) != [] and env.state_hash() != before
+    started = env.begin_write()
+    env.writable(table, key)["status"] = "again"
+    env.rollback(started)
+    assert env.state_hash() == full_hash(env) != before
+    env = make_environment(tasks(domain, 1)[0])
+    started = env.begin_write()
+    env.writable(table, key)["status"] = "changed"
+    env.add_record(table, {"status": "new"}, "NEW001" if domain == "airline" else None)
+    if env.user_db is not None:
+        env.user_db["device"]["airplane_mode"] = "changed"
+    env.rollback(started)
+    assert env.state_hash() == before == full_hash(env)
+    assert canonical_json(env.state()) == state
+
+
+def test_a_write_that_adds_a_record_without_add_record_is_an_error():
+    env = make_environment(tasks("airline", 1)[0])
+    started = env.begin_write()
+    env.db["reservations"]["ZZZ999"] = {"status": None}
+    with pytest.raises(RuntimeError, match="changed size during a write without add_record"):
+        env.end_write(started)
+
+
+def containers(value) -> set[int]:
+    """Ids of every dict and list inside a value."""
+    if isinstance(value, dict):
+        return {id(value)}.union(*map(containers, value.values()))
+    if isinstance(value, list):
+        return {id(value)}.union(*map(containers, value))
+    return set()
+
+
+def test_the_user_sides_changes_equal_the_full_diff_and_its_copies_share_nothing():
+    before = {"device": {"on": True, "apps": {"a": {"sms": True}}, "apn": [1, {"x": 2}]}, "n": 1}
+    afters = [
+        {"device": {"on": False, "apps": {"a": {"sms": False}}, "apn": [1, {"x": 3}]}, "n": 1},
+        {"device": {"on": True, "apps": {}, "apn": [1]}, "n": None},  # removed, shorter
+        {"n": 2, "device": {"on": True, "apps": {"a": {"sms": True}, "b": {}}, "apn": "x"}},
+        {"device": None, "n": 1, "new": [{"deep": [1]}]},  # another kind, an added key
+        before,
+    ]
+    for after in map(fast_copy, afters):
+        copy = fast_copy(before)
+        frozen = canonical_json(copy)
+        changes: list = []
+        followed = follow(copy, after, "user_db", changes)
+        assert changes == state_diff(before, after, "user_db")
+        assert followed == after and canonical_json(copy) == frozen  # the copy is kept
+        assert not containers(followed) & containers(after)
+        assert not containers(changes) & containers(after)
+
+
+def test_a_write_along_a_path_copies_only_that_path_and_shares_the_rest():
+    env = make_environment(tasks("airline", 1)[0])
+    origin, before = env.origin, env.state_hash()
+    shared = canonical_json(origin.db)
+    number, original = next(
+        (n, f) for n, f in env.db["flights"].items()
+        if sum("available_seats" in d for d in f["dates"].values()) >= 2
+    )  # fmt: skip
+    first, second = [d for d, v in original["dates"].items() if "available_seats" in v][:2]
+    started = env.begin_write()
+    seats = env.writable("flights", number, "dates", first, "available_seats")
+    seats["economy"] -= 2
+    again = env.writable("flights", number, "dates", second, "available_seats")
+    again["business"] -= 1
+    assert env.writable("flights", number, "dates", first, "available_seats") is seats
+    flight = env.db["flights"][number]
+    third = next(d for d in flight["dates"] if d not in (first, second))
+    assert flight["dates"][third] is original["dates"][third]  # untouched dates are shared
+    changes = env.end_write(started)
+    assert [c["path"] for c in changes] == [
+        f"db.flights.{number}.dates.{first}.available_seats.economy",
+        f"db.flights.{number}.dates.{second}.available_seats.business",
+    ]
+    assert canonical_json(origin.db) == shared
+    assert env.state_hash() == full_hash(env) != before
+    started = env.begin_write()  # a path, then the whole record: a full copy, undone
+    env.writable("flights", number, "dates", first, "available_seats")["economy"] = 0
+    whole = env.writable("flights", number)
+    whole["dates"][third]["status"] = "changed"
+    env.rollback(started)
+    assert env.db["flights"][number] is flight and canonical_json(origin.db) == shared
+    assert env.state_hash() == full_hash(env)
+
+
+def test_a_shallow_write_copies_the_record_alone():
+    env = make_environment(tasks("retail", 1)[0])
+    shared = canonical_json(env.origin.db)
+    key, original = next(iter(env.db["orders"].items()))
+    started = env.begin_write()
+    order = env.writable("orders", key, shallow=True)
+    order["status"] = "changed"
+    assert order is not original and order["items"] is original["items"]
+    assert env.writable("orders", key, shallow=True) is order
+    assert [c["path"] for c in env.end_write(started)] == [f"db.orders.{key}.status"]
+    started = env.begin_write()
+    env.writable("orders", key, shallow=True)["status"] = "again"
+    env.writable("orders", key)["items"].clear()  # the whole record now: a full copy
+    assert env.db["orders"][key]["items"] == [] and original["items"]
+    env.rollback(started)
+    assert env.db["orders"][key] is order and canonical_json(env.origin.db) == shared
+    assert env.state_hash() == full_hash(env)

@@ -2,7 +2,10 @@
 
 In DocuTeam the snippet is rewritten to fit the target block and its neighbours (the
 ``incorporate`` step); in Baseline it is pasted as it is. The result is an ordinary edit,
-placed after the target block or replacing it, and an ``application`` event.
+placed after the target block or replacing it, and an ``application`` event. A
+replaced text is never lost: the edit keeps it (``before``), so it stays in the block's
+history (:meth:`~hasbench.docuteam.document.Document.block_history`), and the
+``application`` event names it (``replaced``).
 """
 
 from __future__ import annotations
@@ -55,6 +58,11 @@ class Incorporation:
                 s.IncorporateInput(
                     snippet=snippet,
                     author_name=message.author_name,
+                    speakers=[
+                        state.agents[a].profile.name
+                        for a in dict.fromkeys([*d.participants, *d.speakers()])
+                        if a in state.agents
+                    ],
                     focus=d.focus,
                     target=block,
                     before=before[0] if before else None,
@@ -89,6 +97,7 @@ class Incorporation:
             "placement": placement,
             "snippet": snippet,
             "text": written,
+            "replaced": op.before if placement == "replace" else None,
             "adapted": adapted,
             "edit": op.id,
         }

@@ -274,8 +274,9 @@ async def _session(
     if session.failure is not None:
         return result
     initial, final = initial_document(session.log), final_document(session.log)
+    team = tuple(agent.profile.name for agent in session.agents.values())
     ratings = [
-        await rate_plan(backend, final, initial, session.task, f"R{n}", client)
+        await rate_plan(backend, final, initial, session.task, f"R{n}", client, team)
         for n, backend in enumerate(config.raters, start=1)
     ]
     questionnaire = await answer_questionnaire(

@@ -20,8 +20,9 @@ Two players:
 
   1. a discussion waits for its answer: the quick reply (option 1 or 2 at random) with
      probability t, else its own answer naming the request closest to the focus;
-  2. a paused discussion has agent messages it has not applied (at most 1 + round(2t)
-     per discussion): with probability 0.3 + 0.7t it applies the message the summary
+  2. a paused discussion has agent messages it has not applied, whose proposal (the
+     words before a "because") is not already in one block of the plan (at most
+     1 + round(2t) per discussion): with probability 0.3 + 0.7t it applies the message the summary
      links first (else the last agent message) — onto the discussion's first block, or
      in Baseline onto the block sharing most words with it — replacing the block when
      the block is still open (``TBD``, ``?``), after it otherwise;
@@ -51,7 +52,6 @@ future events.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -63,11 +63,11 @@ from hasbench.docuteam import schemas as s
 from hasbench.docuteam.discussion import Discussion, summary_entries
 from hasbench.docuteam.document import Block
 from hasbench.docuteam.failures import LossCounter
-from hasbench.docuteam.scripted import content_stems
 from hasbench.docuteam.session import Session
 from hasbench.docuteam.simulation.personas import StudyPersona
 from hasbench.docuteam.simulation.rating import is_open
 from hasbench.docuteam.steps import ask_model, parse_reply
+from hasbench.docuteam.words import content_stems, plan_terms, proposal, task_ideas
 from hasbench.llm import LLMClient, ModelError, ModelResponse
 from hasbench.prompts import prompt_hashes, render
 from hasbench.vocab import canonical_json
@@ -78,7 +78,6 @@ STEP_SECONDS = 30.0
 """Session-clock seconds one step of the participant takes (edits reach the agents)."""
 VIEW_MESSAGES = 12
 """Latest messages of each discussion shown to the participant."""
-IDEA_WORDS = 12
 
 ActionName = Literal[
     "edit",
@@ -401,35 +400,6 @@ class ParticipantPolicy(Protocol):
         ...
 
 
-_VERBS = re.compile(
-    r"\b(?:want(?:s)? to|would like|prefer|asked for|ask for|hope to|should|want(?:s)?)\s+",
-    re.IGNORECASE,
-)
-
-
-def task_ideas(task: str) -> list[str]:
-    """The requests of a task sheet (its ``-`` bullets), one per clause, in short words.
-
-    A clause keeps what follows its first verb of wanting ("want to", "prefer", "would
-    like", ...); a bullet with no such verb is kept whole; at most ``IDEA_WORDS`` words.
-    """
-    ideas = []
-    for line in task.splitlines():
-        if not line.lstrip().startswith("- "):
-            continue
-        clauses = [c.strip().rstrip(".") for c in re.split(r";|, others ", line.lstrip()[2:])]
-        wanting = [(c, _VERBS.search(c)) for c in clauses]
-        if any(match for _, match in wanting):
-            phrases = [c[match.end() :] for c, match in wanting if match]
-        else:
-            phrases = [" ".join(clauses)]
-        for phrase in phrases:
-            words = phrase.split()[:IDEA_WORDS]
-            if len(words) >= 2:
-                ideas.append(" ".join(words).rstrip(","))
-    return ideas
-
-
 def _label(block: Block) -> str:
     """What stays when a block is rewritten: a row's first cell, or a short label."""
     if block.type == "table_row":
@@ -501,8 +471,15 @@ class ScriptedParticipant:
 
     def _apply(self, view: UserView) -> UserAction | None:
         cap = 1 + round(2 * self.persona.trust)
+        written = [plan_terms(b.text) for b in view.blocks]
         for d in view.discussions:
-            said = [m for m in d.messages if m.kind == "utterance" and m.id not in view.applied]
+            said = [
+                m
+                for m in d.messages
+                if m.kind == "utterance"
+                and m.id not in view.applied
+                and not any(plan_terms(proposal(m.text)) <= terms for terms in written)
+            ]
             if not d.paused or not said or self.applied.get(d.id, 0) >= cap:
                 continue
             if not self._chance(0.3 + 0.7 * self.persona.trust):

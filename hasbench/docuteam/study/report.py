@@ -4,7 +4,8 @@ Tables read as a paper's: readable group and measure names, rounded numbers, and
 significance stars in a column of their own. Figures are written as PNG and PDF. Outputs
 made from synthetic data say so: a first comment line in CSV, a note in Markdown, the
 LaTeX caption, and a banner on every figure. Data from simulated participants (metadata
-``participants: simulated``) say that instead.
+``participants: simulated``) say that instead, and a simulated study's outputs add
+``stand_in_rules``: per measure, the stand-in rules that can drive its difference.
 """
 
 from __future__ import annotations
@@ -150,6 +151,18 @@ def power_table(analysis: StudyAnalysis) -> pd.DataFrame:
             "Achieved power": [f"{p:.2f}" for p in power["achieved_power"]],
             "Method": power["method"],
         }
+    )
+
+
+def simulated_study(data: StudyData) -> bool:
+    """True for data written by ``hasbench study simulate``.
+
+    Its report lists the stand-in rules behind each difference
+    (:mod:`hasbench.docuteam.simulation.drivers`).
+    """
+    return (
+        data.meta.get("participants", "").strip().lower() == "simulated"
+        and data.meta.get("generator") == "hasbench study simulate"
     )
 
 
@@ -376,6 +389,13 @@ def write_outputs(analysis: StudyAnalysis, out_dir: str | Path) -> list[Path]:
         analysis.power, out / "power", "Participants needed for 80% power (paired)", note,
         power_table(analysis),
     )  # fmt: skip
+    if simulated_study(analysis.data):
+        from hasbench.docuteam.simulation.drivers import stand_in_rules
+
+        written += _write_table(
+            stand_in_rules(analysis), out / "stand_in_rules",
+            "Stand-in rules that can drive each measure's difference", note,
+        )  # fmt: skip
     fig4_names = {m.name for m in KNOWN_MEASURES.values() if m.figure == "figure4"}
     survey = _present(analysis, "survey", scale="1-7")
     figures = {

@@ -169,16 +169,18 @@ class ReservationTools:
                 f"Payment amount does not add up, total price is {total}, "
                 f"but paid {plain_number(sum(p['amount'] for p in payment_methods))}",
             )
-        user = self.writable("users", user_id)
-        for payment in payment_methods:
-            method = user["payment_methods"][payment["payment_id"]]
-            if method["source"] == "gift_card":
-                self._debit(method, payment["amount"])
-            elif method["source"] == "certificate":
-                del user["payment_methods"][payment["payment_id"]]
+        for payment in payment_methods:  # only the member's changed parts are copied
+            key, methods = payment["payment_id"], self.writable("users", user_id, "payment_methods")
+            if methods[key]["source"] == "gift_card":
+                card = self.writable("users", user_id, "payment_methods", key)
+                self._debit(card, payment["amount"])
+            elif methods[key]["source"] == "certificate":
+                del methods[key]
         for segment in segments:
-            flight = self.writable("flights", segment["flight_number"])
-            flight["dates"][segment["date"]]["available_seats"][cabin] -= len(passengers)
+            seats = self.writable(
+                "flights", segment["flight_number"], "dates", segment["date"], "available_seats"
+            )
+            seats[cabin] -= len(passengers)
         reservation = {
             "reservation_id": rid,
             "user_id": user_id,
@@ -198,8 +200,8 @@ class ReservationTools:
             "insurance": insurance,
             "status": None,
         }
-        self.db["reservations"][rid] = reservation
-        user["reservations"].append(rid)
+        self.add_record("reservations", reservation, rid)
+        self.writable("users", user_id, "reservations").append(rid)
         return reservation
 
     @tool(kind="write", risk="high")
@@ -327,8 +329,8 @@ class ReservationTools:
         cid = next((c for c in NEW_CERTIFICATE_IDS if c not in user["payment_methods"]), None)
         if cid is None:
             raise ToolError("precondition_failed", "Too many certificates")
-        user = self.writable("users", user_id)
-        user["payment_methods"][cid] = {"source": "certificate", "id": cid, "amount": float(amount)}
+        methods = self.writable("users", user_id, "payment_methods")
+        methods[cid] = {"source": "certificate", "id": cid, "amount": float(amount)}
         return f"Certificate {cid} added to user {user_id} with amount {plain_number(amount)}."
 
 

@@ -30,14 +30,23 @@ class CarrierTools:
     # -- lookups ---------------------------------------------------------------------
 
     def _find(self, kind: str, key: str, value: str) -> dict[str, Any] | None:
-        """The first record of a table with ``record[key] == value``.
+        """The first record of a table with ``record[key] == value``, to change it.
 
         While a write runs, the record is the environment's own copy (copy-on-write).
         """
-        table = self.db[kind]
-        for index, record in enumerate(table):
+        for index, record in enumerate(self.db[kind]):
             if record[key] == value:
                 return self.writable(kind, index) if self.writing else record
+        return None
+
+    def _peek(self, kind: str, key: str, value: str) -> dict[str, Any] | None:
+        """Like :meth:`_find`, but never a copy: to read it only, also during a write.
+
+        :meth:`_customer`, :meth:`_plan` and :meth:`_bill` look records up this way.
+        """
+        for record in self.db[kind]:
+            if record[key] == value:
+                return record
         return None
 
     def _refusal(self, error_type: ErrorType, ours: str, tau2_words: str) -> ToolError:
@@ -50,35 +59,43 @@ class CarrierTools:
         )
 
     def _customer(self, customer_id: str) -> dict[str, Any]:
-        customer = self._find("customers", "customer_id", customer_id)
+        customer = self._peek("customers", "customer_id", customer_id)
         if customer is None:
             raise self._not_found("Customer", customer_id)
         return customer
 
     def _plan(self, plan_id: str) -> dict[str, Any]:
-        plan = self._find("plans", "plan_id", plan_id)
+        plan = self._peek("plans", "plan_id", plan_id)
         if plan is None:
             raise self._not_found("Plan", plan_id)
         return plan
 
     def _bill(self, bill_id: str) -> dict[str, Any]:
-        bill = self._find("bills", "bill_id", bill_id)
+        bill = self._peek("bills", "bill_id", bill_id)
         if bill is None:
             raise self._not_found("Bill", bill_id)
         return bill
 
     def _customer_line(self, customer_id: str, line_id: str) -> tuple[dict, dict]:
+        """The customer and their line, to read.
+
+        A tool that changes the line then asks :meth:`_line_to_change` for it.
+        """
         customer = self._customer(customer_id)
-        line = self._find("lines", "line_id", line_id)
+        line = self._peek("lines", "line_id", line_id)
         if line is None or line_id not in customer["line_ids"]:
             raise ToolError("not_found", f"Line {line_id} not found for customer {customer_id}")
         return customer, line
+
+    def _line_to_change(self, line_id: str) -> dict[str, Any]:
+        """A line :meth:`_customer_line` found, as the write's own copy."""
+        return self._find("lines", "line_id", line_id)
 
     def _customer_by_phone(self, phone_number: str) -> dict[str, Any] | None:
         for customer in self.db["customers"]:
             if customer["phone_number"] == phone_number:
                 return customer
-        line = self._find("lines", "phone_number", phone_number)
+        line = self._peek("lines", "phone_number", phone_number)
         if line is None:
             return None
         return next((c for c in self.db["customers"] if line["line_id"] in c["line_ids"]), None)
@@ -189,6 +206,7 @@ class CarrierTools:
         if line["status"] != "Active":
             raise self._refusal("precondition_failed", f"Line {line_id} is {line['status']}, "
                                 "not Active", "Line must be active to suspend")  # fmt: skip
+        line = self._line_to_change(line_id)
         line["status"] = "Suspended"
         line["suspension_start_date"] = TODAY
         words = "Line suspended successfully. $5/month holding fee will apply."
@@ -210,6 +228,7 @@ class CarrierTools:
         if line["status"] not in ("Suspended", "Pending Activation"):
             ours = f"Line {line_id} is {line['status']}; it cannot be resumed"
             raise self._refusal("precondition_failed", ours, "Line must be suspended to resume")
+        line = self._line_to_change(line_id)
         line["status"] = "Active"
         line["suspension_start_date"] = None
         return said(
@@ -235,7 +254,7 @@ class CarrierTools:
                     f"Customer {customer_id} already has bill {other} awaiting payment",
                     "A bill is already awaiting payment for this customer",
                 )
-        self._bill(bill_id)["status"] = "Awaiting Payment"
+        self._find("bills", "bill_id", bill_id)["status"] = "Awaiting Payment"
         return said(
             f"Payment request for bill {bill_id} sent to customer {customer_id}.",
             f"Payment request sent to the customer for bill {bill_id}",
@@ -253,7 +272,7 @@ class CarrierTools:
         if line["roaming_enabled"]:
             return said(f"Roaming was already enabled on line {line_id}.",
                         "Roaming was already enabled")  # fmt: skip
-        line["roaming_enabled"] = True
+        self._line_to_change(line_id)["roaming_enabled"] = True
         return said(f"Roaming enabled on line {line_id}.", "Roaming enabled successfully")
 
     @tool(kind="write", risk="low")
@@ -268,7 +287,7 @@ class CarrierTools:
         if not line["roaming_enabled"]:
             return said(f"Roaming was already disabled on line {line_id}.",
                         "Roaming was already disabled")  # fmt: skip
-        line["roaming_enabled"] = False
+        self._line_to_change(line_id)["roaming_enabled"] = False
         return said(f"Roaming disabled on line {line_id}.", "Roaming disabled successfully")
 
     @tool(kind="write", risk="high")
@@ -299,6 +318,7 @@ class CarrierTools:
         )
         total, refuelled = bill["total_due"] + charge, line["data_refueling_gb"] + gb_amount
         bill["total_due"] = total if exact else round(total, 2)
+        line = self._line_to_change(line_id)
         line["data_refueling_gb"] = refuelled if exact else round(refuelled, 6)
         result = {"new_data_refueling_gb": line["data_refueling_gb"], "charge": charge}
         words = f"Successfully added {gb_amount} GB of data for line {line_id} for ${charge:.2f}"
@@ -324,6 +344,7 @@ class CarrierTools:
             )
         if line["plan_id"] == plan_id:
             raise ToolError("precondition_failed", f"Line {line_id} is already on {plan_id}")
+        line = self._line_to_change(line_id)
         line["plan_id"] = plan_id
         line["last_plan_change_date"] = TODAY
         return {"message": f"Line {line_id} is now on {plan['name']}.", "line": line}
@@ -338,10 +359,10 @@ class CarrierTools:
         return "Transfer successful"
 
     def _draft_bill(self, customer: dict[str, Any]) -> dict[str, Any]:
+        """The customer's draft bill (new if they have none), to change it."""
         for bill_id in customer["bill_ids"]:
-            bill = self._bill(bill_id)
-            if bill["status"] == "Draft":
-                return bill
+            if self._bill(bill_id)["status"] == "Draft":
+                return self._find("bills", "bill_id", bill_id)
         seed = f"{customer['customer_id']}:{len(self.db['bills'])}".encode()
         bill = {
             "bill_id": "B" + hashlib.sha256(seed).hexdigest()[:8].upper(),
@@ -354,6 +375,8 @@ class CarrierTools:
             "line_items": [],
             "status": "Draft",
         }
-        self.db["bills"].append(bill)
-        customer["bill_ids"].append(bill["bill_id"])
+        self.add_record("bills", bill)
+        self._find("customers", "customer_id", customer["customer_id"])["bill_ids"].append(
+            bill["bill_id"]
+        )
         return bill

@@ -61,8 +61,9 @@ class TelecomEnvironment(CarrierTools, PhoneTools, Phone, TelecomSetup, TelecomC
         env.origin = shared_origin(db)
         env.compat = cfg.compat
         env.initialize(scenario)
-        with env.write_access():
-            env.after_call(None)
+        started = env.begin_write()
+        env.after_call(None)
+        env.end_write(started)
         return env
 
     def hidden_tools(self) -> frozenset[str]:
@@ -75,10 +76,10 @@ class TelecomEnvironment(CarrierTools, PhoneTools, Phone, TelecomSetup, TelecomC
         phone_number = world["phone_number"]
         if phone_number is None:
             return
-        line = self._find("lines", "phone_number", phone_number)
+        line = self._peek("lines", "phone_number", phone_number)
         if line is None:
             return
-        plan = self._find("plans", "plan_id", line["plan_id"])
+        plan = self._peek("plans", "plan_id", line["plan_id"])
         world["line_active"] = line["status"] == "Active"
         world["roaming_allowed"] = line["roaming_enabled"]
         limit = (plan["data_limit_gb"] if plan else 0.0) + line["data_refueling_gb"]
@@ -92,7 +93,7 @@ class TelecomEnvironment(CarrierTools, PhoneTools, Phone, TelecomSetup, TelecomC
         customer = self._customer_by_phone(phone_number)
         if request is None and customer is not None:
             for bill_id in customer["bill_ids"]:
-                bill = self._find("bills", "bill_id", bill_id)
+                bill = self._peek("bills", "bill_id", bill_id)
                 if bill is not None and bill["status"] == "Awaiting Payment":
                     world["payment_request"] = {
                         "bill_id": bill_id,

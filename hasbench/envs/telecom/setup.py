@@ -22,7 +22,8 @@ class TelecomSetup:
 
     def set_data_usage(self, customer_id: str, line_id: str, data_used_gb: float) -> None:
         """Set the data used on a line this cycle."""
-        self._customer_line(customer_id, line_id)[1]["data_used_gb"] = data_used_gb
+        self._customer_line(customer_id, line_id)  # refuses a line the customer lacks
+        self._line_to_change(line_id)["data_used_gb"] = data_used_gb
 
     def suspend_line_for_overdue_bill(
         self, customer_id: str, line_id: str, new_bill_id: str, contract_ended: bool
@@ -33,10 +34,11 @@ class TelecomSetup:
             raise ToolError("precondition_failed", f"Line {line_id} is not Active")
         if any(self._bill(b)["status"] == "Overdue" for b in customer["bill_ids"]):
             raise ToolError("precondition_failed", f"Customer {customer_id} has an overdue bill")
-        if self._find("bills", "bill_id", new_bill_id) is not None:
+        if self._peek("bills", "bill_id", new_bill_id) is not None:
             raise ToolError("precondition_failed", f"Bill {new_bill_id} already exists")
         price = self._plan(line["plan_id"])["price_per_month"]
-        self.db["bills"].append(
+        self.add_record(
+            "bills",
             {
                 "bill_id": new_bill_id,
                 "customer_id": customer_id,
@@ -54,9 +56,10 @@ class TelecomSetup:
                     }
                 ],
                 "status": "Overdue",
-            }
+            },
         )
-        customer["bill_ids"].append(new_bill_id)
+        self._find("customers", "customer_id", customer_id)["bill_ids"].append(new_bill_id)
+        line = self._line_to_change(line_id)
         line["status"] = "Suspended"
         line["suspension_start_date"] = TODAY
         if contract_ended:
@@ -68,7 +71,7 @@ class TelecomSetup:
 
     def set_user_info(self, name: str, phone_number: str) -> None:
         """Say whose phone this is (the number must be a line in the carrier database)."""
-        if self._find("lines", "phone_number", phone_number) is None:
+        if self._peek("lines", "phone_number", phone_number) is None:
             raise ToolError("not_found", f"No line has phone number {phone_number}")
         self._world["name"] = name
         self._world["phone_number"] = phone_number
