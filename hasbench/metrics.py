@@ -38,7 +38,6 @@ Definitions used here:
 from __future__ import annotations
 
 import asyncio
-import json
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -51,7 +50,7 @@ import pandas as pd
 from hasbench.evaluate import failed_call_ids
 from hasbench.initiative import CODED_TURNS, code_initiative
 from hasbench.registry import ArgumentLimit, Confirmation, Ownership, get_domain
-from hasbench.transcript import excerpt, transcript
+from hasbench.transcript import excerpt, judge_log
 from hasbench.vocab import AUTHORIZING_DECISIONS, HUMAN_STEP_TYPES, STEP_TYPES, VETO_DECISIONS
 
 if TYPE_CHECKING:
@@ -205,7 +204,7 @@ def initiative_coding(trace: Trace) -> list[dict[str, Any]]:
     One dict per turn: ``seq``, ``step``, ``actor``, ``initiative`` (bool) and ``reason``
     (why the coder decided so); the evidence behind :func:`initiative_counts`.
     """
-    records = [json.loads(line) for line in transcript(trace).splitlines()]
+    records = judge_log(trace).parsed()
     coding = []
     for index, record in enumerate(records):
         if record["type"] not in CODED_TURNS:

@@ -8,6 +8,10 @@ format: one JSON object per event (model calls left out), with ``seq``, ``step``
 authorization, a control request's action ``risk``, ...). :func:`transcript` writes a whole
 episode, :func:`excerpt` the events around one judged event, marked ``"focus": true``;
 :func:`parse_log` reads either back.
+
+While a trace is :func:`~hasbench.memo.unchanged` (the runner scoring a finished episode),
+its lines are rendered once (:func:`judge_log`) for all who read them: its excerpts, its
+transcript and the initiative coding.
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ from __future__ import annotations
 import json
 import re
 from typing import TYPE_CHECKING, Any
+
+from hasbench.memo import derived
 
 if TYPE_CHECKING:
     from hasbench.trace import Event, Trace
@@ -24,20 +30,59 @@ EXCERPT_WINDOW = 8
 _WORD_ANY = re.compile(r"[a-z0-9]+")
 
 
+class JudgeLog:
+    """A trace's judge log: one record and one JSON line per event (model calls left out).
+
+    Attributes:
+        lines: the JSON lines.
+    """
+
+    def __init__(self, trace: Trace) -> None:
+        events = [e for e in trace.events if e.type != "model_call"]
+        self._records = [_record(trace, e) for e in events]
+        self.lines = [_dump(record) for record in self._records]
+        self._index = {e.seq: i for i, e in enumerate(events)}
+        self._parsed: list[dict[str, Any]] | None = None
+
+    def transcript(self) -> str:
+        """The whole log as text."""
+        return "\n".join(self.lines)
+
+    def excerpt(self, seq: int, window: int = EXCERPT_WINDOW) -> str:
+        """The lines around event ``seq``, that event's marked ``"focus": true``."""
+        index = self._index[seq]
+        focus = _dump({**self._records[index], "focus": True})
+        lo, hi = max(0, index - window), min(len(self.lines), index + window + 1)
+        return "\n".join(focus if i == index else self.lines[i] for i in range(lo, hi))
+
+    def parsed(self) -> list[dict[str, Any]]:
+        """The lines read back as JSON objects, as a judge reads them (shared: do not change)."""
+        if self._parsed is None:
+            self._parsed = [json.loads(line) for line in self.lines]
+        return self._parsed
+
+
+def judge_log(trace: Trace) -> JudgeLog:
+    """The trace's judge log (rendered once while the trace is :func:`~hasbench.memo.unchanged`)."""
+    return derived(trace, "judge_log", JudgeLog)
+
+
 def transcript(trace: Trace) -> str:
     """The whole episode as judge-readable JSON lines (model calls left out)."""
-    return "\n".join(_line(trace, e) for e in trace.events if e.type != "model_call")
+    return judge_log(trace).transcript()
 
 
 def excerpt(trace: Trace, seq: int, window: int = EXCERPT_WINDOW) -> str:
     """The events around event ``seq`` as JSON lines, that event marked ``"focus": true``."""
-    events = [e for e in trace.events if e.type != "model_call"]
-    index = next(i for i, e in enumerate(events) if e.seq == seq)
-    lo, hi = max(0, index - window), index + window + 1
-    return "\n".join(_line(trace, e, focus=e.seq == seq) for e in events[lo:hi])
+    return judge_log(trace).excerpt(seq, window)
 
 
-def _line(trace: Trace, event: Event, focus: bool = False) -> str:
+def _dump(record: dict[str, Any]) -> str:
+    return json.dumps(record, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _record(trace: Trace, event: Event) -> dict[str, Any]:
+    """The judge log's record of one event (before JSON)."""
     kinds = trace.header.participants
     record: dict[str, Any] = {
         "seq": event.seq,
@@ -81,9 +126,7 @@ def _line(trace: Trace, event: Event, focus: bool = False) -> str:
         record["text"] = p.deliverable
     elif event.type == "error":
         record.update(error_type=p.error_type, text=p.message)
-    if focus:
-        record["focus"] = True
-    return json.dumps(record, sort_keys=True, ensure_ascii=False, default=str)
+    return record
 
 
 def _replied_to(trace: Trace, message: Event) -> str | None:

@@ -36,6 +36,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hasbench.memo import unchanged
 from hasbench.runner import store as results
 from hasbench.runner.cluster import ClusterPool
 from hasbench.runner.experiment import EpisodeSpec, Experiment, provider, resolve
@@ -340,8 +341,9 @@ async def run_one(
         "trace": None,
     }
     try:
-        episode = Episode(scn, spec.setting, spec.backends, seed=spec.seed, client=client)
-        trace = await episode.run()
+        with unchanged(scn):  # the task's hash is taken once for the whole episode
+            episode = Episode(scn, spec.setting, spec.backends, seed=spec.seed, client=client)
+            trace = await episode.run()
         failure = trace.of_type("model_error")
         if failure and failure[-1].payload.kind == "budget":
             return None
@@ -360,11 +362,12 @@ async def run_one(
             }  # fmt: skip
         else:
             judge = make_judge(spec.backends.judge, client, spec.backends.endpoint("judge"))
-            outcome = await evaluate(scn, trace, judge)
-            record["outcome"] = outcome.model_dump(mode="json")
-            record["metrics"] = trace_metrics(trace, scn)
-            if spec.judge_process:
-                record["process"] = await judge_events(trace, judge)
+            with unchanged(scn, trace):  # scored as finished: its judge log rendered once
+                outcome = await evaluate(scn, trace, judge)
+                record["outcome"] = outcome.model_dump(mode="json")
+                record["metrics"] = trace_metrics(trace, scn)
+                if spec.judge_process:
+                    record["process"] = await judge_events(trace, judge)
     except ModelError as exc:  # a judge call: the episode has a trace but no scores
         if exc.kind == "budget":
             return None

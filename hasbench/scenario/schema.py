@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from hasbench.memo import derived
 from hasbench.vocab import PROTECTED_RISK, RISK_ORDER, Channel, content_hash
 
 Pattern = Literal["A", "B", "C", "D", "E", "F"]
@@ -308,6 +309,11 @@ class Scenario(StrictModel):
         """SHA-256 of the canonical JSON of this task (first 16 hex digits).
 
         Fields left at their defaults are not part of it, so adding an optional field to
-        the schema changes no task's hash (nor the random draws seeded by it).
+        the schema changes no task's hash (nor the random draws seeded by it). Computed once
+        while the task is :func:`~hasbench.memo.unchanged`.
         """
-        return content_hash(self.model_dump(mode="json", exclude_defaults=True), 16)
+        return derived(self, "content_hash", _hash_of)
+
+
+def _hash_of(scenario: Scenario) -> str:
+    return content_hash(scenario.model_dump(mode="json", exclude_defaults=True), 16)
