@@ -319,12 +319,7 @@ async def run_one(
         The record, or None when the run's budget cut the episode short (nothing is
         written: the next run runs it).
     """
-    from hasbench.evaluate import evaluate
     from hasbench.llm import ModelError
-    from hasbench.metrics import judge_process as judge_events
-    from hasbench.metrics import trace_metrics
-    from hasbench.participants.backends import make_judge
-    from hasbench.simulator import Episode
 
     scn = spec.scenario
     record: dict[str, Any] = {
@@ -341,33 +336,9 @@ async def run_one(
         "trace": None,
     }
     try:
-        with unchanged(scn):  # the task's hash is taken once for the whole episode
-            episode = Episode(scn, spec.setting, spec.backends, seed=spec.seed, client=client)
-            trace = await episode.run()
-        failure = trace.of_type("model_error")
-        if failure and failure[-1].payload.kind == "budget":
-            return None
-        jsonl = trace.to_jsonl()
-        record["trace"] = results.write_trace(store, key, jsonl)
-        record["trace_sha256"] = text_hash(jsonl)
-        record["trace_bytes"] = len(jsonl.encode("utf-8"))
-        record["termination"] = (
-            trace.termination.model_dump(mode="json") if trace.termination else None
-        )
-        if failure:
-            payload = failure[-1].payload
-            record["error"] = {
-                "kind": payload.kind, "role": payload.role, "model": payload.model,
-                "message": payload.message,
-            }  # fmt: skip
-        else:
-            judge = make_judge(spec.backends.judge, client, spec.backends.endpoint("judge"))
-            with unchanged(scn, trace):  # scored as finished: its judge log rendered once
-                outcome = await evaluate(scn, trace, judge)
-                record["outcome"] = outcome.model_dump(mode="json")
-                record["metrics"] = trace_metrics(trace, scn)
-                if spec.judge_process:
-                    record["process"] = await judge_events(trace, judge)
+        with unchanged(scn):  # the task stays as it is: its content hash is taken once
+            if not await _play_and_score(spec, key, store, client, record):
+                return None
     except ModelError as exc:  # a judge call: the episode has a trace but no scores
         if exc.kind == "budget":
             return None
@@ -386,3 +357,41 @@ async def run_one(
         }
     results.write_record(store, key, record)
     return record
+
+
+async def _play_and_score(
+    spec: EpisodeSpec, key: str, store: Path, client: LLMClient, record: dict[str, Any]
+) -> bool:
+    """Run the episode, write its trace, score it into ``record``; False if the budget cut it."""
+    from hasbench.evaluate import evaluate
+    from hasbench.metrics import judge_process as judge_events
+    from hasbench.metrics import trace_metrics
+    from hasbench.participants.backends import make_judge
+    from hasbench.simulator import Episode
+
+    scn = spec.scenario
+    episode = Episode(scn, spec.setting, spec.backends, seed=spec.seed, client=client)
+    trace = await episode.run()
+    failure = trace.of_type("model_error")
+    if failure and failure[-1].payload.kind == "budget":
+        return False
+    jsonl = trace.to_jsonl()
+    record["trace"] = results.write_trace(store, key, jsonl)
+    record["trace_sha256"] = text_hash(jsonl)
+    record["trace_bytes"] = len(jsonl.encode("utf-8"))
+    record["termination"] = trace.termination.model_dump(mode="json") if trace.termination else None
+    if failure:
+        payload = failure[-1].payload
+        record["error"] = {
+            "kind": payload.kind, "role": payload.role, "model": payload.model,
+            "message": payload.message,
+        }  # fmt: skip
+        return True
+    judge = make_judge(spec.backends.judge, client, spec.backends.endpoint("judge"))
+    with unchanged(trace):  # scored as finished: its judge log is rendered once
+        outcome = await evaluate(scn, trace, judge)
+        record["outcome"] = outcome.model_dump(mode="json")
+        record["metrics"] = trace_metrics(trace, scn)
+        if spec.judge_process:
+            record["process"] = await judge_events(trace, judge)
+    return True

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import fnmatch
+import functools
 import tomllib
 from dataclasses import dataclass
 
@@ -129,10 +130,13 @@ class _Param:
     has_default: bool
 
 
+@functools.lru_cache(maxsize=512)
 def public_api(source: str) -> dict[str, tuple[_Param, ...] | None] | None:
     """Public names of a module: functions/methods map to parameters, others to None.
 
-    Returns None when the source does not parse (no interface to compare).
+    Returns None when the source does not parse (no interface to compare). Kept per source
+    text (a task's original modules are compared on every change of every episode): the
+    result is shared, so callers only read it.
     """
     try:
         tree = ast.parse(source)
