@@ -406,6 +406,13 @@ class WriteLog:
         """
         if not self.replaced:  # a write of the user side only
             return []
+        if len(self.replaced) == 1 and not self.added:  # one record changed (most writes)
+            table, key, record = self.replaced[0]
+            now = db[table][key]
+            if record is now or record == now:
+                return []
+            where = f"db.{table}[{key}]" if isinstance(db[table], list) else f"db.{table}.{key}"
+            return state_diff(record, now, where)
         before: dict[str, dict[Any, Any]] = {}
         for table, key, record in self.replaced:
             before.setdefault(table, {}).setdefault(key, record)

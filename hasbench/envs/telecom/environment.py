@@ -86,7 +86,7 @@ class TelecomEnvironment(CarrierTools, PhoneTools, Phone, TelecomSetup, TelecomC
         world["mobile_data_usage_exceeded"] = line["data_used_gb"] >= limit
         request = world["payment_request"]
         if request is not None and request["paid"]:
-            bill = self._find("bills", "bill_id", request["bill_id"])
+            bill = self._find("bills", "bill_id", request["bill_id"], shallow=True)
             if bill is not None:
                 bill["status"] = "Paid"
             world["payment_request"] = request = None
