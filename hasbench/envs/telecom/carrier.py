@@ -30,16 +30,22 @@ class CarrierTools:
     # -- lookups ---------------------------------------------------------------------
 
     def _find(
-        self, kind: str, key: str, value: str, shallow: bool = False
+        self, kind: str, key: str, value: str, shallow: bool = False, path: str | None = None
     ) -> dict[str, Any] | None:
         """The first record of a table with ``record[key] == value``, to change it.
 
         While a write runs, the record is the environment's own copy (copy-on-write);
-        ``shallow``: the record alone is copied, for a tool that only sets its fields.
+        ``shallow``: the record alone is copied, for a tool that only sets its fields;
+        ``path``: the record and its ``record[path]`` (a list the tool changes) alone.
         """
         for index, record in enumerate(self.db[kind]):
             if record[key] == value:
-                return self.writable(kind, index, shallow=shallow) if self.writing else record
+                if not self.writing:
+                    return record
+                if path is None:
+                    return self.writable(kind, index, shallow=shallow)
+                self.writable(kind, index, path)
+                return self.db[kind][index]
         return None
 
     def _peek(self, kind: str, key: str, value: str) -> dict[str, Any] | None:
@@ -365,7 +371,7 @@ class CarrierTools:
         """The customer's draft bill (new if they have none), to change it."""
         for bill_id in customer["bill_ids"]:
             if self._bill(bill_id)["status"] == "Draft":
-                return self._find("bills", "bill_id", bill_id)
+                return self._find("bills", "bill_id", bill_id, path="line_items")
         seed = f"{customer['customer_id']}:{len(self.db['bills'])}".encode()
         bill = {
             "bill_id": "B" + hashlib.sha256(seed).hexdigest()[:8].upper(),
@@ -379,7 +385,7 @@ class CarrierTools:
             "status": "Draft",
         }
         self.add_record("bills", bill)
-        self._find("customers", "customer_id", customer["customer_id"])["bill_ids"].append(
-            bill["bill_id"]
-        )
+        self._find("customers", "customer_id", customer["customer_id"], path="bill_ids")[
+            "bill_ids"
+        ].append(bill["bill_id"])
         return bill
