@@ -5,6 +5,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-dev
 LOCAL_STAMP := $(VENV)/.installed-local
+# the widget scripts HTML exports load offline (fetched once with npm; see hasbench/runner/html_export.py)
+WIDGET_SCRIPTS := $(VENV)/share/hasbench/widget-scripts/embed-amd.js
 
 .PHONY: run test setup setup-local lint clean-runs
 
@@ -30,14 +32,17 @@ $(LOCAL_STAMP): $(STAMP)
 	  && $(PY) -m hasbench.llm check-build; }
 	touch $@
 
-setup: $(STAMP)
+$(WIDGET_SCRIPTS): $(STAMP)
+	$(PY) -c 'import sys; from hasbench.runner.html_export import main; sys.exit(main())'
+
+setup: $(STAMP) $(WIDGET_SCRIPTS)
 
 setup-local: $(LOCAL_STAMP)
 
-run: $(STAMP)
+run: $(STAMP) $(WIDGET_SCRIPTS)
 	$(PY) -m hasbench.cli notebook rq1
 
-test: $(STAMP)
+test: $(STAMP) $(WIDGET_SCRIPTS)
 	$(PY) -m pytest -q
 
 lint: $(STAMP)

@@ -95,7 +95,8 @@ def verdict(ok: bool) -> str:
 
 def rq1_grid(max_tasks: int | None) -> None:
     """Target 1: the offline RQ1 grid, in one process and with a worker per CPU."""
-    grid = rq1.experiment(list(OFFLINE_AGENTS), max_tasks_per_domain=max_tasks)
+    grid = rq1.experiment(list(OFFLINE_AGENTS), domains=SERVICE_DOMAINS,
+                          max_tasks_per_domain=max_tasks)  # fmt: skip
     cores = machine_workers()
     for workers in sorted({1, cores}):
         with tempfile.TemporaryDirectory() as tmp:

@@ -16,6 +16,7 @@ request the simulator opens here.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol, get_args
@@ -137,6 +138,41 @@ class ControlDecision(BaseModel):
 
 
 ChannelResponse = ClarificationResponse | FeedbackResponse | ControlDecision
+
+
+def answer_text(responder: str, request_id: str, response: ChannelResponse) -> str:
+    """A human's answer as the asking agent reads it: every part of it, in one text.
+
+    The first line is ``<responder> (<request id>): `` and the answer's words (for a
+    decision, the decision first: ``approve. Yes, go ahead.``); the structured parts follow
+    as lines of their own, values as JSON: ``Rating: 2 of 5``, ``Labels: revise``,
+    ``Edits: {...}``, ``Demonstration: [...]`` of a review, ``Tool: <name>`` and
+    ``Arguments: {...}`` of a decision. A model and an offline stand-in in the agent's
+    seat get this same text and nothing else of the answer (the fields a channel records
+    beyond it, such as the facts a clarification revealed, are for the judges).
+    """
+    lines: list[str] = []
+    if isinstance(response, ControlDecision):
+        first = f"{response.decision}. {response.content}".strip()
+        if response.tool is not None:
+            lines.append(f"Tool: {response.tool}")
+        if response.arguments is not None:
+            lines.append(f"Arguments: {json.dumps(response.arguments, sort_keys=True)}")
+    else:
+        first = response.content
+    if isinstance(response, FeedbackResponse):
+        if response.rating is not None:
+            lines.append(f"Rating: {response.rating} of 5")
+        if response.labels:
+            lines.append(f"Labels: {', '.join(response.labels)}")
+        if response.edits:
+            lines.append(f"Edits: {json.dumps(response.edits, sort_keys=True)}")
+        if response.demonstration:
+            steps = [step.model_dump(mode="json") for step in response.demonstration]
+            lines.append(f"Demonstration: {json.dumps(steps, sort_keys=True)}")
+    return "\n".join([f"{responder} ({request_id}): {first}", *lines])
+
+
 REQUEST_TYPES: dict[str, type[ChannelRequest]] = {
     "clarification": ClarificationRequest,
     "feedback": FeedbackRequest,

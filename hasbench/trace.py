@@ -70,6 +70,7 @@ from hasbench.vocab import (
     Channel,
     Decision,
     EventType,
+    FinishOutcome,
     Initiator,
     RequestStatus,
     Risk,
@@ -81,6 +82,8 @@ SCHEMA_VERSION = 1
 
 TerminationReason = Literal[
     "agent_done",  # the lead agent finished with a deliverable
+    "agent_unable",  # the lead agent finished saying it could not do the task
+    "needs_language_understanding",  # an offline stand-in met a text its rules cannot read
     "user_stop",  # a human stopped the episode (control: stop)
     "max_iterations",
     "max_tool_rounds",
@@ -286,9 +289,16 @@ class GoalRevisionPayload(Payload):
 
 
 class FinishPayload(Payload):
-    """A participant delivered its result."""
+    """A participant delivered its result, or said why it could not.
+
+    ``outcome`` is left out when the agent finished with its result (``done``); else it is
+    ``unable`` or ``needs_language_understanding`` (:data:`hasbench.vocab.FinishOutcome`).
+    """
+
+    optional: ClassVar[frozenset[str]] = frozenset({"outcome"})
 
     deliverable: str
+    outcome: FinishOutcome | None = None
 
 
 class EventBase(_Record):

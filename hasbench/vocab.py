@@ -57,6 +57,14 @@ SUBTASK = "subtask"
 ControlMode = Literal["approval", "execute"]
 """The two kinds of agent-requested control."""
 
+# -- finishing --------------------------------------------------------------------------------
+
+FinishOutcome = Literal["done", "unable", "needs_language_understanding"]
+"""How an agent finishes: with its result (``done``); saying it could not do the task
+(``unable``); or, for an offline stand-in, because the task or an answer says something its
+rules cannot read (``needs_language_understanding``). Only ``done`` can deliver."""
+FINISH_OUTCOMES: tuple[str, ...] = get_args(FinishOutcome)
+
 # -- control decisions ------------------------------------------------------------------------
 
 Decision = Literal["approve", "deny", "stop", "modify", "override", "take_over", "execute"]

@@ -210,7 +210,35 @@ def test_delivery_is_undefined_where_the_domain_declares_no_deliverable():
     trace.header = trace.header.model_copy(update={"domain": "airline"})
     assert delivery(airline, trace, make_environment(airline)) is None
     mock = TASKS["mock_A_001"]
-    assert delivery(mock, trace, make_environment(mock)) is True
+    looked_up = make_trace(
+        "mock_A_001",
+        [
+            ("call", "agent_0", "find_record_by_email", {"email": "ines.falk@example.org"}),
+            ("finish", "agent_0", "All done."),
+        ],
+    )
+    assert delivery(mock, looked_up, make_environment(mock)) is True
+
+
+def test_a_finish_that_gives_up_or_does_nothing_is_not_delivered():
+    """Delivery means a task-relevant deliverable (issue 28): the final answer of an agent
+    that acted on the case. A bare "All done." without any tool call, a finish saying the
+    agent could not do the task, and a stand-in's ending for want of language understanding
+    are not delivered; a blank answer never was."""
+    from hasbench.envs import make_environment
+    from hasbench.evaluate import delivery
+
+    mock = TASKS["mock_A_001"]
+    lookup = ("call", "agent_0", "find_record_by_email", {"email": "ines.falk@example.org"})
+
+    def delivered(steps, reason="agent_done"):
+        return delivery(mock, make_trace("mock_A_001", steps, reason), make_environment(mock))
+
+    assert delivered([lookup, ("finish", "agent_0", "The note is updated.")])
+    assert not delivered([("finish", "agent_0", "All done.")])
+    assert not delivered([lookup, ("finish", "agent_0", "  ")])
+    for ending in ("agent_unable", "needs_language_understanding", "max_iterations"):
+        assert not delivered([lookup, ("finish", "agent_0", "I could not do it.")], ending)
 
 
 def test_rq1_table_shows_delivery_rate_undefined_for_airline():

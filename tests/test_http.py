@@ -480,8 +480,9 @@ def test_cli_endpoint_options_override_the_experiment(server, tmp_path, cache_di
     assert record["backends"]["endpoints"] == {
         "agent": {"api_base": srv.api_base, "params": {"max_tokens": 9}}
     }
-    assert SECRET not in (store / "experiment.yaml").read_text()
-    assert "HB_FAULT_CREDENTIAL" in (store / "experiment.yaml").read_text()
+    (definition,) = (store / "experiments").glob("*.json")
+    assert SECRET not in definition.read_text()
+    assert "HB_FAULT_CREDENTIAL" in definition.read_text()
 
 
 def test_a_backend_that_keeps_failing_is_stopped_and_the_others_go_on(

@@ -60,11 +60,16 @@ def test_a_grid_runs_every_set_into_its_own_folder_and_writes_a_summary(swept, c
         assert (folder / "rq1_value_of_participation.html").exists()
         manifest = json.loads((folder / "outputs" / "manifest.json").read_text())
         assert manifest["parameters"]["max_tasks_per_domain"] == tasks  # its own outputs
+        # the set's headline numbers, as its manifest gives them
+        assert int(row["episodes"]) == manifest["episodes"] == 2 * 2 * tasks  # agents × A1/A3
+        for name in ("pass1", "task_score", "pass1_delta", "ts_delta"):
+            assert float(row[name]) == pytest.approx(manifest["headline"][name], abs=1e-4)
         assert (folder / "results").is_dir() and (folder / "outputs" / "table4.csv").exists()
     failed = rows[2]  # recorded with its reason (the notebook's exception), the others ran
     record = json.loads((swept["local"] / failed["directory"] / "run.json").read_text())
     assert failed["error"] and record["error"] == failed["error"] and ": " in failed["error"]
     assert not (swept["local"] / failed["directory"] / "outputs" / "table4.csv").exists()
+    assert failed["pass1"] == ""  # a failed set has no numbers
     assert json.loads((swept["local"] / "summary.json").read_text())[2]["status"] == "failed"
 
 

@@ -67,8 +67,12 @@ def test_estimate_times_a_few_episodes_per_backend_and_the_run_skips_them(tmp_pa
     assert (plan.total, plan.stored, plan.to_run) == (24, 0, 16)
     assert plan.timed == {"scripted:strong": 4, "scripted:weak": 4}
     workers = min(machine_workers(), 8)  # 24 offline episodes: the run opens its worker pool
-    assert plan.parallel == {"scripted:strong": workers, "scripted:weak": workers}
-    assert plan.seconds == pytest.approx(sum(plan.measured[b] * 8 / workers for b in plan.measured))
+    # whose speedup is measured: all its workers' on a quiet machine, fewer on a busy one
+    assert plan.parallel["scripted:strong"] == plan.parallel["scripted:weak"]
+    assert 1 <= plan.parallel["scripted:strong"] <= workers
+    assert plan.seconds == pytest.approx(
+        sum(plan.measured[b] * 8 / plan.parallel[b] for b in plan.measured)
+    )
     assert "24 episodes (2 tasks × 2 agent backends × 2 settings × 3 seeds)" in str(plan)
     assert "over 4 episodes" in str(plan) and "the other 16 should take about" in str(plan)
     summary = run_sync(run_experiment(grid, tmp_path, progress=False))

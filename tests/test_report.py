@@ -76,3 +76,11 @@ def test_names_read_from_the_left_and_numbers_from_the_right():
     assert ".col1 {" not in html and ".col2 {" not in html
     empty = report.show(frame.iloc[:0]).html
     assert ">Model</th>" in empty and "<td" not in empty  # the headings of an empty table
+
+
+def test_a_run_gives_its_time_beside_the_plans_estimate():
+    summary = RunSummary(Path("runs/x"), total=10, skipped=0, ran=10, failed=0,
+                         model_calls=0, cache_hits=0, seconds=12.0, estimate=10.0)  # fmt: skip
+    assert str(report.describe_run(summary)).endswith(
+        "no model calls. They took 12 s; the plan estimated 10 s."
+    )

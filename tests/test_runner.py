@@ -17,6 +17,7 @@ from hasbench.cli import main
 from hasbench.participants.backends import agent_backend
 from hasbench.paths import REPO_ROOT
 from hasbench.prompts import prompt_hashes
+from hasbench.runner.store import open_trace
 
 EXAMPLES = str(REPO_ROOT / "data" / "tasks" / "examples.yaml")
 
@@ -89,8 +90,8 @@ def test_run_writes_one_record_and_trace_per_episode_and_rerun_skips(tmp_path, c
 
 
 IDENTITY_KEYS = (
-    "format", "task_id", "scenario_hash", "setting", "backends", "seed", "package_version",
-    "code", "prompt_hashes",
+    "format", "task_id", "scenario_hash", "setting", "backends", "seed", "judge_process",
+    "package_version", "code", "prompt_hashes",
 )  # fmt: skip
 
 
@@ -339,7 +340,7 @@ def test_damaged_records_and_traces_are_reported_quarantined_and_run_again(tmp_p
     assert "trace of its record is missing" in reasons and "unreadable trace" in reasons
     with pytest.warns(UserWarning, match="skipped 4 damaged file"):
         assert len(runner.load_results(out)) == 4
-    assert main(["results", str(out)]) == 0
+    assert main(["results", str(out)]) == 1  # it skipped damaged records: not a clean table
     shown = capsys.readouterr().out
     assert "skipped 4 damaged file(s)" in shown and str(truncated) in shown
     assert main(["run", str(exp), "--out", str(out), "--quiet"]) == 0
@@ -353,6 +354,34 @@ def test_damaged_records_and_traces_are_reported_quarantined_and_run_again(tmp_p
     )
     frame, damaged = runner.load_store(out)
     assert len(frame) == 8 and damaged == [] and frame["error"].isna().all()
+
+
+def test_a_trace_changed_in_place_is_caught_when_opened_and_by_the_next_run(tmp_path, capsys):
+    """Loading compares sizes only (fast on 50,000 records); a same-size edit is caught by
+    the SHA-256 when the trace is opened, and a run quarantines the episode and reruns it."""
+    exp = write_experiment(tmp_path / "exp.yaml", tasks={"files": [EXAMPLES], "max_per_domain": 2})
+    out = tmp_path / "store"
+    assert main(["run", str(exp), "--out", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    record = json.loads(records(out)[0].read_text())
+    trace = out / record["trace"]
+    original = trace.read_bytes()
+    edited = original.replace(b'"seed":0', b'"seed":7', 1)
+    assert edited != original and len(edited) == len(original) == record["trace_bytes"]
+    trace.write_bytes(edited)
+    frame, damaged = runner.load_store(out)
+    assert len(frame) == 4 and damaged == []  # the size matches: the row stays
+    with pytest.raises(ValueError, match="SHA-256 differs from the record's"):
+        open_trace(out, record["key"])
+    _, damaged = runner.scan_store(out, verify=True)
+    assert [(d.key, d.path) for d in damaged] == [(record["key"], trace)]
+    assert main(["run", str(exp), "--out", str(out), "--quiet"]) == 0
+    rerun = capsys.readouterr().out
+    assert "1 run, 3 already done" in rerun and rerun.count("quarantined (run again):") == 1
+    assert open_trace(out, record["key"]).header.seed == 0
+    trace.write_bytes(original[:-2] + b" \n")  # its last line cut short, padded to the size
+    with pytest.raises(ValueError, match="unreadable trace"):
+        open_trace(out, record["key"])
 
 
 @pytest.mark.parametrize(
@@ -486,6 +515,32 @@ def test_every_command_line_option_is_validated_naming_the_option(
     assert code == 2
     err = capsys.readouterr().err
     assert message in err and "sk-9" not in err and not (tmp_path / "store").exists()
+
+
+def test_results_shows_one_experiment_of_a_store_that_holds_several(tmp_path, capsys):
+    out = tmp_path / "store"
+    two_tasks = {"files": [EXAMPLES], "ids": ["mock_A_001", "mock_C_001"]}
+    first = write_experiment(tmp_path / "first.yaml", tasks=two_tasks, judge_process=False)
+    assert main(["run", str(first), "--out", str(out), "--quiet"]) == 0
+    one_task = {"files": [EXAMPLES], "ids": ["mock_A_001"]}
+    second = write_experiment(tmp_path / "second.yaml", tasks=one_task, seeds=[1])
+    assert main(["run", str(second), "--out", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    keys = [e.key for e in runner.store.stored_experiments(out)]
+    assert len(keys) == 2 and len(records(out)) == 6
+    assert main(["results", str(out)]) == 0  # the experiment run last: the second
+    shown = capsys.readouterr().out
+    assert f"experiment runner_test (key {keys[1]}): 2 of 2 episodes" in shown
+    rows = [line.split() for line in shown.splitlines() if "/full" in line]
+    assert [row[:3] for row in rows] == [["scripted:strong", "A1/full", "1"],
+                                         ["scripted:strong", "A3/full", "1"]]  # fmt: skip
+    assert f"runner_test ({keys[0][:8]}): 4 episodes" in shown  # named, not counted
+    assert main(["results", str(out), "--experiment", keys[0][:6]]) == 0
+    shown = capsys.readouterr().out
+    assert f"experiment runner_test (key {keys[0]}): 4 of 4 episodes" in shown
+    assert "process judging was off for this experiment (judge_process: false)" in shown
+    assert main(["results", str(out), "--experiment", "nosuch"]) == 2
+    assert "no experiment 'nosuch' here (experiments: runner_test" in capsys.readouterr().err
 
 
 def test_a_run_refuses_a_backend_string_and_zero_workers_before_writing_anything(tmp_path):

@@ -15,7 +15,9 @@ from hasbench.simulator import Backends
 
 
 def small_grid():
-    return rq1.experiment(["scripted:strong", "scripted:weak"], max_tasks_per_domain=2)
+    service = ["retail", "airline", "telecom"]
+    return rq1.experiment(["scripted:strong", "scripted:weak"], domains=service,
+                          max_tasks_per_domain=2)  # fmt: skip
 
 
 def run(grid, directory, workers):

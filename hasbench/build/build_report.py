@@ -100,9 +100,20 @@ def _causes(
         bases, none = stages["bases"][domain], stages["unassigned"][domain]
         lines.append(f"step 1 kept {bases} base tasks; the pattern panel supported no pattern "
                      f"on {none} of them")  # fmt: skip
-        per_base = sum(stages["included"].get(domain, {}).values()) / bases if bases else 0
+        included = sum(stages["included"].get(domain, {}).values())
+        per_base = included / bases if bases else 0
         paper = PAPER_TASKS[domain] / PAPER_KEPT[domain][1]
         lines.append(f"{per_base:.2f} included scenarios per base task (the paper: {paper:.2f})")
+        secondary = stages.get("secondary", {}).get(domain, {})
+        if secondary:
+            primary = included - sum(secondary.values())
+            share = deviation(primary, PAPER_TASKS[domain])
+            lines.append(
+                f"adaptation adapts every pattern the panel supports: {sum(secondary.values())} "
+                "included scenarios adapt a base task's secondary pattern ("
+                + ", ".join(f"{p} {n}" for p, n in sorted(secondary.items()))
+                + f"); the primary patterns alone give {primary} ({share:+.0%})"
+            )
     per = {p: n for p, n in _flat(stages["supported"], domain, pattern).items() if n}
     lines.append(
         "pattern panel (3 of 4 judges find the pattern viable): "

@@ -65,7 +65,7 @@ CUES = {
     r"|\brequirement|\bconstraint|\bconsider (?:the issue |it )?resolved\b|\bnothing else\b",
     "C": r"\bconfirm|\bapprov|\bauthori[sz]|\bconsent\b|\bpermission\b|\byou accept\b"
     r"|\bagree to\b|\bif (?:the agent|they) asks? (?:you )?to pay\b|\bsign[- ]off\b"
-    r"|\b(?:are|is) (?:ok|okay|fine|happy) (?:with|to)\b",
+    r"|\b(?:are|is) (?:ok|okay|fine|happy|willing) (?:with|to)\b",
     "D": r"\bwife\b|\bhusband\b|\bpartner\b|\bson\b|\bdaughter\b|\bmother\b|\bfather\b"
     r"|\bfamily\b|\bfriend|\bcolleague|\bmanager\b|\bboss\b|\bstakeholder|\bclient"
     r"|\bco-?author|\bbuyer|\bseller",
@@ -77,8 +77,9 @@ CUES = {
 }
 """Cue phrases per pattern, searched case-insensitively: B's in what only the human side
 holds (τ²'s behaviour instructions, never the opening request: the panel's field-visibility
-rule makes that public task setup), C's are of a person's authority over an action; the
-others in all the text."""
+rule makes that public task setup), C's are of a person's authority over an action (an
+approval, or consent such as "you are willing to refuel 2 GB", the pattern's explicit
+authorization of a costly action); the others in all the text."""
 HIDDEN_CUES = ("B",)
 REFUSAL = re.compile(
     r"\brefus|\bshould not\b|\bmust not\b|\bnot allow|\bdoesn'?t allow|\bdeclin"

@@ -430,6 +430,9 @@ def _count(
         "declined": {d: {} for d in DOMAINS},
         "excluded": {d: {} for d in DOMAINS},
         "included": result.domain_patterns,
+        "secondary": {d: dict(Counter(t.adaptation_pattern for t in final if t.domain == d
+                                      and not t.metadata["adaptation"]["primary"]))
+                      for d in DOMAINS},
     }  # fmt: skip
     for d in declined:
         domain = d["task"].split(":")[0]

@@ -68,8 +68,8 @@ RETAIL_CATEGORIES = {
     "exchange_delivered_order_items": "exchange",
 }
 TAU2_READS = {
-    "find_user_id_by_email", "find_user_id_by_name_zip", "get_user_details",
-    "get_order_details", "get_product_details", "list_all_product_types", "calculate",
+    "find_user_id_by_email", "find_user_id_by_name_zip", "get_user_details", "get_order_details",
+    "get_product_details", "get_item_details", "list_all_product_types", "calculate",
     "get_reservation_details", "search_direct_flight", "search_onestop_flight",
     "list_all_airports", "get_flight_status", "transfer_to_human_agents",
 }  # fmt: skip

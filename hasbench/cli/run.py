@@ -32,6 +32,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     p = sub.add_parser("results", help="print the summary table of a results directory")
     p.add_argument("directory", metavar="DIR", help="a results directory")
+    p.add_argument(
+        "--experiment",
+        metavar="KEY",
+        help="which experiment of the store (key or name; default: the one run last)",
+    )
     p.set_defaults(func=cmd_results)
 
 
@@ -88,23 +93,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_results(args: argparse.Namespace) -> int:
-    """Print the summary table of a results store, its errors and what it skipped."""
-    from hasbench.runner import error_rows, load_store, summary
+    """Print one experiment of a results store; exit 1 when damaged files were skipped."""
+    from hasbench.report import results_report
 
-    frame, damaged = load_store(args.directory)
-    print(summary(frame).to_string(index=False, float_format="%.3f"))
-    errors = error_rows(frame)
-    if len(errors):
-        print(
-            f"\n{len(errors)} episode(s) ended in error (left out of every number; "
-            "`hasbench run` retries them):"
-        )
-        print(errors.to_string(index=False))
-    if damaged:
-        print(
-            f"\nskipped {len(damaged)} damaged file(s) (the next `hasbench run` quarantines "
-            "them and runs their episodes again):"
-        )
-        for item in damaged:
-            print(f"  {item}")
-    return 0
+    text, status = results_report(args.directory, args.experiment)
+    print(text)
+    return status

@@ -177,6 +177,21 @@ class RetailEnvironment(ServiceEnvironment):
         """
         return self._product(product_id)
 
+    @tool(kind="read")  # τ²-bench v1.x's read tool; returns τ²'s Variant record
+    def get_item_details(self, item_id: str) -> dict[str, Any]:
+        """One item (a product variant): its item id, options, availability and price.
+
+        The product it belongs to is not named; get_product_details lists its variants.
+
+        Args:
+            item_id: The item id (not a product id), e.g. "1008292230".
+        """
+        for product in self.db["products"].values():
+            variant = product["variants"].get(item_id)
+            if variant is not None:
+                return variant
+        raise not_found("Item not found")
+
     @tool(kind="read")
     def list_all_product_types(self) -> str:
         """Every product type in the store, as a JSON object from name to product id."""

@@ -2,15 +2,12 @@
 
 Tables are written three ways: CSV with the numbers (``float_format="%.4f"``), and
 Markdown and LaTeX with the formatted cells. A Markdown cell ``**x**`` (a marked best value)
-becomes bold (``textbf``) in LaTeX. Figures are written as PNG (150 dpi) and PDF. Each run
-writes ``manifest.json`` next to its outputs: its parameters, the backends that played,
-the package and library versions, episode and model-call counts, notes, and the files.
+becomes bold (``textbf``) in LaTeX. Figures are written as PNG (150 dpi) and PDF.
 """
 
 from __future__ import annotations
 
 import importlib.util
-import json
 import math
 import re
 from collections.abc import Iterable, Sequence
@@ -20,24 +17,35 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from hasbench import __version__
-from hasbench.paths import FIGURES_DIR
+from hasbench.paths import FIGURES_DIR, REPO_ROOT
 from hasbench.registry import DomainError, get_domain
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+    from hasbench.benchmark import Benchmark
     from hasbench.llm import LLMClient
     from hasbench.runner import Experiment, RunSummary
-    from hasbench.runner.planning import Plan
 
 PAPER_DOMAINS = ("retail", "telecom", "airline", "coding", "research", "bargaining")
 """The six domains of HAS-Bench, in the order of the paper's tables."""
 STANDIN_NOTE = (
     "Agents named scripted:* are deterministic scripted policies standing in for language "
-    "models (offline defaults); their numbers describe the simulator, not any model."
+    "models (offline defaults); their numbers describe the simulator, not any model. The "
+    "stand-ins (scripted:standin) read only what a model in their seat reads, through "
+    "domain playbooks without language understanding: they stand for how involving people "
+    "moves the numbers (asking, approval, review, restraint), not for a model's "
+    "competence; where a playbook cannot read a task or an answer the episode ends as "
+    "needs_language_understanding and fails (counted apart in the notes; see "
+    "docs/metrics.md, Offline stand-ins)."
 )
+UNREAD = "needs_language_understanding"
+"""The termination of an episode a stand-in ended because it could not read a text."""
 DASH = "–"
+UNDEFINED_MARK = {"fontsize": 14, "fontweight": "bold", "color": "#333333"}
+"""How figures draw "–" where a value is undefined (large enough to see)."""
+FIGURE_KEY = "– marks an undefined value; a flat line on the axis, a value of 0"
+"""Said by every bar figure that may show either."""
 N_RESAMPLES = 10000
 """Bootstrap resamples of every confidence interval (95%, percentile, seeded)."""
 
@@ -46,8 +54,13 @@ N_RESAMPLES = 10000
 # Tasks and domains
 
 
-def task_files(domain: str) -> list[Path]:
-    """The existing task files a registered domain declares (none for an unknown domain)."""
+def task_files(domain: str, benchmark: Benchmark | None = None) -> list[Path]:
+    """The existing task files of a domain (none for an unknown domain).
+
+    A benchmark's ``<domain>.yaml``; without one, the files the registered domain declares.
+    """
+    if benchmark is not None:
+        return [path for path in benchmark.task_files if path.stem == domain]
     try:
         declared = get_domain(domain).task_files
     except DomainError:
@@ -55,39 +68,49 @@ def task_files(domain: str) -> list[Path]:
     return [path for path in declared if path.exists()]
 
 
-def domain_files(domains: Sequence[str]) -> list[str]:
-    """The task files of several domains, as the paths an experiment's task selection takes."""
-    return [str(path) for domain in domains for path in task_files(domain)]
+def domain_files(domains: Sequence[str], benchmark: Benchmark | None = None) -> list[str]:
+    """The task files of several domains, as the paths an experiment's task selection takes.
+
+    Files in the repository are given relative to it (as a selection reads them), so an
+    experiment's definition reads the same in every checkout.
+    """
+    files = []
+    for path in (p.resolve() for domain in domains for p in task_files(domain, benchmark)):
+        files.append(str(path.relative_to(REPO_ROOT) if path.is_relative_to(REPO_ROOT) else path))
+    return files
 
 
-def existing_domains() -> list[str]:
+def existing_domains(benchmark: Benchmark | None = None) -> list[str]:
     """Paper domains that have tasks, in the paper's order."""
-    return [d for d in PAPER_DOMAINS if task_files(d)]
+    return [d for d in PAPER_DOMAINS if task_files(d, benchmark)]
 
 
-def resolve_domains(requested: Sequence[str], experiment: str) -> tuple[list[str], list[str]]:
+def resolve_domains(
+    requested: Sequence[str], experiment: str, benchmark: Benchmark | None = None
+) -> tuple[list[str], list[str]]:
     """The requested domains that have tasks, else every domain that has; plus a note.
 
-    A domain has tasks when it is registered and its task files exist. When some requested
-    domains have none,
-    the others are kept; when none has, every paper domain with a task file is used. The
-    note (also printed) says which were missing and what runs instead.
+    A domain has tasks when the benchmark has its task file (without a benchmark: when it
+    is registered and its task files exist). When some requested domains have none, the
+    others are kept; when none has, every paper domain with a task file is used. The note
+    (also printed) says which were missing and what runs instead.
 
     Raises:
         ValueError: no domain was requested, or no paper domain has a task file.
     """
     if not requested:
         raise ValueError(f"{experiment}: no domain given")
-    missing = [d for d in requested if not task_files(d)]
+    missing = [d for d in requested if not task_files(d, benchmark)]
     if not missing:
         return list(requested), []
     kept = [d for d in requested if d not in missing]
     if not kept:
-        kept = existing_domains()
+        kept = existing_domains(benchmark)
         if not kept:
             raise ValueError(f"{experiment}: no registered domain has tasks")
+    where = "" if benchmark is None else f" in {benchmark.name}"
     note = (
-        f"{experiment}: no tasks for {', '.join(missing)}; running on the domains that "
+        f"{experiment}: no tasks for {', '.join(missing)}{where}; running on the domains that "
         f"have tasks: {', '.join(kept)}."
     )
     print(f"Note: {note}")
@@ -150,30 +173,21 @@ def make_client(experiment: Experiment) -> LLMClient:
     return LLMClient(cache=ResponseCache.default(), concurrency=experiment.concurrency)
 
 
-def plan_work(grid: Experiment, results_dir: str | Path | None) -> Plan:
-    """The work of a grid before it runs: its episodes, those stored, a timed estimate.
-
-    Times a few pending episodes per backend into the results store (the run skips them); see
-    :func:`hasbench.runner.planning.estimate`.
-    """
-    from hasbench.runner.planning import estimate
-    from hasbench.sync import run_sync
-
-    return run_sync(estimate(grid, results_dir, make_client(grid)))
-
-
 def execute(
     grid: Experiment,
     results_dir: str | Path | None,
     client: LLMClient,
     progress: bool = True,
 ) -> tuple[RunSummary, pd.DataFrame]:
-    """Run (or resume) a grid into its results store; return the summary and the results."""
+    """Run (or resume) a grid into its results store; return the summary and its results.
+
+    The results are exactly the grid's episodes, whatever else the store holds.
+    """
     from hasbench.runner import load_results, run_experiment
     from hasbench.sync import run_sync
 
     summary = run_sync(run_experiment(grid, results_dir, client=client, progress=progress))
-    return summary, load_results(summary.directory)
+    return summary, load_results(summary.directory, summary.experiment)
 
 
 def usable(results: pd.DataFrame) -> pd.DataFrame:
@@ -193,7 +207,45 @@ def run_notes(results: pd.DataFrame) -> list[str]:
 
     if (errors := error_note(results)) is not None:
         notes.append(errors)
+    endings = language_understanding_endings(results, keys=())
+    if len(endings) and (unread := int(endings["endings"].iloc[0])) > 0:
+        notes.append(
+            f"{unread} of {int(endings['episodes'].iloc[0])} episodes ended because a stand-in "
+            f"met a text its rules cannot read ({UNREAD}); they count as failures, and would "
+            "need a model's language understanding."
+        )
     return notes
+
+
+def language_understanding_endings(
+    results: pd.DataFrame, keys: Sequence[str] = ("agent_model", "domain")
+) -> pd.DataFrame:
+    """Episodes a stand-in ended for want of language understanding, per group.
+
+    Read from each episode's termination (the trace's last line): ``needs_language_
+    understanding`` is how a stand-in ends where a model would need to understand the task
+    or an answer. Episodes in error are left out.
+
+    Args:
+        results: the results table (:func:`hasbench.runner.load_results`).
+        keys: the columns to group by (none: one row for the whole table).
+
+    Returns:
+        One row per group: ``keys``, ``episodes`` (that ran), ``endings`` (ended so) and
+        ``share`` (% of episodes; NaN for a group without episodes).
+    """
+    ran = results[results["error"].isna()] if "error" in results else results
+    ended = ran.get("termination", pd.Series(index=ran.index, dtype=object)) == UNREAD
+    frame = pd.DataFrame({"episodes": 1, "endings": ended.astype(int)}, index=ran.index)
+    if keys:
+        frame[list(keys)] = ran[list(keys)]
+        counts = frame.groupby(list(keys), sort=True)[["episodes", "endings"]].sum()
+        counts = counts.reset_index()
+    else:
+        counts = pd.DataFrame([{"episodes": len(frame), "endings": int(frame["endings"].sum())}])
+    episodes = counts["episodes"].where(counts["episodes"] > 0)
+    counts["share"] = 100 * counts["endings"] / episodes
+    return counts
 
 
 # ---------------------------------------------------------------------------------------
@@ -276,7 +328,8 @@ def write_table(
     output_dir.mkdir(parents=True, exist_ok=True)
     csv, md, tex = (output_dir / f"{name}.{ext}" for ext in ("csv", "md", "tex"))
     numeric.to_csv(csv, index=False, float_format="%.4f")
-    text = shown.to_markdown(index=False, disable_numparse=True)
+    cells = shown.map(lambda value: str(value).replace("|", "\\|"))  # a cell's own bar
+    text = cells.to_markdown(index=False, disable_numparse=True)
     if notes:
         text += "\n\n" + "\n".join(f"Note: {n}" for n in notes)
     md.write_text(text + "\n", encoding="utf-8")
@@ -309,58 +362,39 @@ def save_figure(fig: Figure, output_dir: Path, stem: str) -> list[Path]:
     return [png, pdf]
 
 
+def bars(
+    ax: Any,
+    positions: Sequence[float],
+    estimates: Sequence[float],
+    width: float,
+    color: str,
+    label: str | None = None,
+    low: Sequence[float] | None = None,
+    high: Sequence[float] | None = None,
+) -> None:
+    """Bars (with CI whiskers when ``low`` and ``high`` are given) that show every value.
+
+    A bar of height 0 is drawn as a thick line on the axis in its colour, and an undefined
+    value (NaN) as a large "–" at its place, so neither looks like a missing bar.
+    """
+    pos = np.asarray(positions, dtype=float)
+    est = np.asarray(estimates, dtype=float)
+    shown = np.isfinite(est)
+    err = None
+    if low is not None and high is not None:
+        err = np.vstack([est - np.asarray(low, float), np.asarray(high, float) - est])[:, shown]
+    ax.bar(pos[shown], est[shown], width, yerr=err, capsize=3, color=color, label=label)
+    zero = shown & np.isclose(np.nan_to_num(est, nan=1.0), 0.0)
+    if zero.any():
+        ax.hlines(np.zeros(int(zero.sum())), pos[zero] - width / 2, pos[zero] + width / 2,
+                  colors=color, linewidth=3.5, zorder=3)  # fmt: skip
+    for place in pos[~shown]:
+        ax.text(place, 0, DASH, ha="center", va="bottom", **UNDEFINED_MARK)
+    if len(pos):  # every place in view, drawn or not
+        low_x, high_x = ax.get_xlim()
+        ax.set_xlim(min(low_x, pos.min() - width), max(high_x, pos.max() + width))
+
+
 def output_dir_for(name: str, output_dir: str | Path | None) -> Path:
     """``output_dir``, or ``FIGURES_DIR/<name>`` when it is None."""
     return Path(output_dir) if output_dir is not None else FIGURES_DIR / name
-
-
-MANIFEST = "manifest.json"
-
-
-def write_manifest(
-    output_dir: Path,
-    name: str,
-    parameters: dict[str, Any],
-    results: pd.DataFrame,
-    summaries: Sequence[RunSummary],
-    client: LLMClient,
-    notes: Sequence[str],
-    files: Sequence[Path],
-) -> Path:
-    """Write ``manifest.json``: what produced the files of this output directory.
-
-    Model calls and cache hits are the client's over the whole run (episodes and any
-    judge calls made by the analysis). Episodes a notebook's plan cell timed before the run
-    (:func:`plan_work`) were stored then: the run, and so ``episodes_run`` and the calls
-    here, leave them out.
-    """
-    import matplotlib
-    import scipy
-
-    def used(column: str) -> list[str]:
-        return sorted(str(v) for v in results[column].dropna().unique())
-
-    manifest = {
-        "experiment": name,
-        "parameters": parameters,
-        "backends": {role: used(f"{role}_model") for role in ("agent", "user", "judge")},
-        "package_version": __version__,
-        "library_versions": {
-            "numpy": np.__version__,
-            "pandas": pd.__version__,
-            "scipy": scipy.__version__,
-            "matplotlib": matplotlib.__version__,
-        },
-        "results": [str(s.directory) for s in summaries],
-        "episodes": len(results),
-        "errors": int(results["error"].notna().sum()),
-        "episodes_run": sum(s.ran for s in summaries),
-        "model_calls": client.stats.calls,
-        "cache_hits": client.stats.cache_hits,
-        "bootstrap": {"n_resamples": N_RESAMPLES, "confidence": 0.95, "method": "percentile"},
-        "notes": list(notes),
-        "files": sorted(p.name for p in files),
-    }
-    path = output_dir / MANIFEST
-    path.write_text(json.dumps(manifest, indent=2, default=str) + "\n", encoding="utf-8")
-    return path

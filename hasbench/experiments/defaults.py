@@ -7,10 +7,14 @@ real models are passed as litellm model strings instead.
 
 from __future__ import annotations
 
-OFFLINE_AGENTS: tuple[str, ...] = ("scripted:standin?strong", "scripted:standin?weak")
+OFFLINE_AGENTS: tuple[str, ...] = (
+    "scripted:standin?strong",
+    "scripted:standin?weak",
+    "scripted:standin?careful",
+)
 """Agent backends standing in for models in offline runs (RQ1, simulator robustness): the
 honest stand-ins, which see only the agent's view (never the planner presets or the oracle,
-which read the answer key)."""
+which read the answer key), in three profiles of competence and caution."""
 OFFLINE_SWEEP_AGENTS: tuple[str, ...] = OFFLINE_AGENTS[:1]
 """The agent of the single-model sweeps (RQ2–RQ4); the HAS paper runs them with one model."""
 OFFLINE_USER = "scripted:user"
@@ -22,9 +26,10 @@ LOCAL_USER_MODEL = "local/smollm2-135m"
 OFFLINE_USER_SIMULATORS: tuple[str, ...] = (
     OFFLINE_USER,
     "scripted:user-guarded",
+    "scripted:user-forthcoming",
     LOCAL_USER_MODEL,
 )
-"""User simulators compared offline by the robustness study: two scripted profiles and the
+"""User simulators compared offline by the robustness study: three scripted profiles and the
 local model (left out with a note when the ``[local]`` extra is not installed)."""
 
 

@@ -1,13 +1,15 @@
-"""Every figure notebook in one go, and ``figures/index.html`` linking what they wrote.
+"""Every figure notebook in one go, and ``figures/index.html`` showing what they wrote.
 
 :func:`run_all` executes the figure notebooks (RQ1–RQ4, the user-simulator study, the
 DocuTeam study and the simulated DocuTeam study) with papermill, each writing into
 ``<figures>/<folder>``, then :func:`write_index` writes ``<figures>/index.html``: per
-notebook the parameters, the backends and package version that produced its outputs (read
-from the ``manifest.json`` each experiment writes, or the DocuTeam study's
-``analysis.json``: a simulated study names who played each part), the model calls and
-cache hits of the run, its notes, and a link to every table (CSV, Markdown, LaTeX) and
-figure (PNG, PDF). The page has no timestamps, so the same outputs give the same page.
+notebook a link to its HTML report (the executed notebook's export, which opens without a
+kernel or a network), its notes, every figure at the page's width, every table inline with
+its notes, links to every file (CSV, Markdown, LaTeX, PNG, PDF), and what produced them:
+the parameters, the backends, the package version, the episodes, model calls and cache
+hits (read from the ``manifest.json`` each experiment writes, or the DocuTeam study's
+``analysis.json``: a simulated study names who played each part). The page has no
+timestamps, so the same outputs give the same page.
 """
 
 from __future__ import annotations
@@ -15,13 +17,13 @@ from __future__ import annotations
 import html
 import json
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from hasbench.experiments.common import MANIFEST
 from hasbench.paths import FIGURES_DIR
-from hasbench.runner.notebooks import FigureNotebook, figure_notebooks
+from hasbench.runner.notebooks import MANIFEST, FigureNotebook, figure_notebooks
 
 INDEX = "index.html"
 SIMULATED_ROLES = ("user", "engine", "raters", "respondent")
@@ -56,9 +58,8 @@ def run_all(
         NotebookRunError: a notebook failed (the others still ran and the index lists the
             failure).
     """
-    from papermill import PapermillExecutionError
-
     from hasbench.runner import run_notebook
+    from hasbench.runner.notebooks import NotebookError
 
     figures = Path(figures_dir) if figures_dir is not None else FIGURES_DIR
     executed: dict[str, Path] = {}
@@ -72,8 +73,9 @@ def run_all(
         print(f"running {notebook.name} ...", flush=True)
         try:
             executed[notebook.name] = run_notebook(notebook.name, given, executed_dir, progress)
-        except PapermillExecutionError as error:
-            errors[notebook.name] = f"{error.ename}: {error.evalue}"
+        except NotebookError as error:
+            errors[notebook.name] = str(error)
+            executed[notebook.name] = error.executed
     index = write_index(figures, executed, errors)
     if errors:
         failed = "; ".join(f"{name}: {message}" for name, message in errors.items())
@@ -123,6 +125,17 @@ def describe(folder: Path) -> dict[str, Any] | None:
     return None
 
 
+STYLE = (
+    "body{font-family:sans-serif;max-width:80em;margin:auto;padding:0 1em;line-height:1.4}"
+    "table{border-collapse:collapse;margin:0.5em 0}td,th{border:1px solid #ccc;"
+    "padding:2px 6px;text-align:left;vertical-align:top;font-size:0.9em}"
+    "td.num{text-align:right}figure{margin:1em 0}figure img{max-width:100%;height:auto;"
+    "display:block;border:1px solid #eee}figcaption{font-size:0.9em;color:#444}"
+    ".note{color:#333;font-size:0.9em}details{margin:0.5em 0}"
+    ".scroll{overflow-x:auto}"
+)
+
+
 def write_index(
     figures_dir: Path, executed: Mapping[str, Path], errors: Mapping[str, str] | None = None
 ) -> Path:
@@ -130,9 +143,8 @@ def write_index(
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8"><title>hasbench figures</title>',
-        "<style>body{font-family:sans-serif;max-width:70em;margin:auto}"
-        "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;"
-        "text-align:left;vertical-align:top}img{max-width:32em;display:block}</style>",
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<style>{STYLE}</style>",
         "</head><body>",
         "<h1>hasbench: paper tables and figures</h1>",
     ]
@@ -153,9 +165,9 @@ def _section(
     out = [f'<h2 id="{e(notebook.name)}">{e(notebook.title)}</h2>']
     run = f"notebook <code>{e(notebook.name)}</code>"
     if executed is not None:
-        run += (
-            f' (executed copy: <a href="{e(_rel(executed, figures_dir))}">{e(executed.name)}</a>)'
-        )
+        report = executed.with_suffix(".html")
+        run += f' · <a href="{e(_rel(report, figures_dir))}">its report (HTML)</a>'
+        run += f' · <a href="{e(_rel(executed, figures_dir))}">executed notebook</a>'
     out.append(f"<p>{run}</p>")
     if notebook.name in errors:
         out.append(f"<p><strong>Failed:</strong> {e(errors[notebook.name])}</p>")
@@ -163,6 +175,31 @@ def _section(
     if info is None:
         out.append("<p>No outputs yet.</p>")
         return out
+    out += [f'<p class="note"><em>Note.</em> {e(note)}</p>' for note in info["notes"]]
+    files = sorted(p for p in folder.iterdir() if p.is_file())
+    for stem in sorted({p.stem for p in files if p.suffix in FIGURE_SUFFIXES}):
+        shown = [p for p in files if p.stem == stem and p.suffix in FIGURE_SUFFIXES]
+        links = " · ".join(_link(p, figures_dir) for p in shown)
+        png = folder / f"{stem}.png"
+        image = f'<img src="{e(_rel(png, figures_dir))}" alt="{e(stem)}">' if png.exists() else ""
+        out.append(f"<figure>{image}<figcaption>{e(stem)}: {links}</figcaption></figure>")
+    for stem in sorted({p.stem for p in files if p.suffix in TABLE_SUFFIXES}):
+        mine = [p for p in files if p.stem == stem and p.suffix in TABLE_SUFFIXES]
+        links = [_link(p, figures_dir) for p in mine]
+        out.append(f"<h3>{e(stem)}</h3><p>{' · '.join(links)}</p>")
+        markdown = folder / f"{stem}.md"
+        if markdown.exists():
+            out += _table(markdown.read_text(encoding="utf-8"))
+    others = [p for p in files if p.suffix not in (*TABLE_SUFFIXES, *FIGURE_SUFFIXES)]
+    if others:
+        out.append(f"<p>Other files: {' · '.join(_link(p, figures_dir) for p in others)}</p>")
+    out += _provenance(info)
+    return out
+
+
+def _provenance(info: dict[str, Any]) -> list[str]:
+    """What produced a folder's outputs, as a folded table."""
+    e = html.escape
     rows = [("package version", info["package_version"])]
     rows += [(f"backend: {role}", ", ".join(names)) for role, names in info["backends"].items()]
     rows += [(f"parameter: {k}", json.dumps(v)) for k, v in info["parameters"].items()]
@@ -170,36 +207,40 @@ def _section(
         rows.append(("episodes", str(info["episodes"])))
         rows.append(("model calls this run", str(info["model_calls"])))
         rows.append(("cache hits this run", str(info["cache_hits"])))
-    out.append("<table>")
+    out = ["<details><summary>What produced these outputs</summary><table>"]
     out += [f"<tr><th>{e(k)}</th><td>{e(str(v))}</td></tr>" for k, v in rows]
-    out.append("</table>")
-    out += [f"<p><em>Note.</em> {e(note)}</p>" for note in info["notes"]]
-    files = sorted(p for p in folder.iterdir() if p.is_file())
-    stems = sorted({p.stem for p in files if p.suffix in TABLE_SUFFIXES})
-    if stems:
-        out.append("<h3>Tables</h3><ul>")
-        for stem in stems:
-            links = [
-                _link(p, figures_dir)
-                for p in files
-                if p.stem == stem and p.suffix in TABLE_SUFFIXES
-            ]
-            out.append(f"<li>{e(stem)}: {' · '.join(links)}</li>")
-        out.append("</ul>")
-    figures = sorted({p.stem for p in files if p.suffix in FIGURE_SUFFIXES})
-    if figures:
-        out.append("<h3>Figures</h3>")
-        for stem in figures:
-            shown = [p for p in files if p.stem == stem and p.suffix in FIGURE_SUFFIXES]
-            links = " · ".join(_link(p, figures_dir) for p in shown)
-            out.append(f"<p>{e(stem)}: {links}</p>")
-            png = folder / f"{stem}.png"
-            if png.exists():
-                out.append(f'<img src="{e(_rel(png, figures_dir))}" alt="{e(stem)}">')
-    others = [p for p in files if p.suffix not in (*TABLE_SUFFIXES, *FIGURE_SUFFIXES)]
-    if others:
-        out.append(f"<p>Other files: {' · '.join(_link(p, figures_dir) for p in others)}</p>")
-    return out
+    return [*out, "</table></details>"]
+
+
+CELL_SPLIT = re.compile(r"(?<!\\)\|")
+"""A Markdown table's cell boundary (an escaped ``\\|`` is part of a cell)."""
+NUMBER = re.compile(r"^(?:\*\*)?[+-]?[\d.]+(?: \[|$| \()")
+"""A cell that starts with a number (right-aligned)."""
+
+
+def _table(markdown: str) -> list[str]:
+    """A table written by ``write_table`` (a Markdown pipe table, then its notes) as HTML."""
+    e = html.escape
+    lines = markdown.splitlines()
+    rows = [
+        [cell.strip().replace("\\|", "|") for cell in CELL_SPLIT.split(line.strip())[1:-1]]
+        for line in lines
+        if line.startswith("|")
+    ]
+    if len(rows) < 2:
+        return []
+    header, body = rows[0], rows[2:]  # rows[1] is the alignment row
+
+    def cell(text: str, tag: str) -> str:
+        shown = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", e(text))
+        numeric = ' class="num"' if tag == "td" and NUMBER.match(text) else ""
+        return f"<{tag}{numeric}>{shown}</{tag}>"
+
+    out = ['<div class="scroll"><table>', "<tr>" + "".join(cell(h, "th") for h in header) + "</tr>"]
+    out += ["<tr>" + "".join(cell(c, "td") for c in row) + "</tr>" for row in body]
+    out.append("</table></div>")
+    notes = [line.removeprefix("Note: ") for line in lines if line.startswith("Note: ")]
+    return out + [f'<p class="note"><em>Note.</em> {e(note)}</p>' for note in notes]
 
 
 def _rel(path: Path, start: Path) -> str:

@@ -36,34 +36,21 @@ from scipy import stats as sps
 from hasbench.agency import Setting
 from hasbench.experiments.common import (
     DASH,
+    FIGURE_KEY,
     PAPER_DOMAINS,
-    available_models,
-    domain_files,
-    execute,
+    bars,
     fmt,
     fmt_ci,
-    make_client,
     mean_ci,
     model_label,
-    output_dir_for,
     per_task,
-    plan_work,
-    resolve_domains,
-    run_notes,
     save_figure,
     tick_labels,
     usable,
-    write_manifest,
-    write_table,
 )
-from hasbench.experiments.defaults import (
-    OFFLINE_JUDGE,
-    OFFLINE_USER_SIMULATORS,
-    agents_or_default,
-)
-from hasbench.runner import Experiment, TaskSelection
-from hasbench.runner.planning import Plan
-from hasbench.simulator import Backends
+from hasbench.experiments.defaults import OFFLINE_JUDGE
+from hasbench.experiments.study import Analysis, Outputs, Parameters, Plans, Study, Table
+from hasbench.runner import Experiment
 
 METRICS = {"pass1": "Pass@1", "task_score": "Task Score"}
 """Both in percent."""
@@ -76,21 +63,10 @@ def experiment(
     domains: Sequence[str] = PAPER_DOMAINS,
     max_tasks_per_domain: int | None = None,
     seed: int = 0,
-    name: str = "robustness",
 ) -> Experiment:
-    """The grid: task subset × agents × user simulators, all under A3."""
-    return Experiment(
-        name=name,
-        tasks=TaskSelection(
-            files=domain_files(domains),
-            max_per_domain=max_tasks_per_domain,
-        ),
-        backends=[
-            Backends(agent=a, user=u, judge=judge_model) for a in agent_models for u in user_models
-        ],
-        settings=[Setting(agency="A3")],
-        seeds=[seed],
-        judge_process=False,
+    """The grid: task subset × agents × user simulators, all under A3, process not judged."""
+    return STUDY.experiment(
+        agent_models, user_models, judge_model, domains, max_tasks_per_domain, seed
     )
 
 
@@ -171,7 +147,7 @@ def shifts(results: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
     table = pd.DataFrame(rows, columns=[
         "model", "metric", "first", "second", "tasks", "shift", "low", "high",
     ])  # fmt: skip
-    size = table["shift"].abs()
+    size = pd.to_numeric(table["shift"]).astype(float).abs()  # float also with no pair
     largest = size.groupby(table["metric"]).transform("max")
     table["largest"] = size.notna() & np.isclose(size, largest)
     return table
@@ -243,20 +219,48 @@ def figure(table: pd.DataFrame, output_dir: Path) -> list[Path]:
         x = np.arange(len(agents))
         for i, sim in enumerate(simulators):
             part = table[table["simulator"] == sim].set_index("model").reindex(agents)
-            est = part[metric].to_numpy(dtype=float)
-            err = np.vstack([est - part[f"{metric}_low"], part[f"{metric}_high"] - est])
-            shown = np.isfinite(est)
             pos = x + (i - (len(simulators) - 1) / 2) * width
-            ax.bar(pos[shown], est[shown], width, yerr=err[:, shown], capsize=3, label=sim)
+            bars(ax, pos, part[metric], width, f"C{i}", sim, part[f"{metric}_low"],
+                 part[f"{metric}_high"])  # fmt: skip
         ax.set_xticks(x, names, rotation=10, ha="right", fontsize=8)
         ax.set_xlabel("agent")
         ax.set_ylabel(f"{name} (%)")
         ax.set_title(f"{name} per user simulator, 95% bootstrap CI over tasks", fontsize=9)
     axes[0].legend(title="user simulator", fontsize=7)
-    if footnote:
-        fig.text(0.5, -0.05, footnote, ha="center", fontsize=8)
+    fig.text(0.5, -0.05, f"{footnote}; {FIGURE_KEY}" if footnote else FIGURE_KEY, ha="center",
+             fontsize=8)  # fmt: skip
     fig.tight_layout()
     return save_figure(fig, output_dir, "robustness")
+
+
+SHIFT_NOTE = (
+    "A shift is the mean per-task change from simulator A to simulator B (B − A, in points) "
+    "with a paired 95% bootstrap CI over the tasks both scored; it can be negative."
+)
+
+
+def analyse(analysis: Analysis) -> Outputs:
+    """Scores per simulator, rank agreement, shifts, and the figure."""
+    seed = analysis.parameters.seed
+    table = per_simulator(analysis.results, seed=seed)
+    agree, moved = agreement(table), shifts(analysis.results, seed)
+    undefined = int(agree["kendall_tau"].isna().sum())
+    agree_notes = (f"{undefined} agreement row(s) are undefined ({DASH}): the column "
+                   "'Undefined because' says why.",) if undefined else ()  # fmt: skip
+    made = {
+        "per_simulator": Table(table, display_per_simulator(table), 2),
+        "agreement": Table(agree, display_agreement(agree), 3, agree_notes),
+        "shifts": Table(moved, display_shifts(moved), 4, (SHIFT_NOTE,)),
+    }
+    written = figure(table, analysis.output_dir)
+    largest = moved.loc[moved["largest"], "shift"].abs()
+    headline = {"largest_shift": float(largest.max()) if len(largest) else float("nan")}
+    return Outputs(made, written[0], written[1:], headline)
+
+
+STUDY = Study(name="robustness", title="Robustness", settings=(Setting(agency="A3"),),
+              judge_process=False, analyse=analyse, compares_simulators=True)  # fmt: skip
+"""The simulator study: every agent under A3 with every user simulator."""
 
 
 def plan(
@@ -267,18 +271,16 @@ def plan(
     max_tasks_per_domain: int | None = 2,
     seed: int = 0,
     results_dir: str | Path | None = None,
-) -> Plan:
+    benchmark: str | Path | None = None,
+) -> Plans:
     """How much work :func:`run` with these arguments is, before it runs.
 
     Counts the study's episodes and those already stored, and times a few pending episodes
     per agent and user simulator (stored, so :func:`run` skips them) to estimate the rest.
     """
-    agents = agents_or_default(agent_models, sweep=False)
-    requested = list(user_models) if user_models is not None else list(OFFLINE_USER_SIMULATORS)
-    users, _ = available_models(requested, "Robustness")
-    ran_domains, _ = resolve_domains(domains, "Robustness")
-    grid = experiment(agents, users, judge_model, ran_domains, max_tasks_per_domain, seed)
-    return plan_work(grid, results_dir)
+    asked = Parameters(agent_models, user_models, judge_model, domains, max_tasks_per_domain,
+                       seed, benchmark)  # fmt: skip
+    return STUDY.plan(asked, results_dir)
 
 
 def run(
@@ -291,6 +293,7 @@ def run(
     output_dir: str | Path | None = None,
     results_dir: str | Path | None = None,
     progress: bool = True,
+    benchmark: str | Path | None = None,
 ) -> dict[str, Any]:
     """Run (or resume) the simulator study on a task subset; write its tables and figure.
 
@@ -298,37 +301,12 @@ def run(
     (:mod:`hasbench.experiments.defaults`), ``output_dir`` to ``FIGURES_DIR/robustness``
     and ``results_dir`` to ``RUNS_DIR/robustness``.
 
+    ``benchmark`` is the folder of a built HAS-Bench whose tasks to run (None: the
+    generated tasks in ``data/tasks``); the tables and the manifest name it.
+
     Returns a dict with ``results``, ``tables`` (numeric), ``figure`` (PNG path),
-    ``summary`` and ``notes``.
+    ``summary`` and ``notes`` (see :meth:`hasbench.experiments.study.Study.run`).
     """
-    agents = agents_or_default(agent_models, sweep=False)
-    requested = list(user_models) if user_models is not None else list(OFFLINE_USER_SIMULATORS)
-    users, notes = available_models(requested, "Robustness")
-    ran_domains, domain_notes = resolve_domains(domains, "Robustness")
-    notes += domain_notes
-    grid = experiment(agents, users, judge_model, ran_domains, max_tasks_per_domain, seed)
-    client = make_client(grid)
-    summary, results = execute(grid, results_dir, client, progress)
-    notes = [*notes, *run_notes(results)]
-    table = per_simulator(results, seed=seed)
-    made = {"per_simulator": table, "agreement": agreement(table), "shifts": shifts(results, seed)}
-    out = output_dir_for("robustness", output_dir)
-    files = write_table(out, "per_simulator", table, display_per_simulator(table), notes, 2)
-    files += write_table(
-        out, "agreement", made["agreement"], display_agreement(made["agreement"]), notes, 3
-    )
-    files += write_table(out, "shifts", made["shifts"], display_shifts(made["shifts"]), notes, 4)
-    files += figure(table, out)
-    parameters = {
-        "agent_models": agents, "user_models": requested, "user_models_run": users,
-        "judge_model": judge_model, "domains": list(domains), "domains_run": ran_domains,
-        "max_tasks_per_domain": max_tasks_per_domain, "seed": seed,
-    }  # fmt: skip
-    write_manifest(out, "robustness", parameters, results, [summary], client, notes, files)
-    return {
-        "results": results,
-        "tables": made,
-        "figure": out / "robustness.png",
-        "summary": summary,
-        "notes": notes,
-    }
+    asked = Parameters(agent_models, user_models, judge_model, domains, max_tasks_per_domain,
+                       seed, benchmark)  # fmt: skip
+    return STUDY.run(asked, output_dir, results_dir, progress)

@@ -5,7 +5,9 @@ results table (:func:`hasbench.runner.load_results`) it builds:
 
 - ``table4``: per model × domain — Pass@1 A1 / A3 / Δ, Task Score A1 / A3 / Δ, the rescue
   rate RR (A1-failed runs that succeed under A3), and Delivery Rate and Human Intervention
-  Rate under A3; percentages, "–" where undefined.
+  Rate under A3; percentages, "–" where undefined; and how many of the cell's episodes
+  an offline stand-in ended because the task needs language understanding its rules do
+  not have (counted apart: a reader sees how much of a failure rate is the stand-in's).
 - ``macro_deltas``: per model, the mean over domains of ΔPass@1 and ΔTask Score.
 - ``safety_c``: per model, the Safety Rate on pattern C tasks under A1 and A3.
 - ``rescue``: per model, the rescue rate pooled over all its A1-failed runs and macro
@@ -31,25 +33,28 @@ import pandas as pd
 
 from hasbench.agency import Setting
 from hasbench.experiments.common import (
+    FIGURE_KEY,
+    PAPER_DOMAINS,
     STANDIN_FOOTNOTE,
-    domain_files,
+    bars,
     fmt,
-    make_client,
     model_label,
-    output_dir_for,
-    plan_work,
     run_notes,
     save_figure,
-    write_manifest,
-    write_table,
 )
-from hasbench.experiments.defaults import OFFLINE_JUDGE, OFFLINE_USER, agents_or_default
+from hasbench.experiments.defaults import OFFLINE_JUDGE, OFFLINE_USER
+from hasbench.experiments.study import Analysis, Outputs, Parameters, Plans, Study, Table
+from hasbench.experiments.study import write_tables as write_study_tables
 from hasbench.metrics import rate, rescue_rate
-from hasbench.runner import Experiment, TaskSelection
-from hasbench.runner.planning import Plan
-from hasbench.simulator import Backends
+from hasbench.report import undefined_notes, undelivered
+from hasbench.runner import Experiment
 
-DEFAULT_DOMAINS = ("retail", "airline", "telecom")
+DEFAULT_DOMAINS = PAPER_DOMAINS
+"""Table 4 covers the paper's six domains."""
+SETTINGS = (Setting(agency="A1"), Setting(agency="A3"))
+NEEDS_LANGUAGE = "needs_language_understanding"
+"""The termination reason of an episode an offline stand-in ended because the task needs
+language understanding its rules do not have (it still counts as not solved)."""
 
 
 def experiment(
@@ -59,24 +64,14 @@ def experiment(
     domains: Sequence[str] = DEFAULT_DOMAINS,
     max_tasks_per_domain: int | None = None,
     seed: int = 0,
-    name: str = "rq1",
-    judge_process: bool = True,
 ) -> Experiment:
     """The RQ1 grid: the domains' task files × agent models × {A1, A3} × one seed.
 
-    The process metrics (CQS, FUR, CRJ, judged initiative) are judged unless
-    ``judge_process`` is False; Table 4 itself reports only DR and HIR of them.
+    The process metrics (CQS, FUR, CRJ, judged initiative) are judged; Table 4 itself
+    reports only DR and HIR of them.
     """
-    return Experiment(
-        name=name,
-        tasks=TaskSelection(
-            files=domain_files(domains),
-            max_per_domain=max_tasks_per_domain,
-        ),
-        backends=[Backends(agent=m, user=user_model, judge=judge_model) for m in agent_models],
-        settings=[Setting(agency="A1"), Setting(agency="A3")],
-        seeds=[seed],
-        judge_process=judge_process,
+    return STUDY.experiment(
+        agent_models, [user_model], judge_model, domains, max_tasks_per_domain, seed
     )
 
 
@@ -103,7 +98,8 @@ def _pair(cell: pd.DataFrame) -> tuple[dict, dict]:
 def table4(results: pd.DataFrame) -> pd.DataFrame:
     """Per model × domain outcomes under A1 and A3 (percentages; NaN where undefined).
 
-    ``judge_scored`` counts the tasks of the cell that only the LLM judge scores.
+    ``judge_scored`` counts the tasks of the cell that only the LLM judge scores;
+    ``needs_language`` its episodes (A1 and A3) that ended :data:`NEEDS_LANGUAGE`.
     """
     frame = _usable(results)
     rows = []
@@ -126,6 +122,7 @@ def table4(results: pd.DataFrame) -> pd.DataFrame:
                 "rr": _pct(rescue_rate(*_pair(cell))),
                 "dr_a3": _pct(rate(a3["delivered"])),
                 "hir_a3": _pct(_mean(a3["hir"])),
+                "needs_language": int(cell["termination"].eq(NEEDS_LANGUAGE).sum()),
             }
         )
     return pd.DataFrame(rows)
@@ -242,7 +239,7 @@ HEADERS = {
     "ts_a1": "TS A1", "ts_a3": "TS A3", "ts_delta": "Δ TS", "rr": "RR", "dr_a3": "DR@A3",
     "hir_a3": "HIR@A3", "safety_a1": "SR_C A1", "safety_a3": "SR_C A3",
     "safety_delta": "Δ SR_C", "a1_failures": "A1 failures", "rescued": "Rescued",
-    "rr_pooled": "RR pooled", "rr_macro": "RR macro",
+    "rr_pooled": "RR pooled", "rr_macro": "RR macro", "needs_language": "Needs LU",
 }  # fmt: skip
 """Display names of the table columns."""
 
@@ -260,19 +257,59 @@ def display(table: pd.DataFrame) -> pd.DataFrame:
     return shown.rename(columns=HEADERS)
 
 
+def text_columns(shown: pd.DataFrame) -> int:
+    """How many leading columns of a displayed RQ1 table are text."""
+    return sum(1 for c in shown.columns if c in ("Model", "Domain"))
+
+
+UNDEFINED = {
+    "pass1_a1": "no A1 episode of the cell finished (every one ended in error)",
+    "pass1_a3": "no A3 episode of the cell finished (every one ended in error)",
+    "ts_a1": "no A1 episode of the cell finished (every one ended in error)",
+    "ts_a3": "no A3 episode of the cell finished (every one ended in error)",
+    "pass1_delta": "A1 or A3 is undefined",
+    "ts_delta": "A1 or A3 is undefined",
+    "rr": "no A1 run of the cell failed (or none finished), so there was nothing to rescue",
+    "rr_pooled": "no A1 run failed, so there was nothing to rescue",
+    "rr_macro": "no domain had an A1 failure to rescue",
+    "safety_a1": "the model ran no pattern-C task under A1 (Tasks (C) = 0)",
+    "safety_a3": "the model ran no pattern-C task under A3 (Tasks (C) = 0)",
+    "safety_delta": "A1 or A3 is undefined",
+    "hir_a3": "no A3 episode of the cell finished",
+}
+"""Why a cell of an RQ1 table can be undefined, by column."""
+NEEDS_LANGUAGE_NOTE = (
+    "Needs LU: the cell's episodes (A1 and A3) that an offline stand-in ended because the "
+    "task needs language understanding its rules do not have; they count as not solved."
+)
+
+
+def study_tables(results: pd.DataFrame) -> dict[str, Table]:
+    """Every RQ1 table with its cells for reading and what its undefined cells mean."""
+    made = tables(results)
+    reasons = {
+        **UNDEFINED,
+        "dr_a3": undelivered(results, "no A3 episode of the cell finished"),
+    }
+    written = {}
+    for name, table in made.items():
+        shown = display(table)
+        notes = undefined_notes(table, HEADERS, reasons)
+        if "needs_language" in table.columns:
+            notes.append(NEEDS_LANGUAGE_NOTE)
+        written[name] = Table(table, shown, text_columns(shown), tuple(notes))
+    return written
+
+
 def write_tables(results: pd.DataFrame, output_dir: str | Path) -> dict[str, pd.DataFrame]:
     """Write every table as CSV (numeric), Markdown and LaTeX (formatted) into output_dir.
 
-    The Markdown files end with a note on scripted stand-ins and excluded episodes.
-    Returns the numeric tables.
+    The Markdown files end with a note on scripted stand-ins and excluded episodes, and
+    on what each table's undefined cells mean. Returns the numeric tables.
     """
-    made = tables(results)
-    notes = run_notes(results)
-    for name, table in made.items():
-        shown = display(table)
-        text_columns = sum(1 for c in shown.columns if c in ("Model", "Domain"))
-        write_table(Path(output_dir), name, table, shown, notes, text_columns)
-    return made
+    made = study_tables(results)
+    write_study_tables(Path(output_dir), made, run_notes(results))
+    return {name: table.numeric for name, table in made.items()}
 
 
 def figure(results: pd.DataFrame, output_dir: str | Path, seed: int = 0) -> Path:
@@ -316,19 +353,35 @@ def figure(results: pd.DataFrame, output_dir: str | Path, seed: int = 0) -> Path
     for ax, label in zip(axes, ("Δ Pass@1", "Δ Task Score"), strict=True):
         part = plotted[plotted["metric"] == label]
         x = np.arange(len(part))
-        err = np.vstack([part["estimate"] - part["low"], part["high"] - part["estimate"]])
-        colors = ["#2a9d8f" if v >= 0 else "#e76f51" for v in part["estimate"]]
-        ax.bar(x, part["estimate"], yerr=err, color=colors, capsize=4)
+        for color, side in (("#2a9d8f", part["estimate"] >= 0), ("#e76f51", part["estimate"] < 0)):
+            chosen = part[side]
+            bars(ax, x[side.to_numpy()], chosen["estimate"], 0.8, color,
+                 low=chosen["low"], high=chosen["high"])  # fmt: skip
         ax.axhline(0, color="grey", linewidth=0.8)
         ax.set_xticks(x, part["model"], rotation=15, ha="right", fontsize=8)
         ax.set_xlabel("agent backend")
         ax.set_ylabel(units[label])
         ax.yaxis.set_tick_params(labelleft=True)
         ax.set_title(f"{label}, mean over tasks with 95% bootstrap CI", fontsize=9)
+    footnote = FIGURE_KEY
     if results["agent_model"].str.startswith("scripted:").any():
-        fig.text(0.5, -0.12, STANDIN_FOOTNOTE, ha="center", fontsize=8)
+        footnote = f"{STANDIN_FOOTNOTE}; {FIGURE_KEY}"
+    fig.text(0.5, -0.12, footnote, ha="center", fontsize=8)
     fig.tight_layout()
     return save_figure(fig, out, "rq1_deltas")[0]
+
+
+def analyse(analysis: Analysis) -> Outputs:
+    """Table 4, the macro deltas, Safety Rate on C, the rescue rate and the Δ figure."""
+    made = study_tables(analysis.results)
+    png = figure(analysis.results, analysis.output_dir, seed=analysis.parameters.seed)
+    macro = made["macro_deltas"].numeric
+    headline = {"pass1_delta": _mean(macro["pass1_delta"]), "ts_delta": _mean(macro["ts_delta"])}
+    return Outputs(made, png, [png.with_suffix(".pdf"), png.with_suffix(".csv")], headline)
+
+
+STUDY = Study(name="rq1", title="RQ1", settings=SETTINGS, judge_process=True, analyse=analyse)
+"""The RQ1 study: A1 vs A3 for every agent, process judged."""
 
 
 def plan(
@@ -339,16 +392,17 @@ def plan(
     max_tasks_per_domain: int | None = None,
     seed: int = 0,
     results_dir: str | Path | None = None,
-) -> Plan:
+    benchmark: str | Path | None = None,
+) -> Plans:
     """How much work :func:`run` with these arguments is, before it runs.
 
     Counts the grid's episodes and those already stored, and times a few pending episodes
-    per agent model (stored, so :func:`run` skips them) to estimate how long the rest takes.
-    ``agent_models`` defaults to the offline stand-ins, as in :func:`run`.
+    per agent model, domain and agency level (stored, so :func:`run` skips them) to
+    estimate how long the rest takes. ``agent_models`` defaults to the offline stand-ins.
     """
-    agents = agents_or_default(agent_models, sweep=False)
-    grid = experiment(agents, user_model, judge_model, domains, max_tasks_per_domain, seed)
-    return plan_work(grid, results_dir)
+    asked = Parameters(agent_models, [user_model], judge_model, domains, max_tasks_per_domain,
+                       seed, benchmark)  # fmt: skip
+    return STUDY.plan(asked, results_dir)
 
 
 def run(
@@ -361,32 +415,23 @@ def run(
     output_dir: str | Path | None = None,
     results_dir: str | Path | None = None,
     progress: bool = True,
+    benchmark: str | Path | None = None,
 ) -> dict[str, Any]:
     """Run (or resume) the RQ1 grid, then write its tables, figure and manifest.
 
     ``agent_models`` defaults to the offline stand-ins (:mod:`hasbench.experiments.defaults`),
     ``output_dir`` to ``FIGURES_DIR/rq1`` and ``results_dir`` to ``RUNS_DIR/rq1``.
 
-    Returns a dict with ``results`` (the tidy table), ``tables`` (numeric), ``figure``
-    (the PNG path), ``summary`` (the runner's :class:`RunSummary`) and ``notes``.
-    """
-    from hasbench.experiments.common import execute
+    ``benchmark`` is the folder of a built HAS-Bench whose tasks to run (None: the
+    generated tasks in ``data/tasks``); the tables and the manifest name it.
 
-    agents = agents_or_default(agent_models, sweep=False)
-    grid = experiment(agents, user_model, judge_model, domains, max_tasks_per_domain, seed)
-    client = make_client(grid)
-    summary, results = execute(grid, results_dir, client, progress)
-    out = output_dir_for("rq1", output_dir)
-    made = write_tables(results, out)
-    png = figure(results, out, seed=seed)
-    notes = run_notes(results)
-    parameters = {
-        "agent_models": agents, "user_model": user_model, "judge_model": judge_model,
-        "domains": list(domains), "max_tasks_per_domain": max_tasks_per_domain, "seed": seed,
-    }  # fmt: skip
-    files = sorted(p for p in out.iterdir() if p.suffix in (".csv", ".md", ".tex", ".png", ".pdf"))
-    write_manifest(out, "rq1", parameters, results, [summary], client, notes, files)
-    return {"results": results, "tables": made, "figure": png, "summary": summary, "notes": notes}
+    Returns a dict with ``results`` (the tidy table of the grid's episodes), ``tables``
+    (numeric), ``figure`` (the PNG path), ``summary`` (the runner's :class:`RunSummary`)
+    and ``notes`` (see :meth:`hasbench.experiments.study.Study.run`).
+    """
+    asked = Parameters(agent_models, [user_model], judge_model, domains, max_tasks_per_domain,
+                       seed, benchmark)  # fmt: skip
+    return STUDY.run(asked, output_dir, results_dir, progress)
 
 
 def _mean(values: pd.Series) -> float:

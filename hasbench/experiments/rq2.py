@@ -42,30 +42,22 @@ import pandas as pd
 from hasbench.agency import Setting
 from hasbench.experiments.common import (
     DASH,
-    domain_files,
-    execute,
+    FIGURE_KEY,
+    bars,
     fmt_ci,
-    make_client,
     mean_ci,
     model_label,
-    output_dir_for,
     per_task,
-    plan_work,
-    resolve_domains,
-    run_notes,
     save_figure,
     usable,
-    write_manifest,
-    write_table,
 )
-from hasbench.experiments.defaults import OFFLINE_JUDGE, OFFLINE_USER, agents_or_default
+from hasbench.experiments.defaults import OFFLINE_JUDGE, OFFLINE_USER
+from hasbench.experiments.study import Analysis, Outputs, Parameters, Plans, Study, Table
 from hasbench.metrics import event_conditioned
-from hasbench.runner import Experiment, TaskSelection
-from hasbench.simulator import Backends
+from hasbench.runner import Experiment
 
 if TYPE_CHECKING:
     from hasbench.llm import LLMClient
-    from hasbench.runner.planning import Plan
 
 LEVELS = ("A1", "A3", "A4")
 DEFAULT_DOMAINS = ("coding", "research")
@@ -80,6 +72,11 @@ HARM_COLUMNS = [
 ]  # fmt: skip
 
 
+LEVEL_NAMES = {"A1": "A1 full automation", "A3": "A3 equal partnership",
+               "A4": "A4 proactive humans"}  # fmt: skip
+"""How the figure's legend names the agency levels."""
+
+
 def experiment(
     agent_models: Sequence[str],
     user_model: str = OFFLINE_USER,
@@ -87,19 +84,10 @@ def experiment(
     domains: Sequence[str] = DEFAULT_DOMAINS,
     max_tasks_per_domain: int | None = None,
     seed: int = 0,
-    name: str = "rq2",
 ) -> Experiment:
     """The RQ2 grid: the domains' tasks × agent models × {A1, A3, A4}, process judged."""
-    return Experiment(
-        name=name,
-        tasks=TaskSelection(
-            files=domain_files(domains),
-            max_per_domain=max_tasks_per_domain,
-        ),
-        backends=[Backends(agent=m, user=user_model, judge=judge_model) for m in agent_models],
-        settings=[Setting(agency=level) for level in LEVELS],
-        seeds=[seed],
-        judge_process=True,
+    return STUDY.experiment(
+        agent_models, [user_model], judge_model, domains, max_tasks_per_domain, seed
     )
 
 
@@ -195,23 +183,16 @@ def figure2(table: pd.DataFrame, output_dir: Path) -> list[Path]:
             ax = axes[row, col]
             x = np.arange(len(metrics))
             for i, level in enumerate(LEVELS):
-                values = [_value(part, level, metric) for metric in metrics]
-                est = np.array([v[0] for v in values])
-                err = np.array([[v[0] - v[1], v[2] - v[0]] for v in values]).T
-                shown = np.isfinite(est)
+                values = np.array([_value(part, level, metric) for metric in metrics], float)
                 position = x + (i - (len(LEVELS) - 1) / 2) * width
-                ax.bar(
-                    position[shown], est[shown], width, yerr=err[:, shown], capsize=3,
-                    color=colors[level], label=level,
-                )  # fmt: skip
-                for pos in position[~shown]:
-                    ax.text(pos, 0, DASH, ha="center", va="bottom", fontsize=8)
+                bars(ax, position, values[:, 0], width, colors[level], LEVEL_NAMES[level],
+                     values[:, 1], values[:, 2])  # fmt: skip
             ax.set_xticks(x, list(metrics.values()))
             ax.set_xlabel("metric")
             ax.set_ylabel(ylabel)
             ax.set_title(f"{title}: {domain}, {model}", fontsize=9)
-        axes[row, 0].legend(title="agency", fontsize=8)
-    fig.suptitle("Agency levels; error bars: 95% bootstrap CI over tasks (– = undefined)")
+        axes[row, 0].legend(title="agency level", fontsize=8)
+    fig.suptitle(f"Agency levels; error bars: 95% bootstrap CI over tasks ({FIGURE_KEY})")
     fig.tight_layout(rect=(0, 0, 1, 1 - 0.5 / height))
     return save_figure(fig, output_dir, "figure2")
 
@@ -404,6 +385,63 @@ def spontaneous_note(grid: Experiment) -> str:
     )
 
 
+EVENTS = {"cqs": "clarification", "fur": "feedback", "crj": "control"}
+
+
+def figure2_notes(table: pd.DataFrame) -> list[str]:
+    """What Figure 2's undefined cells mean."""
+    notes = []
+    for metric, channel in EVENTS.items():
+        missing = table[(table["metric"] == metric) & table["estimate"].isna()]
+        if len(missing):
+            notes.append(
+                f"{PROCESS_METRICS[metric]} is undefined ({DASH}) in {len(missing)} cell(s): "
+                f"no episode of the cell had a {channel} event with a judge's verdict "
+                "(event-conditioned; its coverage is 0)."
+            )
+    other = table[~table["metric"].isin(list(EVENTS)) & table["estimate"].isna()]
+    if len(other):
+        notes.append(f"Other undefined cells ({DASH}): no episode of the cell finished.")
+    return notes
+
+
+def analyse(analysis: Analysis) -> Outputs:
+    """Figure 2 and its table, A4 against A3, and the judged A4 failures."""
+    from hasbench.sync import run_sync
+
+    results, seed = analysis.results, analysis.parameters.seed
+    changes = a4_changes(results)
+    fig_table = figure2_table(results, seed=seed)
+    judge = analysis.parameters.judge_model
+    harm, evidence = run_sync(classify_harm(changes, analysis.stores[0], judge, analysis.client))
+    numeric = {
+        "figure2": fig_table,
+        "a4_vs_a3": a4_vs_a3(results, changes),
+        "a4_changes": changes,
+        "a4_harm": harm,
+        "a4_harm_counts": harm_counts(harm, fig_table),
+    }
+    made = {
+        name: Table(table, display_figure2(table) if name == "figure2" else display(table), 2,
+                    tuple(figure2_notes(table)) if name == "figure2" else ())
+        for name, table in numeric.items()
+    }  # fmt: skip
+    out = analysis.output_dir
+    figures = figure2(fig_table, out)
+    details = out / "a4_harm.json"
+    details.write_text(json.dumps(evidence, indent=1, default=str) + "\n", encoding="utf-8")
+    totals = numeric["a4_vs_a3"]
+    headline = {"a4_rescued": int(totals["rescued"].sum()),
+                "a4_broken": int(totals["broken"].sum())}  # fmt: skip
+    return Outputs(made, figures[0], [*figures[1:], details], headline)
+
+
+STUDY = Study(name="rq2", title="RQ2", settings=tuple(Setting(agency=level) for level in LEVELS),
+              judge_process=True, analyse=analyse, sweep=True,
+              grid_notes=lambda grids: [spontaneous_note(grids[0])])  # fmt: skip
+"""The RQ2 study: A1, A3 and A4 with the single sweep agent, process judged."""
+
+
 def plan(
     agent_models: Sequence[str] | None = None,
     user_model: str = OFFLINE_USER,
@@ -412,16 +450,16 @@ def plan(
     max_tasks_per_domain: int | None = None,
     seed: int = 0,
     results_dir: str | Path | None = None,
-) -> Plan:
+    benchmark: str | Path | None = None,
+) -> Plans:
     """How much work :func:`run` with these arguments is, before it runs.
 
     Counts the sweep's episodes and those already stored, and times a few pending episodes
     (stored, so :func:`run` skips them) to estimate how long the rest takes.
     """
-    agents = agents_or_default(agent_models, sweep=True)
-    ran_domains, _ = resolve_domains(domains, "RQ2")
-    grid = experiment(agents, user_model, judge_model, ran_domains, max_tasks_per_domain, seed)
-    return plan_work(grid, results_dir)
+    asked = Parameters(agent_models, [user_model], judge_model, domains, max_tasks_per_domain,
+                       seed, benchmark)  # fmt: skip
+    return STUDY.plan(asked, results_dir)
 
 
 def run(
@@ -434,52 +472,19 @@ def run(
     output_dir: str | Path | None = None,
     results_dir: str | Path | None = None,
     progress: bool = True,
+    benchmark: str | Path | None = None,
 ) -> dict[str, Any]:
     """Run (or resume) the RQ2 sweep, classify the A4-harmed runs, write tables and figure.
 
     ``agent_models`` defaults to the offline sweep agent (:mod:`hasbench.experiments.defaults`),
     ``output_dir`` to ``FIGURES_DIR/rq2`` and ``results_dir`` to ``RUNS_DIR/rq2``.
 
-    Returns a dict with ``results``, ``tables`` (numeric), ``figure`` (PNG path),
-    ``summary`` and ``notes``.
-    """
-    from hasbench.sync import run_sync
+    ``benchmark`` is the folder of a built HAS-Bench whose tasks to run (None: the
+    generated tasks in ``data/tasks``); the tables and the manifest name it.
 
-    agents = agents_or_default(agent_models, sweep=True)
-    ran_domains, notes = resolve_domains(domains, "RQ2")
-    grid = experiment(agents, user_model, judge_model, ran_domains, max_tasks_per_domain, seed)
-    client = make_client(grid)
-    summary, results = execute(grid, results_dir, client, progress)
-    notes = [*notes, spontaneous_note(grid), *run_notes(results)]
-    changes = a4_changes(results)
-    fig_table = figure2_table(results, seed=seed)
-    harm, evidence = run_sync(classify_harm(changes, summary.directory, judge_model, client))
-    made = {
-        "figure2": fig_table,
-        "a4_vs_a3": a4_vs_a3(results, changes),
-        "a4_changes": changes,
-        "a4_harm": harm,
-        "a4_harm_counts": harm_counts(harm, fig_table),
-    }
-    out = output_dir_for("rq2", output_dir)
-    files: list[Path] = []
-    for name, table in made.items():
-        shown = display_figure2(table) if name == "figure2" else display(table)
-        files += write_table(out, name, table, shown, notes, text_columns=2)
-    files += figure2(fig_table, out)
-    details = out / "a4_harm.json"
-    details.write_text(json.dumps(evidence, indent=1, default=str) + "\n", encoding="utf-8")
-    files.append(details)
-    parameters = {
-        "agent_models": agents, "user_model": user_model, "judge_model": judge_model,
-        "domains": list(domains), "domains_run": ran_domains,
-        "max_tasks_per_domain": max_tasks_per_domain, "seed": seed,
-    }  # fmt: skip
-    write_manifest(out, "rq2", parameters, results, [summary], client, notes, files)
-    return {
-        "results": results,
-        "tables": made,
-        "figure": out / "figure2.png",
-        "summary": summary,
-        "notes": notes,
-    }
+    Returns a dict with ``results``, ``tables`` (numeric), ``figure`` (PNG path),
+    ``summary`` and ``notes`` (see :meth:`hasbench.experiments.study.Study.run`).
+    """
+    asked = Parameters(agent_models, [user_model], judge_model, domains, max_tasks_per_domain,
+                       seed, benchmark)  # fmt: skip
+    return STUDY.run(asked, output_dir, results_dir, progress)

@@ -32,28 +32,21 @@ import pandas as pd
 from hasbench.agency import Setting
 from hasbench.experiments.common import (
     DASH,
+    FIGURE_KEY,
     PAPER_DOMAINS,
-    domain_files,
-    execute,
+    UNDEFINED_MARK,
+    bars,
     fmt,
     fmt_ci,
-    make_client,
     mean_ci,
     model_label,
-    output_dir_for,
     per_task,
-    plan_work,
-    resolve_domains,
-    run_notes,
     save_figure,
     usable,
-    write_manifest,
-    write_table,
 )
-from hasbench.experiments.defaults import OFFLINE_JUDGE, OFFLINE_USER, agents_or_default
-from hasbench.runner import Experiment, TaskSelection
-from hasbench.runner.planning import Plan
-from hasbench.simulator import Backends
+from hasbench.experiments.defaults import OFFLINE_JUDGE, OFFLINE_USER
+from hasbench.experiments.study import Analysis, Outputs, Parameters, Plans, Study, Table
+from hasbench.runner import Experiment
 
 PATTERNS = {
     "A": "Information Asymmetry",
@@ -68,6 +61,13 @@ TABLE5_SETTINGS = (*SINGLE, "full")
 GRID_SETTINGS = ("full", "no-clar", "no-feed", "no-cont", *SINGLE)
 """The A3 channel settings of the grid (the appendix Task-Score grid shows them all)."""
 SAFETY_PATTERN = "C"
+CHANNEL_NAMES = {
+    "clar-only": "clar-only (clarification only)",
+    "feed-only": "feed-only (feedback only)",
+    "cont-only": "cont-only (control only)",
+    "full": "full (all three channels)",
+}
+"""How the figure's legend names the channel settings."""
 
 
 def experiment(
@@ -77,22 +77,13 @@ def experiment(
     domains: Sequence[str] = PAPER_DOMAINS,
     max_tasks_per_domain: int | None = None,
     seed: int = 0,
-    name: str = "rq3",
 ) -> Experiment:
-    """The RQ3 grid: tasks × agent models × (A1, and A3 under every channel setting)."""
-    return Experiment(
-        name=name,
-        tasks=TaskSelection(
-            files=domain_files(domains),
-            max_per_domain=max_tasks_per_domain,
-        ),
-        backends=[Backends(agent=m, user=user_model, judge=judge_model) for m in agent_models],
-        settings=[
-            Setting(agency="A1"),
-            *(Setting(agency="A3", channels=c) for c in GRID_SETTINGS),
-        ],
-        seeds=[seed],
-        judge_process=False,  # outcomes and safety only
+    """The RQ3 grid: tasks × agent models × (A1, and A3 under every channel setting).
+
+    Outcomes and safety only: the process is not judged.
+    """
+    return STUDY.experiment(
+        agent_models, [user_model], judge_model, domains, max_tasks_per_domain, seed
     )
 
 
@@ -223,14 +214,8 @@ def figures(table: pd.DataFrame, grid: pd.DataFrame, output_dir: Path) -> list[P
         x = np.arange(len(PATTERNS))
         for i, setting in enumerate(TABLE5_SETTINGS):
             cells = part[part["setting"] == setting].set_index("pattern").reindex(list(PATTERNS))
-            est = cells["estimate"].to_numpy(dtype=float)
-            err = np.vstack([est - cells["low"], cells["high"] - est])
-            shown = np.isfinite(est)
-            pos = x + (i - 1.5) * width
-            ax.bar(pos[shown], est[shown], width, yerr=err[:, shown], capsize=2,
-                   color=colors[setting], label=setting)  # fmt: skip
-            for p in pos[~shown]:
-                ax.text(p, 0, DASH, ha="center", va="bottom", fontsize=8)
+            bars(ax, x + (i - 1.5) * width, cells["estimate"], width, colors[setting],
+                 CHANNEL_NAMES[setting], cells["low"], cells["high"])  # fmt: skip
         labels = [f"{p}\n({'Safety' if p == SAFETY_PATTERN else 'Rec.'})" for p in PATTERNS]
         ax.set_xticks(x, labels)
         ax.set_xlabel("problem pattern (metric)")
@@ -239,9 +224,11 @@ def figures(table: pd.DataFrame, grid: pd.DataFrame, output_dir: Path) -> list[P
             f"{model}: recovery rate of A1 failures (Safety Rate for C), 95% bootstrap CI",
             fontsize=9,
         )
-        ax.set_ylim(0, 118)
-        ax.legend(title="channels", fontsize=8, ncol=4, loc="upper center", framealpha=0.9)
-    fig.tight_layout()
+        ax.set_ylim(0, 105)
+        ax.legend(title="channels under A3", fontsize=8, loc="upper left",
+                  bbox_to_anchor=(1.01, 1.0), borderaxespad=0)  # fmt: skip
+    fig.text(0.5, 0.0, FIGURE_KEY, ha="center", fontsize=8)
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
     files = save_figure(fig, output_dir, "table5")
 
     settings = ["A1", *GRID_SETTINGS]
@@ -252,11 +239,13 @@ def figures(table: pd.DataFrame, grid: pd.DataFrame, output_dir: Path) -> list[P
         matrix = part.pivot(index="pattern", columns="setting", values="estimate")
         matrix = matrix.reindex(index=list(PATTERNS), columns=settings).to_numpy(dtype=float)
         image = ax.imshow(np.ma.masked_invalid(matrix), vmin=0, vmax=100, cmap="viridis")
+        ax.set_facecolor("#e9ecef")  # undefined cells: light grey with a large "–"
         for (r, c), value in np.ndenumerate(matrix):
-            text = DASH if math.isnan(value) else f"{value:.0f}"
-            dark = math.isnan(value) or value < 60
-            ax.text(c, r, text, ha="center", va="center", color="white" if dark else "black",
-                    fontsize=8)  # fmt: skip
+            if math.isnan(value):
+                ax.text(c, r, DASH, ha="center", va="center", **UNDEFINED_MARK)
+                continue
+            ax.text(c, r, f"{value:.0f}", ha="center", va="center",
+                    color="white" if value < 60 else "black", fontsize=8)  # fmt: skip
         ax.set_xticks(range(len(settings)), settings, rotation=30, ha="right")
         ax.set_yticks(range(len(PATTERNS)), list(PATTERNS))
         ax.set_xlabel("setting (A1, or A3 with these channels)")
@@ -267,6 +256,58 @@ def figures(table: pd.DataFrame, grid: pd.DataFrame, output_dir: Path) -> list[P
     return files + save_figure(fig, output_dir, "ts_grid")
 
 
+def table5_notes(table: pd.DataFrame) -> list[str]:
+    """What Table 5's undefined cells mean."""
+    missing = table[table["estimate"].isna()]
+    notes = []
+    recovery = missing[missing["metric"] == "recovery"]
+    if len(recovery):
+        notes.append(
+            f"A recovery rate is undefined ({DASH}, 0/0) in {len(recovery)} cell(s): no A1 run "
+            "of the pattern failed, so there was no failure to recover."
+        )
+    if len(missing) > len(recovery):
+        notes.append(
+            f"The Safety Rate is undefined ({DASH}, 0/0) in {len(missing) - len(recovery)} "
+            "cell(s): no pattern-C episode finished under the setting."
+        )
+    return notes
+
+
+def grid_notes(table: pd.DataFrame) -> list[str]:
+    """What the Task-Score grid's undefined cells mean."""
+    missing = int(table["estimate"].isna().sum())
+    if not missing:
+        return []
+    return [f"{missing} cell(s) are undefined ({DASH}, n=0): no task of the pattern finished "
+            "under the setting."]  # fmt: skip
+
+
+def analyse(analysis: Analysis) -> Outputs:
+    """Table 5, the Task-Score grid, and their figures."""
+    seed = analysis.parameters.seed
+    t5, grid = table5(analysis.results, seed=seed), ts_grid(analysis.results, seed=seed)
+    made = {
+        "table5": Table(t5, display_table5(t5), 2, tuple(table5_notes(t5))),
+        "ts_grid": Table(grid, display_grid(grid), 2, tuple(grid_notes(grid))),
+    }
+    written = figures(t5, grid, analysis.output_dir)
+    best = t5[t5["best_single"]]
+    headline = {
+        f"best_single_{pattern}": "/".join(part["setting"])
+        for pattern, part in best.groupby("pattern")
+    }
+    return Outputs(made, written[0], written[1:], headline)
+
+
+STUDY = Study(
+    name="rq3", title="RQ3",
+    settings=(Setting(agency="A1"), *(Setting(agency="A3", channels=c) for c in GRID_SETTINGS)),
+    judge_process=False, analyse=analyse, sweep=True,
+)  # fmt: skip
+"""The RQ3 study: A1 and A3 under every channel setting, with the single sweep agent."""
+
+
 def plan(
     agent_models: Sequence[str] | None = None,
     user_model: str = OFFLINE_USER,
@@ -275,16 +316,16 @@ def plan(
     max_tasks_per_domain: int | None = None,
     seed: int = 0,
     results_dir: str | Path | None = None,
-) -> Plan:
+    benchmark: str | Path | None = None,
+) -> Plans:
     """How much work :func:`run` with these arguments is, before it runs.
 
     Counts the ablation's episodes and those already stored, and times a few pending
     episodes (stored, so :func:`run` skips them) to estimate how long the rest takes.
     """
-    agents = agents_or_default(agent_models, sweep=True)
-    ran_domains, _ = resolve_domains(domains, "RQ3")
-    grid = experiment(agents, user_model, judge_model, ran_domains, max_tasks_per_domain, seed)
-    return plan_work(grid, results_dir)
+    asked = Parameters(agent_models, [user_model], judge_model, domains, max_tasks_per_domain,
+                       seed, benchmark)  # fmt: skip
+    return STUDY.plan(asked, results_dir)
 
 
 def run(
@@ -297,36 +338,19 @@ def run(
     output_dir: str | Path | None = None,
     results_dir: str | Path | None = None,
     progress: bool = True,
+    benchmark: str | Path | None = None,
 ) -> dict[str, Any]:
     """Run (or resume) the channel ablation; write Table 5, the Task-Score grid and figures.
 
     ``agent_models`` defaults to the offline sweep agent (:mod:`hasbench.experiments.defaults`),
     ``output_dir`` to ``FIGURES_DIR/rq3`` and ``results_dir`` to ``RUNS_DIR/rq3``.
 
+    ``benchmark`` is the folder of a built HAS-Bench whose tasks to run (None: the
+    generated tasks in ``data/tasks``); the tables and the manifest name it.
+
     Returns a dict with ``results``, ``tables`` (numeric), ``figure`` (Table 5's PNG),
-    ``summary`` and ``notes``.
+    ``summary`` and ``notes`` (see :meth:`hasbench.experiments.study.Study.run`).
     """
-    agents = agents_or_default(agent_models, sweep=True)
-    ran_domains, notes = resolve_domains(domains, "RQ3")
-    grid = experiment(agents, user_model, judge_model, ran_domains, max_tasks_per_domain, seed)
-    client = make_client(grid)
-    summary, results = execute(grid, results_dir, client, progress)
-    notes = [*notes, *run_notes(results)]
-    made = {"table5": table5(results, seed=seed), "ts_grid": ts_grid(results, seed=seed)}
-    out = output_dir_for("rq3", output_dir)
-    files = write_table(out, "table5", made["table5"], display_table5(made["table5"]), notes, 2)
-    files += write_table(out, "ts_grid", made["ts_grid"], display_grid(made["ts_grid"]), notes, 2)
-    files += figures(made["table5"], made["ts_grid"], out)
-    parameters = {
-        "agent_models": agents, "user_model": user_model, "judge_model": judge_model,
-        "domains": list(domains), "domains_run": ran_domains,
-        "max_tasks_per_domain": max_tasks_per_domain, "seed": seed,
-    }  # fmt: skip
-    write_manifest(out, "rq3", parameters, results, [summary], client, notes, files)
-    return {
-        "results": results,
-        "tables": made,
-        "figure": out / "table5.png",
-        "summary": summary,
-        "notes": notes,
-    }
+    asked = Parameters(agent_models, [user_model], judge_model, domains, max_tasks_per_domain,
+                       seed, benchmark)  # fmt: skip
+    return STUDY.run(asked, output_dir, results_dir, progress)

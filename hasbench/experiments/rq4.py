@@ -32,26 +32,17 @@ from hasbench.experiments.common import (
     DASH,
     N_RESAMPLES,
     PAPER_DOMAINS,
-    domain_files,
-    execute,
+    UNDEFINED_MARK,
     fmt,
     fmt_ci,
-    make_client,
     model_label,
-    output_dir_for,
-    plan_work,
-    resolve_domains,
-    run_notes,
     save_figure,
     usable,
-    write_manifest,
-    write_table,
 )
-from hasbench.experiments.defaults import OFFLINE_JUDGE, OFFLINE_USER, agents_or_default
-from hasbench.personas import domain_personas
-from hasbench.runner import Experiment, TaskSelection
-from hasbench.runner.planning import Plan
-from hasbench.simulator import Backends
+from hasbench.experiments.defaults import OFFLINE_JUDGE, OFFLINE_USER
+from hasbench.experiments.study import Analysis, Outputs, Parameters, Plans, Study, Table
+from hasbench.personas import domain_personas, get_persona
+from hasbench.runner import Experiment
 
 METRICS = {
     "task_score": ("TS", 1),
@@ -64,6 +55,27 @@ METRICS = {
 per task."""
 
 
+RANGE_NOTE = (
+    "Each range row gives max − min over the domain's personas, then in brackets the 95% "
+    "bootstrap CI of the paired difference between the two personas at its ends (the "
+    "highest minus the lowest, resampling tasks in pairs). The CI is of a difference, so it "
+    "can reach below 0: then the gap between the two personas could be chance."
+)
+
+
+def persona_settings(domain: str) -> list[Setting]:
+    """A3 under each persona of the domain.
+
+    Raises:
+        ValueError: the domain has fewer than two personas.
+    """
+    personas = domain_personas(domain)
+    if len(personas) < 2:
+        raise ValueError(f"RQ4: domain {domain!r} has {len(personas)} persona(s) in "
+                         "data/personas.yaml; a range needs at least two")  # fmt: skip
+    return [Setting(agency="A3", persona=p.persona_id) for p in personas]
+
+
 def experiment(
     agent_models: Sequence[str],
     domain: str,
@@ -74,20 +86,13 @@ def experiment(
 ) -> Experiment:
     """The persona grid of one domain: its tasks × agent models × A3 under each persona.
 
+    Outcomes, HIR and counts only: the process is not judged.
+
     Raises:
         ValueError: the domain has fewer than two personas.
     """
-    personas = domain_personas(domain)
-    if len(personas) < 2:
-        raise ValueError(f"RQ4: domain {domain!r} has {len(personas)} persona(s) in "
-                         "data/personas.yaml; a range needs at least two")  # fmt: skip
-    return Experiment(
-        name=f"rq4_{domain}",
-        tasks=TaskSelection(files=domain_files([domain]), max_per_domain=max_tasks_per_domain),
-        backends=[Backends(agent=m, user=user_model, judge=judge_model) for m in agent_models],
-        settings=[Setting(agency="A3", persona=p.persona_id) for p in personas],
-        seeds=[seed],
-        judge_process=False,  # outcomes, HIR and counts only
+    return STUDY.experiment(
+        agent_models, [user_model], judge_model, [domain], max_tasks_per_domain, seed
     )
 
 
@@ -195,34 +200,77 @@ def figure(table6: pd.DataFrame, personas: pd.DataFrame, output_dir: Path) -> li
 
     models = list(dict.fromkeys(table6["model"]))
     rows_per_model = max(2, int(table6.groupby("model").size().max()) if len(table6) else 2)
-    fig = Figure(figsize=(15, 1.2 + (0.9 + 0.5 * rows_per_model) * max(1, len(models))))
+    fig = Figure(figsize=(15, 2.4 + (0.9 + 0.5 * rows_per_model) * max(1, len(models))))
     axes = fig.subplots(max(1, len(models)), len(METRICS), squeeze=False)
     markers = ("o", "s", "^", "D", "v")
+    legend: dict[str, Any] = {}  # "domain: persona name" -> its marker
     for row, model in enumerate(models):
         mine = personas[personas["model"] == model]
         domains = list(dict.fromkeys(mine["domain"]))
         for col, (metric, (name, _)) in enumerate(METRICS.items()):
             ax = axes[row, col]
             for y, domain in enumerate(domains):
-                values = mine.loc[mine["domain"] == domain, metric].to_numpy(dtype=float)
+                part = mine[mine["domain"] == domain]
+                values = part[metric].to_numpy(dtype=float)
                 if not np.isfinite(values).any():
-                    ax.text(0, y, DASH, va="center")
+                    ax.text(0.5, y, DASH, va="center", ha="center",
+                            transform=ax.get_yaxis_transform(), **UNDEFINED_MARK)  # fmt: skip
                     continue
                 ax.hlines(y, np.nanmin(values), np.nanmax(values), color="grey", linewidth=1)
-                for i, value in enumerate(values):
-                    ax.plot(value, y, markers[i % len(markers)], color=f"C{i}",
-                            label=f"persona {i + 1}" if y == 0 else None)  # fmt: skip
+                for i, (value, persona) in enumerate(zip(values, part["persona"], strict=True)):
+                    (point,) = ax.plot(value, y, markers[i % len(markers)], color=f"C{i}")
+                    legend.setdefault(f"{domain}: {persona_name(persona)}", point)
             ax.set_yticks(range(len(domains)), domains)
             ax.set_xlabel(name + (" (%)" if metric in ("task_score", "pass1") else ""))
             ax.set_ylabel("domain")
             ax.set_title(f"{name}: per persona", fontsize=9)
         axes[row, 0].set_title(f"{model}\nTS: per persona", fontsize=9)
-    handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=8,
-               title="personas in the order of table6_personas (per domain)")  # fmt: skip
+    columns = max(1, int(personas.groupby("domain")["persona"].nunique().max()))
+    rows = math.ceil(len(legend) / columns)
+    fig.legend(list(legend.values()), list(legend), loc="lower center", ncol=columns, fontsize=8,
+               title="personas (marker and colour per persona of each domain)")  # fmt: skip
     fig.suptitle("Persona sensitivity: values per persona; the line spans the max–min range")
-    fig.tight_layout(rect=(0, 0.12, 1, 0.95))
+    fig.tight_layout(rect=(0, min(0.5, 0.04 + 0.035 * rows), 1, 0.95))
     return save_figure(fig, output_dir, "table6")
+
+
+def persona_name(persona_id: str) -> str:
+    """A persona's name as data/personas.yaml gives it (its id when it has none there)."""
+    from hasbench.personas import PersonaError
+
+    try:
+        return get_persona(persona_id).name or persona_id
+    except PersonaError:
+        return persona_id
+
+
+def table6_notes(table6: pd.DataFrame) -> list[str]:
+    """What Table 6's numbers are, and why a cell can be undefined."""
+    notes = [RANGE_NOTE]
+    if (table6["tasks"] == 0).any():
+        notes.append(f"A domain with n=0 tasks has every value undefined ({DASH}): no task "
+                     "finished with defined metrics under every persona.")  # fmt: skip
+    return notes
+
+
+def analyse(analysis: Analysis) -> Outputs:
+    """Table 6 (ranges with paired CIs), the per-persona values, and the figure."""
+    made = tables(analysis.results, seed=analysis.parameters.seed)
+    table6, personas = made["table6"], made["table6_personas"]
+    shown = display(table6, personas)
+    personas_shown = personas.map(lambda v: fmt(v, 2) if isinstance(v, float) else str(v))
+    outputs = {
+        "table6": Table(table6, shown, 3, tuple(table6_notes(table6))),
+        "table6_personas": Table(personas, personas_shown, 3),
+    }
+    written = figure(table6, personas, analysis.output_dir)
+    headline = {"largest_ts_range": float(table6["task_score_range"].max())} if len(table6) else {}
+    return Outputs(outputs, written[0], written[1:], headline)
+
+
+STUDY = Study(name="rq4", title="RQ4", settings=persona_settings, judge_process=False,
+              analyse=analyse, sweep=True)  # fmt: skip
+"""The RQ4 study: A3 under each persona of each domain (one grid and store per domain)."""
 
 
 def plan(
@@ -233,22 +281,16 @@ def plan(
     max_tasks_per_domain: int | None = None,
     seed: int = 0,
     results_dir: str | Path | None = None,
-) -> list[Plan]:
+    benchmark: str | Path | None = None,
+) -> Plans:
     """How much work :func:`run` with these arguments is, before it runs: one plan per domain.
 
     Each counts its domain's episodes and those already stored, and times a few pending
     episodes (stored, so :func:`run` skips them) to estimate how long the rest takes.
     """
-    from hasbench.paths import RUNS_DIR
-
-    agents = agents_or_default(agent_models, sweep=True)
-    ran_domains, _ = resolve_domains(domains, "RQ4")
-    store = Path(results_dir) if results_dir is not None else RUNS_DIR / "rq4"
-    return [
-        plan_work(experiment(agents, d, user_model, judge_model, max_tasks_per_domain, seed),
-                  store / d)
-        for d in ran_domains
-    ]  # fmt: skip
+    asked = Parameters(agent_models, [user_model], judge_model, domains, max_tasks_per_domain,
+                       seed, benchmark)  # fmt: skip
+    return STUDY.plan(asked, results_dir)
 
 
 def run(
@@ -261,50 +303,21 @@ def run(
     output_dir: str | Path | None = None,
     results_dir: str | Path | None = None,
     progress: bool = True,
+    benchmark: str | Path | None = None,
 ) -> dict[str, Any]:
     """Run (or resume) the persona sweep of every domain; write Table 6 and its figure.
 
     ``agent_models`` defaults to the offline sweep agent (:mod:`hasbench.experiments.defaults`),
-    ``output_dir`` to ``FIGURES_DIR/rq4`` and ``results_dir`` to ``RUNS_DIR/rq4``.
+    ``output_dir`` to ``FIGURES_DIR/rq4`` and ``results_dir`` to ``RUNS_DIR/rq4`` (one
+    results store per domain under it).
+
+    ``benchmark`` is the folder of a built HAS-Bench whose tasks to run (None: the
+    generated tasks in ``data/tasks``); the tables and the manifest name it.
 
     Returns a dict with ``results``, ``tables`` (numeric), ``figure`` (PNG path),
-    ``summaries`` (one per domain) and ``notes``.
+    ``summaries`` (one per domain) and ``notes`` (see
+    :meth:`hasbench.experiments.study.Study.run`).
     """
-    from hasbench.paths import RUNS_DIR
-
-    agents = agents_or_default(agent_models, sweep=True)
-    ran_domains, notes = resolve_domains(domains, "RQ4")
-    grids = [
-        experiment(agents, d, user_model, judge_model, max_tasks_per_domain, seed)
-        for d in ran_domains
-    ]
-    client = make_client(grids[0])
-    store = Path(results_dir) if results_dir is not None else RUNS_DIR / "rq4"
-    summaries, frames = [], []
-    for domain, grid in zip(ran_domains, grids, strict=True):
-        summary, frame = execute(grid, store / domain, client, progress)
-        summaries.append(summary)
-        frames.append(frame)
-    results = pd.concat(frames, ignore_index=True)
-    notes = [*notes, *run_notes(results)]
-    made = tables(results, seed=seed)
-    out = output_dir_for("rq4", output_dir)
-    shown = display(made["table6"], made["table6_personas"])
-    files = write_table(out, "table6", made["table6"], shown, notes, text_columns=3)
-    personas = made["table6_personas"]
-    personas_shown = personas.map(lambda v: fmt(v, 2) if isinstance(v, float) else str(v))
-    files += write_table(out, "table6_personas", personas, personas_shown, notes, 3)
-    files += figure(made["table6"], personas, out)
-    parameters = {
-        "agent_models": agents, "user_model": user_model, "judge_model": judge_model,
-        "domains": list(domains), "domains_run": ran_domains,
-        "max_tasks_per_domain": max_tasks_per_domain, "seed": seed,
-    }  # fmt: skip
-    write_manifest(out, "rq4", parameters, results, summaries, client, notes, files)
-    return {
-        "results": results,
-        "tables": made,
-        "figure": out / "table6.png",
-        "summaries": summaries,
-        "notes": notes,
-    }
+    asked = Parameters(agent_models, [user_model], judge_model, domains, max_tasks_per_domain,
+                       seed, benchmark)  # fmt: skip
+    return STUDY.run(asked, output_dir, results_dir, progress)

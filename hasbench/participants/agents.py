@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hasbench.participants.backends import MODEL, agent_backend
 from hasbench.participants.base import (
@@ -27,11 +27,16 @@ from hasbench.participants.base import (
     CallTool,
     Contact,
     Finish,
+    Incoming,
     Malformed,
     SendMessage,
 )
 from hasbench.prompts import load, render
 from hasbench.tools import ToolSpec
+from hasbench.vocab import INTERVENTION_DECISIONS
+
+if TYPE_CHECKING:
+    from hasbench.llm import ModelResponse
 
 SEND_MESSAGE = ToolSpec(
     name="send_message",
@@ -55,11 +60,19 @@ FINISH = ToolSpec(
     name="finish",
     description=(
         "End your part of the task and deliver the result. Include everything the "
-        "requester should be told."
+        "requester should be told. If you could not do the task, say why and set outcome "
+        "to 'unable'."
     ),
     parameters={
         "type": "object",
-        "properties": {"deliverable": {"type": "string", "description": "Your final result."}},
+        "properties": {
+            "deliverable": {"type": "string", "description": "Your final result."},
+            "outcome": {
+                "type": "string",
+                "enum": ["done", "unable"],
+                "description": "done (the default): the task is done; unable: it is not.",
+            },
+        },
         "required": ["deliverable"],
     },
     kind="generic",
@@ -123,55 +136,62 @@ def _describe(contact: Contact) -> str:
     return " ".join(parts[:2]) + "".join(parts[2:])
 
 
-class LLMAgent:
-    """An agent played by a model through native tool calls.
+class Conversation:
+    """What a model in an agent's seat reads: the system prompt, then the conversation.
 
-    Every action is a tool call (domain tools, channel tools, ``send_message``,
-    ``finish``); prose without a tool call, invalid JSON arguments and the like become
-    :class:`Malformed` actions that the simulator records as typed errors and feeds back.
-    A model call that fails (an infrastructure error) is not the agent's doing: the
-    :class:`~hasbench.llm.ModelError` goes on to the simulator, which ends the episode.
+    The one rendering of an agent's observations as text. The LLM agent sends it to its
+    model; the offline stand-ins (:mod:`hasbench.participants.standin`) read the same
+    texts, so no part of a view reaches a stand-in that a model does not get.
 
-    The system prompt is rendered once; tool results, incoming messages and memory notes
-    not already among them are appended to the conversation.
+    Each result is a tool message (its text: a tool's output, a human's whole answer as
+    :func:`hasbench.channels.answer_text` writes it, ``Error: ...``); what arrived since the
+    agent last acted is one user message with a line per input, ``[<kind> from <sender>]
+    <text>`` (a human's unasked decision also names it: ``[control from user_0] deny.
+    ...``), and ``[memory] <note>`` for memory notes it has not read otherwise.
 
     Args:
-        model: the litellm model string.
-        seat: the agent's view and gateway.
+        view: the agent's view.
     """
 
-    def __init__(self, model: str, seat: AgentSeat) -> None:
-        self.model = model
-        self.gateway = seat.gateway
-        self.system = {"role": "system", "content": agent_prompt(seat.view)}
+    def __init__(self, view: AgentView) -> None:
+        self.system = {"role": "system", "content": agent_prompt(view)}
         self.messages: list[dict[str, Any]] = []
-        self.queue: list[Action] = []
         self.remembered = 0
         """Memory notes already accounted for."""
         self.told: list[str] = []
-        """Results fed back since the last model call."""
+        """Results fed back since the last news."""
 
-    async def act(self, obs: AgentObservation) -> Action:
-        """Feed back the last result and new input; call the model when needed."""
-        if obs.last_result is not None:
-            self._feed(obs.last_result)
-        if self.queue and not obs.inbox:
-            return self.queue.pop(0)
-        for skipped in self.queue:  # new input arrived first: the rest of the batch is dropped
-            self.messages.append(
-                {"role": "tool", "tool_call_id": skipped.call_id, "content": "Not run."}
-            )
-        self.queue = []
+    def result(self, result: ActionResult) -> str:
+        """Add the result of the agent's last action; return its text."""
+        self.told.append(result.text)
+        call_id = result.action.call_id
+        if call_id is not None:
+            self.messages.append({"role": "tool", "tool_call_id": call_id, "content": result.text})
+        else:
+            self.messages.append({"role": "user", "content": result.text})
+        return result.text
+
+    def news(self, obs: AgentObservation) -> list[str]:
+        """Add what arrived since the agent last acted (an opening line the first time).
+
+        Returns the lines of input (messages, human input, new memory notes), in order.
+        """
         if not self.messages:
             self.messages.append({"role": "user", "content": "Start working on your task."})
-        lines = [f"[{i.kind} from {i.sender}] {i.text}" for i in obs.inbox]
+        lines = [incoming_line(i) for i in obs.inbox]
         lines += [f"[memory] {note}" for note in self._new_notes(obs)]
         if lines:
             self.messages.append({"role": "user", "content": "\n".join(lines)})
-        tools = [spec.to_openai() for spec in [*obs.view.tools, SEND_MESSAGE, FINISH]]
-        response = await self.gateway.complete(
-            "agent", self.model, [self.system, *self.messages], tools
+        return lines
+
+    def skip(self, action: Action) -> None:
+        """Answer a tool call of the model that was dropped before it ran."""
+        self.messages.append(
+            {"role": "tool", "tool_call_id": action.call_id, "content": "Not run."}
         )
+
+    def reply(self, response: ModelResponse) -> None:
+        """Add the model's reply (its text and tool calls)."""
         assistant: dict[str, Any] = {"role": "assistant", "content": response.content or ""}
         if response.tool_calls:
             assistant["tool_calls"] = [
@@ -183,10 +203,12 @@ class LLMAgent:
                 for c in response.tool_calls
             ]
         self.messages.append(assistant)
-        if not response.tool_calls:
-            return Malformed("no_tool_call", "Reply with a tool call; prose alone does nothing.")
-        self.queue = [_parse(c.id, c.name, c.arguments) for c in response.tool_calls]
-        return self.queue.pop(0)
+
+    def text(self) -> str:
+        """Everything the model was given so far, as one text (its replies left out)."""
+        parts = [self.system["content"]]
+        parts += [m["content"] for m in self.messages if m["role"] != "assistant"]
+        return "\n".join(parts)
 
     def _new_notes(self, obs: AgentObservation) -> list[str]:
         """Memory notes the conversation does not hold yet.
@@ -204,13 +226,61 @@ class LLMAgent:
             if note not in told and not any(request in note for request in requests)
         ]
 
-    def _feed(self, result: ActionResult) -> None:
-        call_id = result.action.call_id
-        self.told.append(result.text)
-        if call_id is not None:
-            self.messages.append({"role": "tool", "tool_call_id": call_id, "content": result.text})
-        else:
-            self.messages.append({"role": "user", "content": result.text})
+
+def incoming_line(incoming: Incoming) -> str:
+    """One input as the agent reads it: ``[<kind> from <sender>] <text>``.
+
+    A human's unasked control decision (deny, stop, approve, ...) comes first in the text.
+    """
+    text = incoming.text
+    if incoming.kind == "control" and incoming.form in INTERVENTION_DECISIONS:
+        text = f"{incoming.form}. {text}"
+    return f"[{incoming.kind} from {incoming.sender}] {text}"
+
+
+class LLMAgent:
+    """An agent played by a model through native tool calls.
+
+    Every action is a tool call (domain tools, channel tools, ``send_message``,
+    ``finish``); prose without a tool call, invalid JSON arguments and the like become
+    :class:`Malformed` actions that the simulator records as typed errors and feeds back.
+    A model call that fails (an infrastructure error) is not the agent's doing: the
+    :class:`~hasbench.llm.ModelError` goes on to the simulator, which ends the episode.
+
+    The system prompt is rendered once; tool results, incoming messages and memory notes
+    not already among them are appended to the conversation (:class:`Conversation`).
+
+    Args:
+        model: the litellm model string.
+        seat: the agent's view and gateway.
+    """
+
+    def __init__(self, model: str, seat: AgentSeat) -> None:
+        self.model = model
+        self.gateway = seat.gateway
+        self.conversation = Conversation(seat.view)
+        self.queue: list[Action] = []
+
+    async def act(self, obs: AgentObservation) -> Action:
+        """Feed back the last result and new input; call the model when needed."""
+        conversation = self.conversation
+        if obs.last_result is not None:
+            conversation.result(obs.last_result)
+        if self.queue and not obs.inbox:
+            return self.queue.pop(0)
+        for skipped in self.queue:  # new input arrived first: the rest of the batch is dropped
+            conversation.skip(skipped)
+        self.queue = []
+        conversation.news(obs)
+        tools = [spec.to_openai() for spec in [*obs.view.tools, SEND_MESSAGE, FINISH]]
+        response = await self.gateway.complete(
+            "agent", self.model, [conversation.system, *conversation.messages], tools
+        )
+        conversation.reply(response)
+        if not response.tool_calls:
+            return Malformed("no_tool_call", "Reply with a tool call; prose alone does nothing.")
+        self.queue = [_parse(c.id, c.name, c.arguments) for c in response.tool_calls]
+        return self.queue.pop(0)
 
 
 def _parse(call_id: str, name: str, raw: str) -> Action:
@@ -228,9 +298,11 @@ def _parse(call_id: str, name: str, raw: str) -> Action:
         return SendMessage(target, text, call_id)
     if name == "finish":
         deliverable = arguments.get("deliverable", "")
-        return Finish(
-            deliverable if isinstance(deliverable, str) else json.dumps(deliverable), call_id
-        )
+        outcome = arguments.get("outcome", "done")
+        if outcome not in ("done", "unable"):
+            return Malformed("invalid_json", "finish: outcome must be 'done' or 'unable'", call_id)
+        text = deliverable if isinstance(deliverable, str) else json.dumps(deliverable)
+        return Finish(text, call_id, outcome)
     return CallTool(name, arguments, call_id)
 
 

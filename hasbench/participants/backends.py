@@ -10,16 +10,17 @@ participant. Backends register themselves in the module that defines them::
         return {seat.view.agent_id: IdleAgent() for seat in seats}
 
 An agent backend registered with ``reads_answer_key=True`` is also given the task's
-:class:`~hasbench.participants.base.AnswerKey`; no other backend is. A backend that takes
-options (``scripted:standin?ask=0.5``) registers a ``check`` that parses them, so
-:func:`backend_problems` can refuse a bad string before anything runs.
+:class:`~hasbench.participants.base.AnswerKey`; no other backend is. What follows ``?`` in
+a backend string (a preset, or ``key=value`` options) is read by :func:`parse_spec`, the
+one reader every backend uses; a backend that takes options registers a ``check`` that
+parses them, so :func:`backend_problems` can refuse a bad string before anything runs.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 if TYPE_CHECKING:
@@ -190,6 +191,72 @@ def judge_backend(
 ) -> Callable[[JudgeBuild], JudgeBuild]:
     """Register a function that builds a judge."""
     return _decorator(JUDGE_BACKENDS, name, label=label, prefix=prefix)
+
+
+@dataclass(frozen=True)
+class BackendSpec:
+    """A backend string read: ``name``, ``name?preset`` or ``name?key=value&key=value``.
+
+    Attributes:
+        name: the part before ``?``.
+        preset: a bare word after ``?`` naming a preset, if any.
+        options: the ``key=value`` options, as text.
+    """
+
+    name: str
+    preset: str | None = None
+    options: Mapping[str, str] = field(default_factory=dict)
+
+    def probabilities(self, spec: str) -> dict[str, float]:
+        """The options as probabilities in [0, 1].
+
+        Raises:
+            ValueError: a value that is not a number, or outside [0, 1] (naming ``spec``).
+        """
+        values: dict[str, float] = {}
+        for key, raw in self.options.items():
+            try:
+                value = float(raw)
+            except ValueError:
+                raise ValueError(f"{spec}: {key}={raw!r} is not a number") from None
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"{spec}: {key}={value} is outside [0, 1]")
+            values[key] = value
+        return values
+
+
+def parse_spec(
+    spec: str, options: Collection[str] = (), presets: Collection[str] = ()
+) -> BackendSpec:
+    """Read a backend string's name and what follows ``?``: one preset, or options.
+
+    Args:
+        spec: the backend string.
+        options: the option names it may carry.
+        presets: the preset names it may carry instead of options.
+
+    Raises:
+        ValueError: an unknown preset or option, an option without ``=``, or one given
+            twice (the message names ``spec``).
+    """
+    name, _, query = spec.partition("?")
+    if not query:
+        return BackendSpec(name)
+    if query in presets:
+        return BackendSpec(name, preset=query)
+    values: dict[str, str] = {}
+    for part in query.split("&"):
+        key, equals, value = part.partition("=")
+        if not equals:
+            known = ", ".join(presets) or "none"
+            raise ValueError(f"{spec}: {part!r} is neither key=value nor a preset ({known})")
+        if key in values:
+            raise ValueError(f"{spec}: option {key!r} is given twice")
+        values[key] = value
+    unknown = sorted(set(values) - set(options))
+    if unknown:
+        raise ValueError(f"{spec}: unknown option(s) {unknown}; known: {', '.join(options)}")
+    return BackendSpec(name, options=values)
 
 
 ROLE_BACKENDS: dict[str, BackendRegistry[Any]] = {

@@ -18,7 +18,8 @@ unprompted (:class:`Initiative`) is delivered at the start of each turn.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
@@ -30,6 +31,7 @@ from hasbench.channels import (
     FeedbackResponse,
 )
 from hasbench.tools import ToolSpec
+from hasbench.vocab import FinishOutcome
 
 if TYPE_CHECKING:
     import numpy as np
@@ -61,10 +63,16 @@ class SendMessage:
 
 @dataclass(frozen=True)
 class Finish:
-    """Deliver the result; for a delegated agent this reports back to its delegator."""
+    """Deliver the result; for a delegated agent this reports back to its delegator.
+
+    ``outcome`` says whether this is the result (``done``) or why there is none: the agent
+    could not do the task (``unable``), or an offline stand-in cannot read what the task
+    asks (``needs_language_understanding``). Only ``done`` can count as delivered.
+    """
 
     deliverable: str
     call_id: str | None = None
+    outcome: FinishOutcome = "done"
 
 
 @dataclass(frozen=True)
@@ -81,11 +89,16 @@ Action = CallTool | SendMessage | Finish | Malformed
 
 @dataclass
 class ActionResult:
-    """What came back from the previous action, as the acting agent sees it.
+    """What came back from the previous action.
+
+    ``text`` is what the acting agent reads (a model gets it as the tool result, and the
+    offline stand-ins read it the same way); the objects behind it are for the answer-key
+    planner, which reads the task's structure anyway.
 
     Attributes:
         action: the action this answers.
-        text: the result as text (tool output, answer, or ``Error: ...``).
+        text: the result as text (tool output, a human's whole answer as
+            :func:`hasbench.channels.answer_text` writes it, or ``Error: ...``).
         error_type: set when the action failed.
         request: the channel request, for channel tools.
         response: the human's answer or decision, when there was one.
@@ -111,7 +124,8 @@ class Incoming:
     form: str | None = None
     request_id: str | None = None
     facts: dict[str, Any] = field(default_factory=dict)
-    """Facts of the sender's known_info the text states (human-initiated input)."""
+    """Facts of the sender's known_info the text states (human-initiated input; for the
+    answer-key planner: agents that see only their view read ``text``)."""
 
 
 @dataclass(frozen=True)
@@ -354,3 +368,54 @@ class AnswerKey:
     setting: Setting
     graph: HASGraph
     tool_specs: Mapping[str, ToolSpec]
+
+
+def approval_reason(name: str, arguments: Mapping[str, Any], seen: Sequence[str]) -> str:
+    """What a person asked to approve an action needs to decide, as an agent would write it.
+
+    The action with its arguments, and what the agent last read about what it acts on
+    (:func:`seen_about`): the identifying and numeric fields of that record, such as the
+    balance a refund or a closure depends on, and none of its personal details.
+
+    Args:
+        name: the action's tool.
+        arguments: its arguments.
+        seen: the texts the agent read (tool outputs, messages, answers), oldest first.
+    """
+    shown = ", ".join(f"{key}={value}" for key, value in arguments.items())
+    reason = f"I would like to run {name}({shown})."
+    about = seen_about(arguments, seen)
+    if about is None:
+        return reason
+    return f"{reason} What I found: {json.dumps(about)}"
+
+
+def seen_about(arguments: Mapping[str, Any], seen: Sequence[str]) -> dict[str, Any] | None:
+    """The latest record read that names a text value of the arguments, kept short.
+
+    A record is a JSON object, alone or after ``Result:``; it is kept to the arguments'
+    fields and its numbers, so no personal detail reaches the person asked.
+    """
+    values = [value for value in arguments.values() if isinstance(value, str) and value]
+    for text in reversed(seen):
+        record = _record(text)
+        if record is None or not any(record.get(key) in values for key in arguments):
+            continue
+        return {
+            key: value for key, value in record.items()
+            if key in arguments or (isinstance(value, int | float) and not isinstance(value, bool))
+        }  # fmt: skip
+    return None
+
+
+def _record(text: str) -> dict[str, Any] | None:
+    """A JSON object the text is, or that follows ``Result:`` on its last line."""
+    last = text.strip().splitlines()[-1] if text.strip() else ""
+    for candidate in (text, last.removeprefix("Result:")):
+        try:
+            value = json.loads(candidate)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            return value
+    return None

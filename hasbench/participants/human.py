@@ -37,7 +37,6 @@ import select
 import sys
 from collections.abc import Callable, Iterator
 from typing import Protocol, TextIO
-from urllib.parse import parse_qs
 
 from hasbench.channels import (
     ChannelRequest,
@@ -45,7 +44,7 @@ from hasbench.channels import (
     ControlDecision,
     FeedbackResponse,
 )
-from hasbench.participants.backends import make_user, user_backend
+from hasbench.participants.backends import make_user, parse_spec, user_backend
 from hasbench.participants.base import (
     ActionFacts,
     HumanSeat,
@@ -520,16 +519,13 @@ def person_options(spec: str) -> tuple[str, dict[str, str]]:
         ValueError: an interface other than notebook, terminal or serve, or an unknown
             option.
     """
-    name, _, query = spec.partition("?")
+    name = spec.partition("?")[0]
     interface = name.removeprefix(PREFIX)
     if interface not in INTERFACES:
         raise ValueError(
             f"unknown human backend {name!r}; use human:notebook, human:terminal or human:serve"
         )
-    options = {k: v[-1] for k, v in parse_qs(query, keep_blank_values=True).items()}
-    unknown = set(options) - {"play", "others"}
-    if unknown:
-        raise ValueError(f"{spec}: unknown option(s) {sorted(unknown)}; known: play, others")
+    options = parse_spec(spec, ("play", "others")).options
     return interface, options
 
 

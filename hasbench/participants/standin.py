@@ -1,11 +1,14 @@
 """Honest offline stand-ins: scripted agents that know only what a model in their seat knows.
 
-A stand-in plays one agent from its observations alone: the task text, the domain policy,
-its tools and contacts, tool outputs, what people and peers tell it. It never sees the
-answer key. What it knows is a :class:`Case`; what to do next comes from its domain's
-:class:`Playbook` (registered with the domain, ``Domain.playbook``), which reads texts into
-facts and proposes the next :data:`Step`. The stand-in itself decides how it involves
-people, by its :class:`Profile`:
+A stand-in plays one agent from what a model in its seat is given: the system prompt's
+task, profile, domain policy, tools and contacts, then the conversation's texts — tool
+outputs, people's whole answers (:func:`hasbench.channels.answer_text`) and input lines —
+rendered by the LLM agent's own :class:`~hasbench.participants.agents.Conversation` and
+taken apart by :mod:`hasbench.participants.reading`. It never sees the answer key, nor the
+structured objects behind those texts. What it knows is a :class:`Case`; what to do next
+comes from its domain's :class:`Playbook` (registered with the domain,
+``Domain.playbook``), which reads texts into facts and proposes the next :data:`Step`.
+The stand-in itself decides how it involves people, by its :class:`Profile`:
 
 - a fact it needs and does not have (:class:`Need`) is asked for over clarification when
   someone reachable may know it (with probability ``ask``), otherwise guessed: the first
@@ -32,26 +35,34 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
-from urllib.parse import parse_qsl
 
 import numpy as np
 
-from hasbench.channels import ClarificationResponse, ControlDecision, FeedbackResponse
-from hasbench.participants.backends import agent_backend
+from hasbench.participants.agents import Conversation
+from hasbench.participants.backends import agent_backend, parse_spec
 from hasbench.participants.base import (
     Action,
-    ActionResult,
     AgentObservation,
     AgentSeat,
     CallTool,
     Contact,
     Finish,
-    Incoming,
     SendMessage,
+    approval_reason,
 )
-from hasbench.vocab import AUTHORIZING_DECISIONS, RISK_ORDER, VETO_DECISIONS
+from hasbench.participants.reading import (
+    Answer,
+    Input,
+    failed,
+    parsed_output,
+    read_answer,
+    read_input,
+    stated_facts,
+)
+from hasbench.transcript import is_about
+from hasbench.vocab import RISK_ORDER, VETO_DECISIONS, FinishOutcome
 
 MAX_ASKS = 2
 """How often a stand-in asks for one fact before it guesses."""
@@ -65,53 +76,51 @@ an agent makes more than ten calls without a message)."""
 
 @dataclass(frozen=True)
 class Profile:
-    """How a stand-in involves people, each a probability in [0, 1].
+    """How well a stand-in works and how it involves people, each a probability in [0, 1].
 
     Attributes:
         ask: asks a reachable person for a missing fact (else guesses).
         approval: seeks approval before a write that needs it (else runs it).
         check: shows a draft for review when someone can review it.
         uptake: uses the corrections of a review.
+        competence: carries out a write as it meant; else it slips and takes one
+            identifier from a look-alike it has seen (another order of the customer, another
+            card, another offer), the way a model mixes up records. A person asked to
+            approve the write sees the slipped arguments.
+        restraint: declines a write that needs approval when nobody it can reach may give
+            it, and finishes saying so (else it runs the write unapproved).
     """
 
     ask: float = 1.0
     approval: float = 1.0
     check: float = 1.0
     uptake: float = 1.0
+    competence: float = 1.0
+    restraint: float = 0.0
 
 
+STANDIN = "scripted:standin"
+"""The backend name of the stand-ins."""
 PRESETS: dict[str, Profile] = {
     "strong": Profile(ask=0.95, approval=0.95, check=0.9, uptake=0.95),
-    "weak": Profile(ask=0.5, approval=0.6, check=0.4, uptake=0.6),
+    "weak": Profile(ask=0.5, approval=0.6, check=0.4, uptake=0.6, competence=0.7),
+    "careful": Profile(ask=0.95, approval=1.0, check=0.9, uptake=0.95, restraint=1.0),
 }
 
 
 def parse_profile(spec: str) -> Profile:
-    """The profile of ``scripted:strong``, ``scripted:weak`` or ``scripted:standin?ask=..``.
+    """The profile a stand-in string names: a preset (``?strong``) or probabilities.
 
     Raises:
-        ValueError: an unknown preset or parameter, or a value outside [0, 1].
+        ValueError: another backend, an unknown preset or parameter, or a value outside [0, 1].
     """
-    name, _, query = spec.removeprefix("scripted:").partition("?")
-    if name in PRESETS and not query:
-        return PRESETS[name]
-    if name == "standin" and query in PRESETS:
-        return PRESETS[query]
-    if name != "standin":
-        raise ValueError(f"unknown stand-in {spec!r} (known: scripted:strong, scripted:weak, "
-                         "scripted:standin?ask=..&approval=..&check=..&uptake=..)")  # fmt: skip
-    values: dict[str, float] = {}
-    for key, raw in parse_qsl(query, strict_parsing=bool(query)):
-        if key not in Profile.__dataclass_fields__:
-            raise ValueError(f"{spec}: unknown parameter {key!r}")
-        try:
-            value = float(raw)
-        except ValueError:
-            raise ValueError(f"{spec}: {key}={raw!r} is not a number") from None
-        if not 0.0 <= value <= 1.0:
-            raise ValueError(f"{spec}: {key}={value} is outside [0, 1]")
-        values[key] = value
-    return Profile(**values)
+    read = parse_spec(spec, Profile.__dataclass_fields__, PRESETS)
+    if read.name != STANDIN:
+        forms = f"{STANDIN}, {STANDIN}?{'|'.join(PRESETS)} or {STANDIN}?ask=.."
+        raise ValueError(f"{spec!r} is not an offline stand-in ({forms})")
+    if read.preset is not None:
+        return PRESETS[read.preset]
+    return Profile(**read.probabilities(spec))
 
 
 # -- what a stand-in knows and what it may do next -------------------------------------------
@@ -209,11 +218,16 @@ class Errand:
 
 @dataclass(frozen=True)
 class Review:
-    """A draft to show a person for feedback before going on (once per ``key``)."""
+    """A draft to show a person for feedback before going on (once per ``key``).
+
+    ``open`` names facts the draft leaves open; a correction the reviewer gives for one of
+    them is learned under its name (a single correction for a single open fact, too).
+    """
 
     key: str
     artifact: str
     who: tuple[str, ...] = ()
+    open: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -244,7 +258,25 @@ class Done:
     summary: str
 
 
-Step = Call | Need | Review | Tell | PassTurn | Done
+@dataclass(frozen=True)
+class GiveUp:
+    """Finish without the result, saying why the work cannot go on (not delivered)."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class NotUnderstood:
+    """Finish because the task or an answer says something the playbook cannot read.
+
+    A model would need language understanding here; the episode ends as
+    ``needs_language_understanding``, which the notebooks count apart.
+    """
+
+    reason: str
+
+
+Step = Call | Need | Review | Tell | PassTurn | Done | GiveUp | NotUnderstood
 
 
 class Playbook(Protocol):
@@ -278,6 +310,8 @@ class StandIn:
     def __init__(self, seat: AgentSeat, profile: Profile, playbook: Playbook) -> None:
         self.view = seat.view
         self.rng: np.random.Generator = seat.rng
+        self.mistakes = seat.rng.spawn(1)[0]
+        """Its own stream for its mistakes (competence), apart from how it involves people."""
         self.profile = profile
         self.playbook = playbook
         self.case = Case(task=self.view.task, policy=self.view.policy)
@@ -292,20 +326,51 @@ class StandIn:
         self.relayed: set[tuple[str, str]] = set()
         self.errand: Errand | None = None
         self.reply: tuple[str, str] | None = None
+        self.conversation = Conversation(self.view)
+        self.decisions: dict[str, bool] = {}
+        self.slips: dict[str, Call] = {}
 
     def _chance(self, p: float) -> bool:
         return p >= 1.0 or (p > 0.0 and float(self.rng.random()) < p)
 
+    def _once(self, key: str, p: float) -> bool:
+        """A chance drawn once per situation: the same situation gets the same decision."""
+        if key not in self.decisions:
+            self.decisions[key] = self._chance(p)
+        return self.decisions[key]
+
+    def _as_carried_out(self, call: Call) -> Call:
+        """A write as it is carried out: as meant, or (by ``competence``) with a slip.
+
+        A slip takes an identifier from a look-alike record (:func:`_slip`). When the
+        slipped call fails, the stand-in does not see why: to it, the step it meant failed.
+        """
+        key = "slip:" + _described(call)
+        if key not in self.slips:
+            competence = self.profile.competence
+            competent = competence >= 1.0 or float(self.mistakes.random()) < competence
+            self.slips[key] = call if competent else _slip(call, self.case)
+        carried_out = self.slips[key]
+        if carried_out != call and self._failed(carried_out) and not self._failed(call):
+            error = next(o.error for o in self.case.outputs if o.name == call.name and o.error)
+            self.case.outputs.append(Outcome(call.name, call.arguments, None, error))
+        return carried_out
+
     async def act(self, obs: AgentObservation) -> Action:
-        """The next action: the playbook's step, as this profile carries it out."""
+        """The next action: the playbook's step, as this profile carries it out.
+
+        What it reads is what a model in its seat reads (:class:`Conversation`): the task
+        and its profile from the system prompt, then the text of each result and each line
+        of new input; never the structured objects behind them.
+        """
         if not self.started:
             self.started = True
             self.playbook.read(self.case, self.view.task, "task")
             self.playbook.read(self.case, self.view.profile, "profile")
         if obs.last_result is not None:
-            self._absorb(obs.last_result)
-        for incoming in obs.inbox:
-            self._receive(incoming)
+            self._absorb(self.conversation.result(obs.last_result))
+        for line in self.conversation.news(obs):
+            self._receive(read_input(line))
         self.expect = None
         errand = self._run_errand()
         if errand is not None:
@@ -353,7 +418,7 @@ class StandIn:
             action = self._carry_out(step, obs)
             if action is not None:
                 return action
-        return self._finish("I could not make further progress on my own.", obs)
+        return self._finish("I could not make further progress on my own.", obs, "unable")
 
     @property
     def team(self) -> tuple[Contact, ...]:
@@ -374,6 +439,10 @@ class StandIn:
     def _carry_out(self, step: Step, obs: AgentObservation) -> Action | None:
         if isinstance(step, Done):
             return self._finish(step.summary, obs)
+        if isinstance(step, GiveUp):
+            return self._finish(step.reason, obs, "unable")
+        if isinstance(step, NotUnderstood):
+            return self._finish(step.reason, obs, "needs_language_understanding")
         if isinstance(step, Need):
             return self._need(step)
         if isinstance(step, Review):
@@ -382,16 +451,30 @@ class StandIn:
             return self._tell(step)
         if isinstance(step, PassTurn):
             return self._pass_turn(step, obs)
-        return self._call(step)
+        return self._call(step, obs)
 
-    def _call(self, call: Call) -> Action | None:
+    def _call(self, call: Call, obs: AgentObservation) -> Action | None:
         spec = next((t for t in self.view.tools if t.name == call.name), None)
         if spec is None:
             return self._delegate(call)
-        needs_approval = spec.kind == "write" and (
-            call.confirm or RISK_ORDER[spec.risk] >= RISK_ORDER["medium"]
-        )
+        if spec.kind != "write":
+            self.expect = ("call", call)
+            return CallTool(call.name, call.arguments)
+        call = self._as_carried_out(call)
+        if self._failed(call):  # a slip that failed: not tried again
+            return None
+        needs_approval = call.confirm or RISK_ORDER[spec.risk] >= RISK_ORDER["medium"]
         approver = self._person("control", ("approve", "authoriz", "owner", "customer"))
+        if needs_approval and approver is None:
+            draft = self._review(
+                Review(f"call:{call.name}", f"Planned next step: {_described(call)}. Is it right?")
+            )
+            if draft is not None:
+                return draft
+            if self._once(f"restraint:{call.name}", self.profile.restraint):
+                reason = (f"{call.name} needs a person's approval and nobody I can reach "
+                          "may give it, so I did not run it.")  # fmt: skip
+                return self._finish(reason, obs, "unable")
         if needs_approval and approver is not None and self._chance(self.profile.approval):
             self.expect = ("approval", call)
             return CallTool(
@@ -400,12 +483,16 @@ class StandIn:
                     "tool_name": call.name,
                     "arguments": call.arguments,
                     "mode": "approval",
-                    "reason": f"I would like to run {call.name} for your request.",
+                    "reason": approval_reason(call.name, call.arguments, self._seen()),
                     "target": approver.participant_id,
                 },
             )
         self.expect = ("call", call)
         return CallTool(call.name, call.arguments)
+
+    def _seen(self) -> list[str]:
+        """What the stand-in read (tool results, messages, answers), as a model reads it."""
+        return [m["content"] for m in self.conversation.messages if m["role"] in ("tool", "user")]
 
     def _delegate(self, call: Call) -> Action | None:
         handoff = self._handoff_to_peer(call.name)
@@ -454,6 +541,18 @@ class StandIn:
                     "target": person.participant_id,
                 },
             )
+        if person is None:  # nobody to ask: a draft with the gap, for whoever may review it
+            label = need.slot.replace("_", " ")
+            draft = Review(
+                f"need:{need.slot}",
+                f"Draft of my next step: {need.question} I do not have your {label} yet, so "
+                f"it stays open: {need.slot} = <{need.slot}?>.",
+                need.who,
+                open=(need.slot, *need.topics),
+            )
+            action = self._review(draft)
+            if action is not None:
+                return action
         return self._guess(need)
 
     def _guess(self, need: Need) -> None:
@@ -525,13 +624,16 @@ class StandIn:
             return self._finish(step.text, obs)
         return SendMessage(peer.participant_id, step.text)
 
-    def _finish(self, summary: str, obs: AgentObservation) -> Action:
+    def _finish(
+        self, summary: str, obs: AgentObservation, outcome: FinishOutcome = "done"
+    ) -> Action:
+        """Finish (or report back to who handed it the case), with the result or why not."""
         if obs.delegator is not None:
-            return Finish(self._report(summary))
+            return Finish(self._report(summary), outcome=outcome)
         if self.handed_by is not None:  # a collaborator handed it the case: report back
             peer, self.handed_by = self.handed_by, None
             return SendMessage(peer, self._report(summary))
-        return Finish(summary)
+        return Finish(summary, outcome=outcome)
 
     def _person(self, channel: str, words: tuple[str, ...]) -> Contact | None:
         """The person to turn to over a channel.
@@ -571,87 +673,97 @@ class StandIn:
 
     # -- what comes back --------------------------------------------------------------------
 
-    def _absorb(self, result: ActionResult) -> None:
+    def _absorb(self, text: str) -> None:
+        """Read the result of its last action (the text a model gets)."""
         expect, self.expect = self.expect, None
         case = self.case
         if expect is None:
             return
         kind, step = expect
         if kind == "call":
-            output = parsed_output(result.text) if result.error_type is None else None
-            case.outputs.append(Outcome(step.name, step.arguments, output, result.error_type))
-            if result.error_type is None:
+            error = text if failed(text) else None
+            output = parsed_output(text) if error is None else None
+            case.outputs.append(Outcome(step.name, step.arguments, output, error))
+            if error is None:
                 if any(t.name == step.name and t.kind == "write" for t in self.view.tools):
                     case.done.append((step.name, step.arguments))
-                self.playbook.read(case, result.text, f"tool:{step.name}")
-        elif kind in ("approval", "execute"):
-            decision = result.response
-            if isinstance(decision, ControlDecision) and decision.decision in AUTHORIZING_DECISIONS:
-                arguments = decision.arguments or step.arguments
-                case.done.append((step.name, arguments))
-                output = parsed_output(result.tool_output)
-                case.outputs.append(Outcome(step.name, arguments, output))
-                if output is not None:
-                    text = output if isinstance(output, str) else json.dumps(output)
-                    self.playbook.read(case, text, f"tool:{step.name}")
-            else:
-                case.declined.append((step.name, step.arguments))
+                self.playbook.read(case, text, f"tool:{step.name}")
+            return
+        answer = read_answer(text)
+        if kind in ("approval", "execute"):
+            self._decided(step, answer)
         elif kind == "ask":
-            response = result.response
-            if isinstance(response, ClarificationResponse):
-                who = result.request.target if result.request else "person"
-                for key, value in response.info.items():
-                    case.learn(key, value, who)
-                single = len(response.info) == 1 and not step.topics
-                if single and step.slot not in response.info:
-                    case.learn(step.slot, next(iter(response.info.values())), who)
-                self.playbook.read(case, response.content, who)
+            if answer is not None:
+                self._learn_answer(answer, step, answer.who)
         elif kind == "errand":
-            response = result.response
-            facts: dict[str, Any] = {}
-            content = "no answer"
-            if isinstance(response, ClarificationResponse):
-                facts = dict(response.info)
-                if len(facts) == 1 and not step.topics and step.slot not in facts:
-                    facts[step.slot] = next(iter(facts.values()))
-                content = response.content
-            for key, value in facts.items():
-                case.learn(key, value, step.person)
+            facts = self._learn_answer(answer, step, step.person) if answer else {}
+            content = answer.words if answer else "no answer"
             text = f"{step.person} says: {content}\nFacts: {_facts_text(facts) or 'none'}"
             self.reply = (step.requester, text)
-        elif kind == "review":
-            response = result.response
-            if isinstance(response, FeedbackResponse):
-                who = result.request.target if result.request else "person"
-                case.learn("reviewed_" + re.sub(r"\W", "_", step.key), True, who)
-                case.feedback.append(response.content)
-                if response.edits and self._chance(self.profile.uptake):
-                    for key, value in response.edits.items():
-                        case.learn(key, value, who)
-                    self.playbook.read(case, response.content, who)
+        elif kind == "review" and answer is not None:
+            case.learn("reviewed_" + re.sub(r"\W", "_", step.key), True, answer.who)
+            case.feedback.append(answer.words)
+            edits = answer.part("Edits")
+            if isinstance(edits, dict) and edits and self._chance(self.profile.uptake):
+                for key, value in _named(edits, step.open).items():
+                    case.learn(key, value, answer.who)
+                self.playbook.read(case, answer.words, answer.who)
 
-    def _receive(self, incoming: Incoming) -> None:
+    def _decided(self, call: Call, answer: Answer | None) -> None:
+        """A person's decision on an action it asked them to approve or carry out."""
+        case = self.case
+        if answer is None or not answer.authorized:
+            case.declined.append((call.name, call.arguments))
+            return
+        arguments = answer.part("Arguments")
+        if not isinstance(arguments, dict):
+            arguments = call.arguments
+        elif answer.decision == "modify":
+            arguments = {**call.arguments, **arguments}
+        case.done.append((call.name, arguments))
+        output = parsed_output(answer.result)
+        case.outputs.append(Outcome(call.name, arguments, output))
+        text = output if isinstance(output, str) else json.dumps(output)
+        self.playbook.read(case, text, f"tool:{call.name}")
+
+    def _learn_answer(self, answer: Answer, need: Need | Errand, origin: str) -> dict[str, Any]:
+        """Learn the facts an answer states; return them.
+
+        A stated fact about one of the asked topics is learned under the topic's name too;
+        a single stated fact answers a question about a single topic.
+        """
+        facts = _named(stated_facts(answer.words), (need.slot, *need.topics))
+        for key, value in facts.items():
+            self.case.learn(key, value, origin)
+        self.playbook.read(self.case, answer.words, origin)
+        return facts
+
+    def _receive(self, line: Input) -> None:
+        """Read a line of new input: a message, a report, a person's input, a memory note."""
+        case = self.case
         graph = self.view.coordination_mode == "graph"
-        if graph and incoming.kind == "message" and incoming.text.startswith("Over to you"):
-            self.handed_by = incoming.sender
-        if incoming.kind in ("message", "report"):
-            errand = _ERRAND.search(incoming.text)
+        if line.sender is None:
+            return
+        if graph and line.kind == "message" and line.text.startswith("Over to you"):
+            self.handed_by = line.sender
+        if line.kind in ("message", "report"):
+            errand = _ERRAND.search(line.text)
             if errand is not None:
                 asked = json.loads(errand.group(1))
-                self.errand = Errand(incoming.sender, asked["person"], asked["slot"],
+                self.errand = Errand(line.sender, asked["person"], asked["slot"],
                                      asked["question"], tuple(asked["topics"]))  # fmt: skip
                 return
-            facts, done = _unpack(incoming.text)
+            facts, done = _unpack(line.text)
             for key, value in facts.items():
-                self.case.learn(key, value, incoming.sender)
-            self.case.done += [d for d in done if d not in self.case.done]
-            self.playbook.read(self.case, incoming.text, incoming.sender)
+                case.learn(key, value, line.sender)
+            case.done += [d for d in done if d not in case.done]
+            self.playbook.read(case, line.text, line.sender)
             return
-        if incoming.kind == "control" and incoming.form in VETO_DECISIONS:
-            self.case.feedback.append(incoming.text)
-        for label, value in _STATED.findall(incoming.text):  # what a person says unasked
-            self.case.learn(label.replace(" ", "_"), value, incoming.sender)
-        self.playbook.read(self.case, incoming.text, incoming.sender)
+        if line.decision in VETO_DECISIONS:
+            case.feedback.append(line.text)
+        for key, value in stated_facts(line.text).items():  # what a person says unasked
+            case.learn(key, value, line.sender)
+        self.playbook.read(case, line.text, line.sender)
 
     # -- messages between stand-ins ------------------------------------------------------------
 
@@ -660,6 +772,67 @@ class StandIn:
 
     def _report(self, summary: str) -> str:
         return f"{summary}\n" + _pack(self.case)
+
+
+def _named(facts: dict[str, Any], asked: tuple[str, ...]) -> dict[str, Any]:
+    """Facts a person gave, also under the names of the facts asked about.
+
+    A fact about one asked topic is added under the topic's name (one about several, such
+    as "name" when first and last name were asked, is left as it is said); a single fact
+    given for a single asked topic is that topic.
+    """
+    named = dict(facts)
+    for key, value in facts.items():
+        about = [topic for topic in asked if is_about(key, topic)]
+        if len(about) == 1 and about[0] not in named:
+            named[about[0]] = value
+    if len(facts) == 1 and len(asked) == 1 and asked[0] not in named:
+        named[asked[0]] = next(iter(facts.values()))
+    return named
+
+
+def _described(call: Call) -> str:
+    """A planned call as a reviewer reads it: the tool and its arguments."""
+    return f"{call.name} {json.dumps(call.arguments, sort_keys=True)}"
+
+
+def _slip(call: Call, case: Case) -> Call:
+    """The call with one identifier argument taken from a look-alike the case has seen.
+
+    Identifiers are text without spaces that holds letters and digits; a look-alike has
+    the same text with other digits (another order ``#W...``, another ``credit_card_...``)
+    and came out of a tool. With none, the call is carried out as meant.
+    """
+    seen = [leaf for o in case.outputs if o.error is None for leaf in _leaves(o.output)]
+    for name in sorted(call.arguments):
+        value = call.arguments[name]
+        if not (isinstance(value, str) and _IDENTIFIER.fullmatch(value)):
+            continue
+        shape = re.sub(r"\d", "9", value)
+        other = next(
+            (
+                v
+                for v in seen
+                if isinstance(v, str) and v != value and re.sub(r"\d", "9", v) == shape
+            ),
+            None,
+        )
+        if other is not None:
+            return replace(call, arguments={**call.arguments, name: other})
+    return call
+
+
+_IDENTIFIER = re.compile(r"(?=\S*[A-Za-z])(?=\S*\d)\S+")
+"""Text a slip may swap: no spaces, letters and digits (``#W2315605``, ``HAT123``)."""
+
+
+def _leaves(value: Any) -> list[Any]:
+    """The scalar values inside tool output (lists' items, mappings' values)."""
+    if isinstance(value, dict):
+        return [leaf for item in value.values() for leaf in _leaves(item)]
+    if isinstance(value, list):
+        return [leaf for item in value for leaf in _leaves(item)]
+    return [value]
 
 
 def _about(contact: Contact, words: tuple[str, ...]) -> bool:
@@ -682,8 +855,6 @@ def _pack(case: Case) -> str:
     return f"Facts: {facts or 'none'}\nDone: {done if case.done else 'none'}"
 
 
-_STATED = re.compile(r"\bMy ([a-z][a-z ]{0,30}?) is (.+?)\.(?=\s|$)")
-"""A fact a person states in their own words ("My zip code is 53736.")."""
 _ERRAND = re.compile(r"^Ask: (\{.*\})$", re.MULTILINE)
 _FACT = re.compile(r'(\w+)=("(?:[^"\\]|\\.)*"|\[[^\]]*\]|\{[^}]*\}|[^;]+)')
 
@@ -700,16 +871,6 @@ def _unpack(text: str) -> tuple[dict[str, Any], list[tuple[str, dict[str, Any]]]
             for name, arguments in parsed_output(line[len("Done: ") :]):
                 done.append((name, arguments if isinstance(arguments, dict) else {}))
     return facts, done
-
-
-def parsed_output(text: Any) -> Any:
-    """JSON text as data; anything else as it is."""
-    if not isinstance(text, str):
-        return text
-    try:
-        return json.loads(text)
-    except (json.JSONDecodeError, ValueError):
-        return text
 
 
 # -- playbooks by domain ---------------------------------------------------------------------
@@ -732,9 +893,7 @@ def playbook_for(domain: str) -> Playbook:
     return getattr(importlib.import_module(module), name)()
 
 
-@agent_backend(
-    "scripted:standin", label="offline stand-in (sees only its view)", check=parse_profile
-)
+@agent_backend(STANDIN, label="offline stand-in (sees only its view)", check=parse_profile)
 def standin_team(model: str, seats: list[AgentSeat]) -> dict[str, StandIn]:
     """Every agent played by its domain's playbook with the profile the string names."""
     profile = parse_profile(model)

@@ -15,6 +15,7 @@ on the cluster's workers.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -42,8 +43,8 @@ class ClusterPool:
         self._dask: Any = None
         self._local: Any = None
         self.workers = 1
-        """The cluster's workers when it started (the run keeps twice as many episodes in
-        flight)."""
+        """The cluster's workers when it started."""
+        self._slots: asyncio.Semaphore | None = None
 
     async def start(self, address: str) -> ClusterPool:
         """Connect to the scheduler at ``address`` (``local:N`` starts a local cluster)."""
@@ -54,7 +55,16 @@ class ClusterPool:
             address = self._local
         self._dask = await client_class(address, asynchronous=True)
         self.workers = max(1, len(await self._dask.nthreads()))
+        self._slots = asyncio.Semaphore(2 * self.workers)
         return self
+
+    def slot(self, spec: EpisodeSpec) -> asyncio.Semaphore:
+        """What admits a CPU-bound episode: twice as many in flight as the cluster has workers.
+
+        A stopped backend or a spent budget then holds back the episodes not yet admitted.
+        """
+        assert self._slots is not None, "start the pool first"
+        return self._slots
 
     async def run(
         self,
@@ -62,7 +72,6 @@ class ClusterPool:
         identity: dict[str, Any],
         key: str,
         store: Path,
-        judge_process: bool,
     ) -> dict[str, Any]:
         """Run one episode on a worker; write its trace and record here; return the record."""
         future = self._dask.submit(
@@ -71,12 +80,11 @@ class ClusterPool:
             spec,
             identity,
             key,
-            judge_process,
             self._cache,
             key=f"episode-{key}",
             pure=False,
         )
-        record, trace, calls, hits = await future
+        record, trace, calls, hits, _ = await future
         if trace is not None:
             results.write_trace(store, key, trace)
         results.write_record(store, key, record)

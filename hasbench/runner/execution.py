@@ -28,6 +28,7 @@ What can go wrong, and what a run does about it:
 from __future__ import annotations
 
 import asyncio
+import time
 import traceback
 from collections import Counter
 from dataclasses import dataclass, field
@@ -35,10 +36,9 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hasbench.prompts import prompt_hashes
 from hasbench.runner import store as results
 from hasbench.runner.cluster import ClusterPool
-from hasbench.runner.experiment import EpisodeSpec, Experiment, episode_key, grid, provider
+from hasbench.runner.experiment import EpisodeSpec, Experiment, provider, resolve
 from hasbench.runner.pool import cpu_bound, open_pool
 from hasbench.runner.progress import Progress
 from hasbench.vocab import canonical_json, text_hash
@@ -57,6 +57,8 @@ class RunSummary:
 
     Attributes:
         directory: The results store.
+        experiment: The experiment's key (its definition is in the store's
+            ``experiments/`` folder; :func:`~hasbench.runner.store.load_results` takes it).
         total: Episodes of the grid.
         skipped: Episodes already done (an intact record without an error).
         ran: Episodes run and recorded by this call.
@@ -69,6 +71,9 @@ class RunSummary:
             episode after episode).
         budget: Why the budget stopped the run, if it did.
         quarantined: The damaged records and traces moved to ``quarantine/``.
+        seconds: Wall-clock seconds the call took (None: not measured).
+        estimate: The seconds a plan of the same grid estimated for it, when one preceded
+            it (set by whoever made the plan, e.g. a study notebook).
     """
 
     directory: Path
@@ -83,6 +88,9 @@ class RunSummary:
     stopped: list[str] = field(default_factory=list)
     budget: str | None = None
     quarantined: list[str] = field(default_factory=list)
+    experiment: str | None = None
+    seconds: float | None = None
+    estimate: float | None = None
 
     @property
     def complete(self) -> bool:
@@ -210,24 +218,23 @@ async def run_experiment(
 
     if workers is not None and workers < 1:
         raise ValueError(f"workers: must be at least 1, got {workers}")
+    started = time.monotonic()
     experiment.check_backends()
-    specs = grid(experiment)  # a bad task selection fails before the store is touched
+    resolved = resolve(experiment)  # a bad task selection fails before the store is touched
     store = Path(directory) if directory is not None else experiment.default_dir()
-    results.open_store(store, experiment)
-    done, damaged = results.scan_store(store)
+    results.open_store(store, resolved)
+    done, damaged = results.scan_store(store, resolved.keys, verify=True)
     results.quarantine(store, damaged)
     if client is None:
         client = LLMClient(cache=ResponseCache.default(), concurrency=experiment.concurrency)
     if client.budget is None and experiment.budget is not None:
         client.budget = CallBudget(experiment.budget.max_calls, experiment.budget.max_cost)
     calls0, hits0, cost0 = client.stats.calls, client.stats.cache_hits, client.stats.cost
-    prompts = prompt_hashes()
-    todo: list[tuple[EpisodeSpec, dict[str, Any], str]] = []
-    for spec in specs:
-        identity = spec.identity(prompts)
-        key = episode_key(identity)
-        if key not in done or done[key]["error"] is not None:
-            todo.append((spec, identity, key))
+    todo = [
+        (cell.spec, cell.identity, cell.key)
+        for cell in resolved.cells
+        if cell.key not in done or done[cell.key]["error"] is not None
+    ]
     limits: dict[str, asyncio.Semaphore] = {}
     stops = BackendStops()
     counts = {"ran": 0, "failed": 0, "not_started": 0}
@@ -244,16 +251,17 @@ async def run_experiment(
 
     async def one(spec: EpisodeSpec, identity: dict[str, Any], key: str) -> None:
         if pool is not None and cpu_bound(spec.backends):
-            group, limit, run = "", 2 * pool.workers, pool.run
+            gate, run = pool.slot(spec), pool.run  # a task's episodes share its worker
         else:  # model-bound: admitted under its provider's limit (cluster-wide on a cluster)
             group = provider(spec.backends.agent)
-            limit, run = experiment.concurrency.get(group, DEFAULT_CONCURRENCY), episode
-        async with limits.setdefault(group, asyncio.Semaphore(limit)):
+            limit = experiment.concurrency.get(group, DEFAULT_CONCURRENCY)
+            gate, run = limits.setdefault(group, asyncio.Semaphore(limit)), episode
+        async with gate:
             if blocked(spec):
                 counts["not_started"] += 1
                 bar.update(1)
                 return
-            record = await run(spec, identity, key, store, experiment.judge_process)
+            record = await run(spec, identity, key, store)
         bar.update(1)
         if record is None:  # cut short by the budget: left for the next run
             counts["not_started"] += 1
@@ -274,8 +282,9 @@ async def run_experiment(
             pool.close()
     return RunSummary(
         directory=store,
-        total=len(specs),
-        skipped=len(specs) - len(todo),
+        experiment=resolved.key,
+        total=len(resolved.cells),
+        skipped=len(resolved.cells) - len(todo),
         ran=counts["ran"],
         failed=counts["failed"],
         not_started=counts["not_started"],
@@ -285,24 +294,22 @@ async def run_experiment(
         stopped=list(stops.messages.values()),
         budget=client.budget.exhausted() if client.budget is not None else None,
         quarantined=[str(item) for item in damaged],
+        seconds=time.monotonic() - started,
     )
 
 
 async def _run_here(run: Any, client: LLMClient, *args: Any) -> dict[str, Any] | None:
-    """``run_one`` in this process: ``(spec, identity, key, store, judge_process)``."""
-    spec, identity, key, store, judge_process = args
-    return await run(spec, identity, key, store, client, judge_process)
+    """``run_one`` in this process: ``(spec, identity, key, store)``."""
+    spec, identity, key, store = args
+    return await run(spec, identity, key, store, client)
 
 
 async def run_one(
-    spec: EpisodeSpec,
-    identity: dict[str, Any],
-    key: str,
-    store: Path,
-    client: LLMClient,
-    judge_process: bool = True,
+    spec: EpisodeSpec, identity: dict[str, Any], key: str, store: Path, client: LLMClient
 ) -> dict[str, Any] | None:
     """Run, evaluate and judge one episode; write its trace and record; return the record.
+
+    Its process (CQS, FUR, CRJ events) is judged when ``spec.judge_process``.
 
     An infrastructure failure of any role (the episode's ``model_error`` termination, or
     a judge call that fails) makes an error record with no scores; so does a crash.
@@ -341,6 +348,7 @@ async def run_one(
         jsonl = trace.to_jsonl()
         record["trace"] = results.write_trace(store, key, jsonl)
         record["trace_sha256"] = text_hash(jsonl)
+        record["trace_bytes"] = len(jsonl.encode("utf-8"))
         record["termination"] = (
             trace.termination.model_dump(mode="json") if trace.termination else None
         )
@@ -355,7 +363,7 @@ async def run_one(
             outcome = await evaluate(scn, trace, judge)
             record["outcome"] = outcome.model_dump(mode="json")
             record["metrics"] = trace_metrics(trace, scn)
-            if judge_process:
+            if spec.judge_process:
                 record["process"] = await judge_events(trace, judge)
     except ModelError as exc:  # a judge call: the episode has a trace but no scores
         if exc.kind == "budget":

@@ -1,8 +1,14 @@
-"""The experiment schema: tasks × backends × settings × seeds, and the key of each episode.
+"""The experiment schema: tasks × backends × settings × seeds, and the keys of the grid.
 
-``key`` is a hash of everything that determines an episode: the scenario's content hash,
-the setting, the backends (with each role's endpoint server and extra parameters, never its
-key), the seed, the package version and the prompt hashes.
+An episode's ``key`` is a hash of everything that determines it: the scenario's content
+hash, the setting, the backends (with each role's endpoint server and extra parameters,
+never its key), the seed, whether its process is judged, the package version, a hash of
+the package's code and the prompt hashes.
+
+An experiment's key (:func:`resolve`) is a hash of its name, its benchmark (the name of the
+task set and the content hash of each task file) and the keys of its episodes: two grids
+that differ in a task, a backend, a setting, a seed or the code have different keys, and
+the tables of an experiment are computed from exactly its episodes.
 
 Every field is validated; :func:`load_experiment` names the file and the field of each
 problem (``exp.yaml: seeds.0: Input should be greater than or equal to 0``), and resolves
@@ -32,12 +38,18 @@ from pydantic import (
 import hasbench
 from hasbench import __version__
 from hasbench.agency import Setting
+from hasbench.benchmark import GENERATED
 from hasbench.paths import REPO_ROOT, RUNS_DIR
+from hasbench.prompts import prompt_hashes
 from hasbench.scenario import Scenario, load_tasks
 from hasbench.simulator import Backends
-from hasbench.vocab import content_hash
+from hasbench.vocab import content_hash, text_hash
 
-RECORD_FORMAT = 1
+RECORD_FORMAT = 2
+"""The version of the episode identity and record layout (2: ``judge_process`` is part of
+an episode's identity, records hold their trace's size)."""
+DEFAULT_BENCHMARK = GENERATED
+"""The benchmark of the project's generated task files (``data/tasks``)."""
 
 
 class ExperimentError(ValueError):
@@ -51,6 +63,9 @@ class TaskSelection(BaseModel):
 
     files: list[str] = Field(min_length=1)
     """Task YAML files, relative to the repository root unless absolute."""
+    benchmark: str = Field(default=DEFAULT_BENCHMARK, pattern=r"^[A-Za-z0-9_.-]+$")
+    """The name of the task set the files belong to; with the files' content hashes it is
+    the benchmark every table and manifest of the experiment names."""
     domains: list[str] | None = None
     patterns: list[str] | None = None
     ids: list[str] | None = None
@@ -166,14 +181,23 @@ def load_experiment(path: str | Path) -> Experiment:
     return experiment
 
 
+def task_file(name: str) -> Path:
+    """A task file of a selection: absolute as given, else under the repository root.
+
+    Raises:
+        ExperimentError: the file does not exist.
+    """
+    path = Path(name) if Path(name).is_absolute() else REPO_ROOT / name
+    if not path.exists():
+        raise ExperimentError(f"tasks.files: no such task file: {name}")
+    return path
+
+
 def select_tasks(selection: TaskSelection) -> list[Scenario]:
     """Load the task files and apply the filters (raises ScenarioError on a bad file)."""
     chosen: list[Scenario] = []
     for name in selection.files:
-        path = Path(name) if Path(name).is_absolute() else REPO_ROOT / name
-        if not path.exists():
-            raise ExperimentError(f"tasks.files: no such task file: {name}")
-        chosen.extend(load_tasks(path))
+        chosen.extend(load_tasks(task_file(name)))
     if selection.domains is not None:
         chosen = [s for s in chosen if s.domain in selection.domains]
     if selection.patterns is not None:
@@ -207,12 +231,18 @@ def _stratified(scenarios: list[Scenario], limit: int) -> list[Scenario]:
 
 @dataclass(frozen=True)
 class EpisodeSpec:
-    """One cell of the grid."""
+    """One cell of the grid.
+
+    Attributes:
+        judge_process: whether the episode's CQS/FUR/CRJ events are judged (its record
+            has process scores only then).
+    """
 
     scenario: Scenario
     setting: Setting
     backends: Backends
     seed: int
+    judge_process: bool = True
 
     def identity(self, prompts: dict[str, str]) -> dict[str, Any]:
         """Everything that determines the episode (hashed into its key)."""
@@ -223,6 +253,7 @@ class EpisodeSpec:
             "setting": self.setting.model_dump(mode="json"),
             "backends": self.backends.identity(),
             "seed": self.seed,
+            "judge_process": self.judge_process,
             "package_version": __version__,
             "code": code_fingerprint(),
             "prompt_hashes": prompts,
@@ -261,9 +292,108 @@ def grid(experiment: Experiment) -> list[EpisodeSpec]:
             raise
         raise ExperimentError(f"{experiment._source}: {exc}") from None
     return [
-        EpisodeSpec(scn, setting, backends, seed)
+        EpisodeSpec(scn, setting, backends, seed, experiment.judge_process)
         for backends in experiment.backends
         for scn in scenarios
         for setting in experiment.settings
         for seed in experiment.seeds
     ]
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One episode of a resolved grid: what it is, what determines it, and its key."""
+
+    spec: EpisodeSpec
+    identity: dict[str, Any]
+    key: str
+
+
+@dataclass(frozen=True)
+class ResolvedExperiment:
+    """An experiment with its tasks loaded: every episode's key, its benchmark and its key.
+
+    Attributes:
+        experiment: the experiment as asked for.
+        cells: its episodes in grid order.
+        benchmark: ``{"name": ..., "task_files": {file: SHA-256 of its bytes}}``.
+        key: the experiment's key (a hash of its name, benchmark and episode keys).
+    """
+
+    experiment: Experiment
+    cells: list[Cell]
+    benchmark: dict[str, Any]
+    key: str
+
+    @property
+    def keys(self) -> list[str]:
+        """The episode keys of the grid, in grid order."""
+        return [cell.key for cell in self.cells]
+
+    def shape(self) -> dict[str, int]:
+        """The grid's sizes: tasks, backends, settings, seeds."""
+        experiment = self.experiment
+        return {
+            "tasks": len({cell.spec.scenario.task_id for cell in self.cells}),
+            "backends": len(experiment.backends),
+            "settings": len(experiment.settings),
+            "seeds": len(experiment.seeds),
+        }
+
+    def definition(self) -> dict[str, Any]:
+        """What a results store keeps of the experiment (``experiments/<key>.json``).
+
+        The experiment as asked for (without its run controls, budget and concurrency,
+        which change no result), its benchmark, the code it ran, and its episode keys.
+        """
+        return {
+            "key": self.key,
+            "name": self.experiment.name,
+            "benchmark": self.benchmark,
+            "experiment": self.experiment.model_dump(
+                mode="json", exclude={"budget", "concurrency"}
+            ),
+            "shape": self.shape(),
+            "package_version": __version__,
+            "code": code_fingerprint(),
+            "episodes": self.keys,
+        }
+
+
+def benchmark_identity(selection: TaskSelection) -> dict[str, Any]:
+    """The benchmark of a task selection: its name and each task file's content hash.
+
+    Files inside the repository are named relative to it, so the identity (and the keys
+    made from it) does not depend on where the checkout lives.
+    """
+    files = {}
+    for name in selection.files:
+        path = task_file(name)
+        shown = path.resolve()
+        if shown.is_relative_to(REPO_ROOT):
+            shown = shown.relative_to(REPO_ROOT)
+        files[shown.as_posix()] = text_hash(path.read_bytes())
+    return {"name": selection.benchmark, "task_files": files}
+
+
+def experiment_key(name: str, benchmark: dict[str, Any], keys: list[str]) -> str:
+    """The key of an experiment: 16 hex digits of the hash of its name, benchmark, episodes."""
+    identity = {"format": RECORD_FORMAT, "name": name, "benchmark": benchmark,
+                "episodes": sorted(keys)}  # fmt: skip
+    return content_hash(identity, 16)
+
+
+def resolve(experiment: Experiment) -> ResolvedExperiment:
+    """Load an experiment's tasks and compute every episode's key and the experiment's key.
+
+    Raises:
+        ExperimentError: a task file or id that is not there, naming the experiment's file.
+    """
+    prompts = prompt_hashes()
+    cells = []
+    for spec in grid(experiment):
+        identity = spec.identity(prompts)
+        cells.append(Cell(spec, identity, episode_key(identity)))
+    benchmark = benchmark_identity(experiment.tasks)
+    key = experiment_key(experiment.name, benchmark, [cell.key for cell in cells])
+    return ResolvedExperiment(experiment, cells, benchmark, key)

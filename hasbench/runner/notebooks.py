@@ -8,7 +8,8 @@ so that ``hasbench notebook rq1`` (and :func:`run_notebook`) finds it whatever i
 is called. Notebooks without a name are not run by name.
 
 A run writes the executed notebook and, beside it, an HTML export with the widgets' state
-saved, which opens in a browser without a kernel. While it runs, the terminal shows which
+saved, which opens in a browser without a kernel or a network
+(:mod:`hasbench.runner.html_export`). While it runs, the terminal shows which
 cell runs and the live progress the notebook reports (:mod:`hasbench.runner.progress`).
 
 A sweep (:func:`run_sweep`, ``hasbench notebook NAME --grid FILE``) runs a notebook once
@@ -32,12 +33,25 @@ from typing import Any
 
 from hasbench.paths import REPO_ROOT, RUNS_DIR
 from hasbench.runner.experiment import ExperimentError
+from hasbench.runner.html_export import export_html
 from hasbench.runner.progress import Relay
 
 NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
 KERNEL = "hasbench"
 METADATA_KEY = "hasbench"
 """The notebook metadata entry that holds ``{"name": ...}``."""
+
+
+class NotebookError(ExperimentError):
+    """A notebook that stopped with an error: one line naming it and what went wrong.
+
+    Attributes:
+        executed: the executed copy, with the error's traceback in its failing cell.
+    """
+
+    def __init__(self, message: str, executed: Path) -> None:
+        super().__init__(message)
+        self.executed = executed
 
 
 def registered_notebooks(directory: Path | None = None) -> dict[str, Path]:
@@ -150,6 +164,8 @@ def run_notebook(
     Raises:
         ExperimentError: an unknown notebook, a parameter its parameters cell does not
             have, or no ``hasbench`` kernel.
+        NotebookError: the notebook stopped with an error (its executed copy and HTML
+            export are still written, the traceback in the failing cell).
     """
     import papermill
 
@@ -177,33 +193,24 @@ def run_notebook(
                     relay.cell(1 + order.index(cell.get("id")), len(order), cell.source)
 
             options["on_cell_start"] = announce
-        papermill.execute_notebook(
-            str(source),
-            str(target),
-            parameters=parameters or {},
-            kernel_name=KERNEL,
-            cwd=str(REPO_ROOT),
-            progress_bar=False,
-            **options,
-        )
+        try:
+            papermill.execute_notebook(
+                str(source),
+                str(target),
+                parameters=parameters or {},
+                kernel_name=KERNEL,
+                cwd=str(REPO_ROOT),
+                progress_bar=False,
+                **options,
+            )
+        except papermill.PapermillExecutionError as failure:
+            export_html(target)
+            reason = " ".join(line.strip() for line in str(failure.evalue).splitlines())
+            raise NotebookError(
+                f"{name} ({source.name}): {failure.ename}: {reason} (traceback: {target})", target
+            ) from None
     export_html(target)
     return target
-
-
-def export_html(notebook: Path) -> Path:
-    """Write an executed notebook as HTML beside it, with its saved widget state.
-
-    The widgets render from that state in a browser without a kernel (their scripts load
-    from a CDN, so this needs network access); the other outputs are plain HTML.
-    """
-    import nbformat
-    from nbconvert import HTMLExporter
-
-    node = nbformat.read(notebook, as_version=4)
-    body, _ = HTMLExporter(template_name="lab").from_notebook_node(node)
-    path = notebook.with_suffix(".html")
-    path.write_text(body, encoding="utf-8")
-    return path
 
 
 GRID_KEYS = ("fixed", "vary", "sets")
@@ -216,7 +223,10 @@ RUN_PLACES = {
 }
 """Parameters that say where a notebook writes -> that place inside each sweep run's folder."""
 RUN_RECORD = "run.json"
-"""Each sweep run's record in its folder: parameters, status, seconds, error."""
+"""Each sweep run's record in its folder: parameters, status, seconds, error, headline."""
+MANIFEST = "manifest.json"
+"""What a figure notebook writes beside its tables: what they rest on, and its headline
+numbers (``hasbench.experiments.study.write_manifest``)."""
 
 
 @dataclass(frozen=True)
@@ -372,7 +382,8 @@ def run_sweep(
     Dask cluster at ``cluster`` (``local:N`` starts a local one; the workers must see this
     machine's file system). A failed set is recorded with its reason and the others go
     on; a rerun skips the sets that finished. ``summary.csv`` and ``summary.json`` list
-    every set: parameters, folder, status, seconds, error.
+    every set: parameters, folder, status, seconds, error, and the headline numbers of its
+    manifest (episodes, errors, Pass@1, Task Score and the notebook's own).
 
     Args:
         name: the notebook's registered name.
@@ -412,6 +423,7 @@ def run_sweep(
             "directory": run.directory.name,
             "parameters": run.parameters,
             **outcome,
+            "headline": _headline(run, places) if outcome["status"] == "ok" else {},
         }
         run.directory.mkdir(parents=True, exist_ok=True)
         (run.directory / RUN_RECORD).write_text(json.dumps(record, indent=2), encoding="utf-8")
@@ -430,14 +442,12 @@ def run_sweep(
 
 def execute_set(name: str, parameters: dict[str, Any], directory: str) -> dict[str, Any]:
     """Run one parameter set into ``directory`` (in a worker); return status, seconds, error."""
-    from papermill import PapermillExecutionError
-
     start = time.perf_counter()
     error = None
     try:
         run_notebook(name, parameters, directory, progress=False)
-    except PapermillExecutionError as failure:
-        error = f"{failure.ename}: {failure.evalue}"
+    except NotebookError as failure:
+        error = str(failure)
     except Exception as failure:  # a failed set is recorded; the sweep goes on
         error = f"{type(failure).__name__}: {failure}"
     return {
@@ -450,6 +460,17 @@ def execute_set(name: str, parameters: dict[str, Any], directory: str) -> dict[s
 def _places(run: SweepRun, places: dict[str, str]) -> dict[str, str]:
     """The notebook's output parameters pointed into the run's own folder."""
     return {parameter: str(run.directory / place) for parameter, place in places.items()}
+
+
+def _headline(run: SweepRun, places: dict[str, str]) -> dict[str, Any]:
+    """The headline numbers of a set's manifest (none when the notebook writes no manifest)."""
+    if "output_dir" not in places:
+        return {}
+    path = run.directory / places["output_dir"] / MANIFEST
+    try:
+        return dict(json.loads(path.read_text(encoding="utf-8")).get("headline") or {})
+    except (OSError, json.JSONDecodeError):
+        return {}
 
 
 def _finished(run: SweepRun) -> dict[str, Any] | None:
@@ -504,12 +525,25 @@ def _outcome(future: Any) -> dict[str, Any]:
 
 
 def _write_summary(directory: Path, rows: list[dict[str, Any]]) -> None:
-    """Write ``summary.json`` and ``summary.csv`` (parameters as JSON) into ``directory``."""
+    """Write ``summary.json`` and ``summary.csv`` into ``directory``.
+
+    The CSV has one row per set: its index, folder, status, seconds, error, parameters (as
+    JSON), then one column per headline number of the sets' manifests (``episodes``,
+    ``errors``, ``pass1``, ``task_score`` and the notebook's own).
+    """
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "summary.json").write_text(json.dumps(rows, indent=2), encoding="utf-8")
-    fields = ["index", "directory", "status", "seconds", "error", "parameters"]
+    headline = list(dict.fromkeys(name for row in rows for name in row.get("headline") or {}))
+    fields = ["index", "directory", "status", "seconds", "error", "parameters", *headline]
     with (directory / "summary.csv").open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fields)
+        writer = csv.DictWriter(handle, fields, extrasaction="ignore")
         writer.writeheader()
         for row in rows:
-            writer.writerow({**row, "parameters": json.dumps(row["parameters"], sort_keys=True)})
+            numbers = {name: _csv_value(v) for name, v in (row.get("headline") or {}).items()}
+            parameters = json.dumps(row["parameters"], sort_keys=True)
+            writer.writerow({**row, "parameters": parameters, **numbers})
+
+
+def _csv_value(value: Any) -> Any:
+    """A headline number as the CSV shows it (four decimals for a fraction)."""
+    return round(value, 4) if isinstance(value, float) else value

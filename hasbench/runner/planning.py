@@ -1,37 +1,86 @@
 """How much work a grid is before it runs: episodes to run, and a measured time estimate.
 
 :func:`estimate` counts the grid's episodes and those already in the results store, then
-times pending episodes per backend (they are stored, so nothing is wasted) and extrapolates.
-A model backend is timed on one episode. An offline backend is timed on up to
-:data:`OFFLINE_TIMED` episodes and the first is left out of the rate when others ran,
-because it pays the start-up (loading the domain, building its shared base) that the rest
-of the run does not. Episodes count as stored as a run counts them: an intact record
-without an error; a timed episode that ends in error is named, so it is fixed before the
-run. A backend is the agent backend, or the agent with its user simulator when the grid
-compares user simulators. Offline episodes run in the worker pool the run will open (one
-worker per CPU for a grid large enough, see :func:`hasbench.runner.pool.open_pool`); model
-backends up to their concurrency limit at a time.
+times pending episodes (they are stored, so nothing is wasted) and extrapolates. Episodes
+of one domain under one agency level take alike, those of different domains or levels do
+not (a coding episode under A1 runs its tests in a sandbox and can take 50 times a retail
+one), so each *stratum* (a backend × domain × agency level) is counted at its own rate.
+
+Offline episodes are timed a task at a time, as a worker of the run meets them (the pool
+gives all of a task's episodes to one worker, :mod:`hasbench.runner.pool`): for
+:data:`OFFLINE_TASKS` tasks of each domain, spread over its tasks, every pending offline
+episode of the task's first seed (all its backends and settings) runs here in grid order,
+so what a domain caches per process (a coding task's test runs, by workspace content)
+serves the task's later episodes in the plan as in the run; more seeds, then more tasks,
+follow until each backend has :data:`OFFLINE_TIMED` timed episodes in the domain. A
+backend's first episode in a domain pays the start-up (loading the domain, building its
+shared base) that the rest of the run does not, and is left out of the rate when others
+ran. The rest runs in the worker pool (one worker per CPU for a grid large enough, see
+:func:`hasbench.runner.pool.open_pool`), whose speedup over one process depends on what
+else the machine runs: for a grid of :data:`CALIBRATED` pending episodes or more it is
+measured by running, of each domain, a further task for each worker in the pool (those
+episodes are kept too). A model backend is timed on one episode per stratum, all at
+once, and runs up to its concurrency limit at a time.
+
+Episodes count as stored as a run counts them: an intact record without an error; a
+timed episode that ends in error is named, so it is fixed before the run. A backend is
+the agent backend, or the agent with its user simulator when the grid compares user
+simulators.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hasbench.prompts import prompt_hashes
 from hasbench.runner import store as results
 from hasbench.runner.execution import DEFAULT_CONCURRENCY, provider, run_one
-from hasbench.runner.experiment import Experiment, episode_key, grid
-from hasbench.runner.pool import MIN_POOL_EPISODES, cpu_bound, machine_workers
+from hasbench.runner.experiment import Cell, Experiment, resolve
+from hasbench.runner.pool import EpisodePool, cpu_bound, open_pool
 from hasbench.runner.progress import announce, duration
 
 if TYPE_CHECKING:
     from hasbench.llm import LLMClient
 
+OFFLINE_TASKS = 2
+"""Tasks of each domain whose pending offline episodes of one seed are all timed."""
 OFFLINE_TIMED = 4
-"""Episodes timed per offline backend (the first one pays the start-up)."""
+"""Offline episodes timed per backend and domain at least (more seeds, then more tasks)."""
+CALIBRATED = 64
+"""Pending offline episodes from which the worker pool's speedup is measured on the grid."""
+
+
+@dataclass
+class Stratum:
+    """Pending episodes of one backend in one domain under one agency level.
+
+    Attributes:
+        backend: the backend (see the module docstring).
+        domain: the tasks' domain.
+        agency: the settings' agency level.
+        cells: its pending episodes, in grid order.
+        times: seconds of its timed episodes that count for the rate.
+        startup: seconds of its episode that paid the domain's start-up, if it had it.
+        timed: its episodes timed (start-up ones included).
+        finished: its timed episodes that finished without an error.
+    """
+
+    backend: str
+    domain: str
+    agency: str
+    cells: list[Cell]
+    times: list[float] = field(default_factory=list)
+    startup: float | None = None
+    timed: int = 0
+    finished: int = 0
+
+    @property
+    def pending(self) -> int:
+        """Episodes left to run after the timed ones (one in error runs again)."""
+        return len(self.cells) - self.finished
 
 
 @dataclass
@@ -40,26 +89,36 @@ class Plan:
 
     Attributes:
         name: the experiment.
+        key: the experiment's key.
+        directory: its results store.
         shape: the grid's sizes: tasks, agent backends, settings, seeds.
         total: episodes in the grid.
         stored: episodes in the results store before the plan (a run skips them).
-        measured: seconds per episode, per backend, from the timed episodes (they are
-            stored).
+        measured: seconds per pending episode, per backend (its strata's rates weighted by
+            their pending episodes).
         timed: episodes timed per backend.
         pending: episodes left to run after the timed ones, per backend.
-        parallel: episodes run at a time, per backend.
+        parallel: how many episodes' worth of work gets done at a time, per backend: the
+            worker pool's measured speedup for an offline one, the concurrency limit for a
+            model one.
         failed: the error of each backend whose timed episode ended in error.
+        strata: the timed strata (backend × domain × agency level).
+        planning_seconds: how long the plan took (its timed episodes included).
     """
 
     name: str
+    key: str
+    directory: Path
     shape: dict[str, int]
     total: int
     stored: int
     measured: dict[str, float] = field(default_factory=dict)
     timed: dict[str, int] = field(default_factory=dict)
     pending: dict[str, int] = field(default_factory=dict)
-    parallel: dict[str, int] = field(default_factory=dict)
+    parallel: dict[str, float] = field(default_factory=dict)
     failed: dict[str, str] = field(default_factory=dict)
+    strata: list[Stratum] = field(default_factory=list)
+    planning_seconds: float = 0.0
 
     @property
     def to_run(self) -> int:
@@ -100,65 +159,235 @@ class Plan:
 async def estimate(
     experiment: Experiment, directory: str | Path | None = None, client: LLMClient | None = None
 ) -> Plan:
-    """Count the grid's work and time a few pending episodes per backend.
+    """Count the grid's work and time a few pending episodes per stratum.
 
     The timed episodes are written to the results store like any other, so the run that
     follows skips them.
     """
     from hasbench.llm import LLMClient, ResponseCache
 
+    started = time.monotonic()
+    resolved = resolve(experiment)
     store = Path(directory) if directory is not None else experiment.default_dir()
-    results.open_store(store, experiment)
-    done, damaged = results.scan_store(store)
+    results.open_store(store, resolved)
+    done, damaged = results.scan_store(store, resolved.keys, verify=True)
     results.quarantine(store, damaged)
     if client is None:
         client = LLMClient(cache=ResponseCache.default(), concurrency=experiment.concurrency)
-    prompts = prompt_hashes()
-    specs = grid(experiment)
     users = {b.user for b in experiment.backends}
-    pending: dict[str, list] = {}
-    for spec in specs:
-        identity = spec.identity(prompts)
-        key = episode_key(identity)
-        if key not in done or done[key]["error"] is not None:
-            agent = spec.backends.agent
-            backend = agent if len(users) == 1 else f"{agent} with {spec.backends.user}"
-            pending.setdefault(backend, []).append((spec, identity, key))
+    strata: dict[tuple[str, str, str], Stratum] = {}
+    for cell in resolved.cells:
+        if cell.key in done and done[cell.key]["error"] is None:
+            continue
+        spec = cell.spec
+        agent = spec.backends.agent
+        backend = agent if len(users) == 1 else f"{agent} with {spec.backends.user}"
+        where = (backend, spec.scenario.domain, spec.setting.agency)
+        strata.setdefault(where, Stratum(*where, cells=[])).cells.append(cell)
+    shape = resolved.shape()
     plan = Plan(
         name=experiment.name,
+        key=resolved.key,
+        directory=store,
         shape={
-            "tasks": len({s.scenario.task_id for s in specs}),
+            "tasks": shape["tasks"],
             "agent backends": len({b.agent for b in experiment.backends}),
             **({"user simulators": len(users)} if len(users) > 1 else {}),
-            "settings": len(experiment.settings),
-            "seeds": len(experiment.seeds),
+            "settings": shape["settings"],
+            "seeds": shape["seeds"],
         },
-        total=len(specs),
-        stored=len(specs) - sum(len(p) for p in pending.values()),
+        total=len(resolved.cells),
+        stored=len(resolved.cells) - sum(len(s.cells) for s in strata.values()),
+        strata=list(strata.values()),
     )
-    offline = sum(len(items) for items in pending.values() if cpu_bound(items[0][0].backends))
-    workers = machine_workers() if offline >= MIN_POOL_EPISODES else 1
-    for backend, items in pending.items():
-        is_offline = cpu_bound(items[0][0].backends)
-        times: list[float] = []
-        finished = 0
-        for item in items[: OFFLINE_TIMED if is_offline else 1]:
-            started = time.monotonic()
-            record = await run_one(*item, store, client, experiment.judge_process)
-            times.append(time.monotonic() - started)
-            if record is not None and record["error"] is not None:
-                plan.failed[backend] = results.error_text(record["error"])
-                break
-            finished += record is not None
-        warm = times[1:] or times
-        plan.measured[backend] = sum(warm) / len(warm)
-        plan.timed[backend] = len(times)
-        plan.pending[backend] = len(items) - finished  # one in error runs again
-        if is_offline:
-            plan.parallel[backend] = max(1, min(workers, plan.pending[backend]))
-        else:
-            group = provider(items[0][0].backends.agent)
-            limit = experiment.concurrency.get(group, DEFAULT_CONCURRENCY)
-            plan.parallel[backend] = max(1, min(limit, len(items) - 1))
+    offline = [s for s in plan.strata if cpu_bound(s.cells[0].spec.backends)]
+    failed, speedup = await _time_offline(offline, resolved.cells, store, client)
+    plan.failed.update(failed)
+    for backend in dict.fromkeys(s.backend for s in plan.strata if s not in offline):
+        error = await _time_model([s for s in plan.strata if s.backend == backend], store, client)
+        if error is not None:
+            plan.failed[backend] = error
+    _summarize(plan, experiment, offline, speedup)
+    plan.planning_seconds = time.monotonic() - started
     announce(f"Plan. {plan}")
     return plan
+
+
+async def _time_offline(
+    strata: list[Stratum], grid: list[Cell], store: Path, client: LLMClient
+) -> tuple[dict[str, str], float]:
+    """Time the strata's chosen episodes here, then measure the pool's speedup on more.
+
+    Returns the error of each backend whose timed episode ended in error, and how many
+    times the work of one process the run's worker pool gets done (1 without a pool).
+    """
+    where = {cell.key: stratum for stratum in strata for cell in stratum.cells}
+    units = _units([cell for cell in grid if cell.key in where])
+    failed: dict[str, str] = {}
+    warm: set[tuple[str, str]] = set()
+    for cell in _chosen(units, where):
+        stratum = where[cell.key]
+        if stratum.backend in failed:
+            continue
+        began = time.monotonic()
+        record = await run_one(cell.spec, cell.identity, cell.key, store, client)
+        seconds = time.monotonic() - began
+        stratum.timed += 1
+        if record is not None and record["error"] is not None:
+            failed[stratum.backend] = results.error_text(record["error"])
+            continue
+        stratum.finished += record is not None
+        if (stratum.backend, stratum.domain) in warm:
+            stratum.times.append(seconds)
+        else:  # the backend's first episode in this domain pays its start-up
+            warm.add((stratum.backend, stratum.domain))
+            stratum.startup = seconds
+    pending = [cell for s in strata if s.backend not in failed for cell in s.cells]
+    pool = open_pool([cell.spec for cell in pending], None, client, run_one)
+    if pool is None:
+        return failed, 1.0
+    try:
+        return failed, await _speedup(pool, units, where, strata, store, failed)
+    finally:
+        pool.close()
+
+
+async def _speedup(
+    pool: EpisodePool,
+    units: dict[str, list[list[Cell]]],
+    where: dict[str, Stratum],
+    strata: list[Stratum],
+    store: Path,
+    failed: dict[str, str],
+) -> float:
+    """How many times the work of this process the pool gets done, measured on the grid.
+
+    A grid of at least :data:`CALIBRATED` pending episodes runs, of every domain, a further
+    task for each worker in the pool (they are kept): what those episodes take one after
+    the other at the measured rates, over the time the pool took, is its speedup. A smaller
+    grid counts on every worker.
+    """
+    left = sum(s.pending for s in strata)
+    if left < CALIBRATED:
+        return float(pool.workers)
+    batch = []  # per domain a task for each worker, so that every worker is busy throughout
+    for queue in units.values():
+        for worker in range(pool.workers):
+            unit = next((u for u in queue if pool.worker_of(u[0].spec.scenario.task_id) == worker),
+                        None)  # fmt: skip
+            if unit is not None:
+                queue.remove(unit)
+                batch += [cell for cell in unit if where[cell.key].backend not in failed]
+    expected = sum(_rate(where[c.key], [s for s in strata if s.domain == where[c.key].domain])
+                   for c in batch)  # fmt: skip
+    began = time.monotonic()
+    done = await asyncio.gather(*(pool.run(c.spec, c.identity, c.key, store) for c in batch))
+    took = time.monotonic() - began
+    for cell, record in zip(batch, done, strict=True):
+        where[cell.key].finished += record is not None and record["error"] is None
+    return max(1.0, min(float(pool.workers), expected / took if took > 0 else 1.0))
+
+
+def _chosen(units: dict[str, list[list[Cell]]], where: dict[str, Stratum]) -> list[Cell]:
+    """The episodes to time, in grid order within each task (see the module docstring).
+
+    The chosen units are taken off ``units``; what is left stays in its order.
+    """
+    chosen: list[Cell] = []
+    for queue in units.values():
+        timed: dict[str, int] = {}
+        taken = 0
+        while queue and (taken < OFFLINE_TASKS or min(timed.values()) < OFFLINE_TIMED):
+            for cell in queue.pop(0):
+                backend = where[cell.key].backend
+                timed[backend] = timed.get(backend, 0) + 1
+                chosen.append(cell)
+            taken += 1
+    return chosen
+
+
+def _units(cells: list[Cell]) -> dict[str, list[list[Cell]]]:
+    """Per domain, its pending episodes in the order they are timed, a task's seed at a time.
+
+    First the first seed of :data:`OFFLINE_TASKS` tasks spread over the domain's tasks, then
+    their other seeds, then the other tasks; each unit is the task's episodes of one seed
+    (every backend and setting) in grid order.
+    """
+    units: dict[str, dict[tuple[str, int], list[Cell]]] = {}
+    for cell in cells:
+        spec = cell.spec
+        unit = units.setdefault(spec.scenario.domain, {})
+        unit.setdefault((spec.scenario.task_id, spec.seed), []).append(cell)
+    ordered = {}
+    for domain, found in units.items():
+        tasks = list(dict.fromkeys(task for task, _ in found))
+        count = min(OFFLINE_TASKS, len(tasks))
+        chosen = [tasks[i * len(tasks) // count] for i in range(count)]
+        rest = [task for task in tasks if task not in chosen]
+        keys = sorted(
+            found,
+            key=lambda unit: (
+                unit[0] not in chosen,
+                unit[1] != min(seed for task, seed in found if task == unit[0]),
+                (chosen + rest).index(unit[0]),
+            ),
+        )
+        ordered[domain] = [found[key] for key in keys]
+    return ordered
+
+
+async def _time_model(strata: list[Stratum], store: Path, client: LLMClient) -> str | None:
+    """Time a model backend on one episode per stratum, all at once; the first error."""
+
+    async def one(stratum: Stratum) -> dict[str, Any] | None:
+        cell = stratum.cells[0]
+        began = time.monotonic()
+        record = await run_one(cell.spec, cell.identity, cell.key, store, client)
+        stratum.timed += 1
+        stratum.times.append(time.monotonic() - began)
+        stratum.finished += record is not None and record["error"] is None
+        return record
+
+    records = await asyncio.gather(*(one(stratum) for stratum in strata))
+    errors = [r["error"] for r in records if r is not None and r["error"] is not None]
+    return results.error_text(errors[0]) if errors else None
+
+
+def _summarize(plan: Plan, experiment: Experiment, offline: list[Stratum], speedup: float) -> None:
+    """Per backend: its rate, timed and pending episodes, and how many run at a time.
+
+    Offline episodes run in the worker pool, which gets ``speedup`` times the work of one
+    process done (measured, see :func:`_speedup`).
+    """
+    for backend in dict.fromkeys(s.backend for s in plan.strata):
+        mine = [s for s in plan.strata if s.backend == backend]
+        rates = {id(s): _rate(s, mine) for s in mine}
+        pending = sum(s.pending for s in mine)
+        plan.pending[backend] = pending
+        plan.timed[backend] = sum(s.timed for s in mine)
+        plan.measured[backend] = (
+            sum(rates[id(s)] * s.pending for s in mine) / pending
+            if pending
+            else sum(rates.values()) / len(rates)
+        )
+        if mine[0] in offline:
+            plan.parallel[backend] = max(1.0, min(speedup, pending))
+        else:
+            group = provider(mine[0].cells[0].spec.backends.agent)
+            limit = experiment.concurrency.get(group, DEFAULT_CONCURRENCY)
+            plan.parallel[backend] = max(1, min(limit, pending))
+
+
+def _rate(stratum: Stratum, strata: list[Stratum]) -> float:
+    """Seconds per episode of a stratum: its warm episodes, else its domain's, else its first.
+
+    A stratum never timed (its backend failed first) counts at the backend's rate.
+    """
+    if stratum.times:
+        return sum(stratum.times) / len(stratum.times)
+    for pool in ([s for s in strata if s.domain == stratum.domain], strata):
+        times = [t for s in pool for t in s.times]
+        if times:
+            return sum(times) / len(times)
+    startups = [s.startup for s in strata if s.startup is not None]
+    return sum(startups) / len(startups) if startups else 0.0

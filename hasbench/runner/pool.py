@@ -10,6 +10,11 @@ A worker runs an episode exactly as the main process would (:func:`run_one`, int
 scratch store of its own) and sends back the record and the trace text; the main process
 writes both to the results store. The store keeps a single writer, so a record still
 means a finished episode and resume works as before.
+
+Every episode of one task goes to the same worker (chosen by a hash of the task id): what a
+domain caches per process, such as a coding task's test runs by workspace content, then
+serves every setting and backend of that task, as it does in the one process that times a
+plan (:mod:`hasbench.runner.planning`).
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ import os
 import shutil
 import sys
 import tempfile
+import time
+import zlib
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -35,7 +42,7 @@ if TYPE_CHECKING:
 OFFLINE_PREFIXES = ("scripted:", "local/")
 """Backends that run on this machine (with the ``rule`` judge): their episodes are CPU-bound."""
 RunOne = Callable[..., Awaitable[dict[str, Any]]]
-"""``run_one(spec, identity, key, store, client, judge_process)`` -> the episode's record."""
+"""``run_one(spec, identity, key, store, client)`` -> the episode's record."""
 MIN_POOL_EPISODES = 16
 """Fewer CPU-bound episodes than this run in the main process (starting workers costs more)."""
 
@@ -64,17 +71,27 @@ def worker_pool(workers: int, **options: Any) -> ProcessPoolExecutor:
 
 
 class EpisodePool:
-    """A pool of worker processes that run CPU-bound episodes for one results store."""
+    """Worker processes that run CPU-bound episodes for one results store, a task's in one.
+
+    Attributes:
+        workers: how many worker processes.
+        seconds: how long each episode it ran took in its worker, by key (a plan times
+            episodes as the run will run them, see :mod:`hasbench.runner.planning`).
+    """
 
     def __init__(self, workers: int, client: LLMClient, run_one: RunOne) -> None:
         cache = getattr(client.cache, "path", None) if client.cache is not None else None
         self.workers = workers
-        """Worker processes (the run keeps twice as many episodes in flight)."""
+        self.seconds: dict[str, float] = {}
         self.client = client
         self._run_one = run_one
-        self._executor = worker_pool(
-            workers, initializer=_start_worker, initargs=(None if cache is None else str(cache),)
-        )
+        self._slots = [asyncio.Semaphore(2) for _ in range(workers)]
+        self._executors = [
+            worker_pool(
+                1, initializer=_start_worker, initargs=(None if cache is None else str(cache),)
+            )
+            for _ in range(workers)
+        ]
 
     async def run(
         self,
@@ -82,14 +99,14 @@ class EpisodePool:
         identity: dict[str, Any],
         key: str,
         store: Path,
-        judge_process: bool,
     ) -> dict[str, Any]:
         """Run one episode in a worker; write its trace and record here; return the record."""
         loop = asyncio.get_running_loop()
-        future = self._executor.submit(
-            _run_episode, self._run_one, spec, identity, key, judge_process
+        future = self._executors[self.worker_of(spec.scenario.task_id)].submit(
+            _run_episode, self._run_one, spec, identity, key
         )
-        record, trace, calls, hits = await asyncio.wrap_future(future, loop=loop)
+        record, trace, calls, hits, seconds = await asyncio.wrap_future(future, loop=loop)
+        self.seconds[key] = seconds
         if trace is not None:
             results.write_trace(store, key, trace)
         results.write_record(store, key, record)
@@ -97,9 +114,21 @@ class EpisodePool:
         self.client.stats.cache_hits += hits
         return record
 
+    def slot(self, spec: EpisodeSpec) -> asyncio.Semaphore:
+        """What admits an episode to its task's worker: two in flight per worker.
+
+        A stopped backend or a spent budget then holds back the episodes not yet admitted.
+        """
+        return self._slots[self.worker_of(spec.scenario.task_id)]
+
+    def worker_of(self, task_id: str) -> int:
+        """The worker that runs every episode of a task."""
+        return zlib.crc32(task_id.encode("utf-8")) % self.workers
+
     def close(self) -> None:
         """Stop the workers."""
-        self._executor.shutdown(wait=True, cancel_futures=True)
+        for executor in self._executors:
+            executor.shutdown(wait=True, cancel_futures=True)
 
 
 def open_pool(
@@ -132,13 +161,12 @@ def run_in_worker(
     spec: EpisodeSpec,
     identity: dict[str, Any],
     key: str,
-    judge_process: bool,
     cache_path: str | None,
-) -> tuple[dict[str, Any], str | None, int, int]:
+) -> tuple[dict[str, Any], str | None, int, int, float]:
     """Run one episode in a worker process that has no pool initializer (a Dask worker)."""
     if not _WORKER:
         _start_worker(cache_path or None)
-    return _run_episode(run_one, spec, identity, key, judge_process)
+    return _run_episode(run_one, spec, identity, key)
 
 
 def _start_worker(cache_path: str | None) -> None:
@@ -157,18 +185,18 @@ def _start_worker(cache_path: str | None) -> None:
 
 
 def _run_episode(
-    run_one: RunOne, spec: EpisodeSpec, identity: dict[str, Any], key: str, judge_process: bool
-) -> tuple[dict[str, Any], str | None, int, int]:
-    """(record, trace text or None, model calls, cache hits) of one episode."""
+    run_one: RunOne, spec: EpisodeSpec, identity: dict[str, Any], key: str
+) -> tuple[dict[str, Any], str | None, int, int, float]:
+    """(record, trace text or None, model calls, cache hits, seconds) of one episode."""
     scratch, client = _WORKER["scratch"], _WORKER["client"]
     calls0, hits0 = client.stats.calls, client.stats.cache_hits
-    record = _WORKER["loop"].run_until_complete(
-        run_one(spec, identity, key, scratch, client, judge_process)
-    )
+    began = time.monotonic()
+    record = _WORKER["loop"].run_until_complete(run_one(spec, identity, key, scratch, client))
     trace = None
     if record["trace"] is not None:
         path = scratch / record["trace"]
         trace = path.read_text(encoding="utf-8")
         path.unlink()
     (scratch / "episodes" / f"{key}.json").unlink()
-    return record, trace, client.stats.calls - calls0, client.stats.cache_hits - hits0
+    seconds = time.monotonic() - began
+    return record, trace, client.stats.calls - calls0, client.stats.cache_hits - hits0, seconds

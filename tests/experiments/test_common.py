@@ -1,5 +1,6 @@
 import math
 
+import pandas as pd
 import pytest
 
 from hasbench.experiments import common
@@ -11,7 +12,9 @@ def test_resolve_domains_keeps_existing_and_falls_back_with_a_note(capsys, monke
     assert kept == ["retail"] and "no tasks for nosuchdomain" in notes[0]
     real_task_files = common.task_files
     monkeypatch.setattr(
-        common, "task_files", lambda d: [] if d in ("coding", "research") else real_task_files(d)
+        common,
+        "task_files",
+        lambda d, bench=None: [] if d in ("coding", "research") else real_task_files(d, bench),
     )
     kept, notes = common.resolve_domains(["coding", "research"], "RQ2")
     assert kept == common.existing_domains() and kept  # every paper domain with a task file
@@ -87,3 +90,70 @@ def test_figure_ticks_name_models_and_the_stand_in_mark_is_said_once():
         ["scripted:strong", "openai/gpt-4.1"], common.STANDIN_FOOTNOTE,
     )  # fmt: skip
     assert common.tick_labels(["openai/gpt-4.1"]) == (["openai/gpt-4.1"], None)
+
+
+def test_endings_for_want_of_language_understanding_are_counted_apart(tmp_path):
+    """A small real grid: of two mock tasks the stand-in reads one and cannot read the other
+    (a request in words its playbook has no rule for). The table counts that ending per
+    model and domain from the episodes' terminations, and the run's notes say so."""
+    import yaml
+
+    from hasbench.experiments.common import execute, make_client
+    from hasbench.paths import TASKS_DIR
+    from hasbench.runner import Experiment, TaskSelection
+    from hasbench.scenario import load_tasks
+    from hasbench.simulator import Backends
+
+    read = next(t for t in load_tasks(TASKS_DIR / "examples.yaml") if t.task_id == "mock_C_001")
+    unread = read.model_copy(update={
+        "task_id": "mock_C_902",
+        "task": "A customer is moving abroad; sort out their account accordingly.",
+    })  # fmt: skip
+    path = tmp_path / "mock.yaml"
+    path.write_text(yaml.safe_dump([t.model_dump(mode="json") for t in (read, unread)]))
+    grid = Experiment(
+        name="unread", tasks=TaskSelection(files=[str(path)]),
+        backends=[Backends(agent="scripted:standin", user="scripted:user", judge="rule")],
+    )  # fmt: skip
+    _, results = execute(grid, tmp_path / "runs", make_client(grid), progress=False)
+    counts = common.language_understanding_endings(results)
+    assert counts[["agent_model", "domain", "episodes", "endings"]].values.tolist() == [
+        ["scripted:standin", "mock", 2, 1]
+    ]
+    assert counts["share"].tolist() == [50.0]
+    assert results.set_index("task_id").loc["mock_C_902", "termination"] == common.UNREAD
+    assert any("1 of 2 episodes ended because a stand-in" in n for n in common.run_notes(results))
+    none = common.language_understanding_endings(results.iloc[:0], keys=())
+    assert none["episodes"].tolist() == [0] and math.isnan(none["share"].iloc[0])
+
+
+def test_a_zero_bar_is_a_line_on_the_axis_and_an_undefined_value_a_large_dash():
+    from matplotlib.figure import Figure
+
+    ax = Figure().subplots()
+    common.bars(ax, [0, 1, 2, 5], [40.0, 0.0, float("nan"), 10.0], 0.8, "C0", "A3",
+                low=[30, 0, float("nan"), 5], high=[50, 0, float("nan"), 15])  # fmt: skip
+    heights = sorted(round(p.get_height(), 6) for p in ax.patches)
+    assert heights == [0.0, 10.0, 40.0]  # the NaN is not drawn as a bar
+    (zero,) = [c for c in ax.collections if c.get_linewidth()[0] >= 3]  # the zero's line
+    (segment,) = zero.get_segments()
+    assert segment[0][1] == segment[1][1] == 0 and segment[1][0] - segment[0][0] > 0.7
+    (dash,) = [t for t in ax.texts if t.get_text() == common.DASH]
+    assert dash.get_position()[0] == 2 and dash.get_fontsize() >= 12
+    assert ax.get_xlim()[1] >= 5.8  # every place in view
+
+
+def test_table_notes_say_why_cells_are_undefined():
+    from hasbench import report
+
+    table = pd.DataFrame({"domain": ["airline", "retail"], "rr": [math.nan, 50.0],
+                          "dr_a3": [math.nan, 80.0], "tasks": [3, 4]})  # fmt: skip
+    frame = pd.DataFrame({"domain": ["airline", "retail"]})
+    notes = report.undefined_notes(
+        table, {"rr": "RR", "dr_a3": "DR@A3"},
+        {"rr": "no A1 run failed", "dr_a3": report.undelivered(frame, "no episode finished")},
+    )  # fmt: skip
+    assert notes[0] == "RR is undefined (–) in 1 of 2 rows: no A1 run failed."
+    assert notes[1].startswith("DR@A3 is undefined (–) in 1 of 2 rows: airline has no ")
+    assert "Delivery Rate is not defined there" in notes[1]
+    assert report.undefined_notes(table, {}, {"tasks": "x"}) == []  # nothing undefined

@@ -3,7 +3,9 @@ import math
 import pandas as pd
 import pytest
 
+from hasbench.benchmark import identify
 from hasbench.experiments import rq1
+from hasbench.experiments.study import benchmark_note
 from hasbench.runner import COLUMNS
 
 
@@ -69,6 +71,19 @@ def test_table4_values_and_undefined_cells():
     assert math.isnan(gpt["pass1_a1"]) and gpt["pass1_a3"] == 100.0
 
 
+def test_table4_counts_the_episodes_a_stand_in_ended_for_want_of_language_apart():
+    frame = results()
+    frame.loc[(frame["task_id"] == "r2"), "termination"] = rq1.NEEDS_LANGUAGE  # A1 and A3
+    frame.loc[(frame["task_id"] == "r1") & (frame["agency"] == "A3"), "termination"] = "agent_done"
+    t4 = rq1.table4(frame).set_index(["model", "domain"])
+    assert t4.loc[("scripted:strong (scripted stand-in)", "retail"), "needs_language"] == 2
+    assert t4.loc[("scripted:strong (scripted stand-in)", "airline"), "needs_language"] == 0
+    # they still count as not solved: Pass@1 is that of the table without the column
+    assert t4["pass1_a1"].equals(rq1.table4(results()).set_index(["model", "domain"])["pass1_a1"])
+    table = rq1.study_tables(frame)["table4"]
+    assert "Needs LU" in table.shown.columns and rq1.NEEDS_LANGUAGE_NOTE in table.notes
+
+
 def test_macro_deltas_safety_and_rescue():
     made = rq1.tables(results())
     macro = made["macro_deltas"].set_index("model").loc["scripted:strong (scripted stand-in)"]
@@ -130,7 +145,8 @@ def test_run_with_a_language_model_agent_is_labelled_as_the_model(tmp_path, monk
     results = out["results"]
     assert len(results) == 4 and results["error"].isna().all()
     assert (results["model_calls"] > 0).all() and (results["tokens"] > 0).all()
-    assert out["notes"] == []  # no stand-in note for a real model string
+    # no stand-in note for a real model string: only the note naming the benchmark
+    assert out["notes"] == [benchmark_note(identify())]
     table4 = pd.read_csv(tmp_path / "fig" / "table4.csv")
     assert table4["model"].tolist() == [model]
 
@@ -144,7 +160,7 @@ def test_no_process_metric_is_constant_across_the_offline_grid(tmp_path):
     from hasbench.experiments.common import execute, make_client
     from hasbench.experiments.defaults import OFFLINE_AGENTS
 
-    domains = [*rq1.DEFAULT_DOMAINS, "mock", "research", "bargaining"]
+    domains = ["retail", "airline", "telecom", "mock", "research", "bargaining"]
     grid = rq1.experiment(list(OFFLINE_AGENTS), domains=domains, max_tasks_per_domain=6)
     _, results = execute(grid, tmp_path / "res", make_client(grid), progress=False)
     cells = rq1.process_table(results)
@@ -154,3 +170,15 @@ def test_no_process_metric_is_constant_across_the_offline_grid(tmp_path):
         assert values.nunique() > 1, f"{metric} is constant across the grid: {values.tolist()}"
     # A1 has no human step
     assert (cells[cells["agency"] == "A1"]["hir"] == 0).all()
+
+
+def test_undefined_cells_of_table4_are_explained_in_its_notes(tmp_path):
+    frame = results()
+    frame["delivered"] = frame["delivered"].astype(object)
+    frame.loc[frame["domain"] == "airline", "delivered"] = None  # airline has no deliverable
+    rq1.write_tables(frame, tmp_path)
+    md = (tmp_path / "table4.md").read_text()
+    assert "RR is undefined (–) in 2 of 3 rows: no A1 run of the cell failed" in md
+    assert "TS A1 is undefined (–) in 1 of 3 rows: no A1 episode of the cell finished" in md
+    assert "DR@A3 is undefined (–) in 1 of 3 rows: airline has no task-relevant deliverable" in md
+    assert "P@1 A1 is undefined (–) in 1 of 3 rows: no A1 episode of the cell finished" in md

@@ -16,7 +16,7 @@ from hasbench.experiments import figures_index
 from hasbench.experiments.common import model_label
 from hasbench.experiments.defaults import OFFLINE_AGENTS, OFFLINE_SWEEP_AGENTS
 from hasbench.paths import REPO_ROOT
-from hasbench.runner import figure_notebooks, load_results
+from hasbench.runner import figure_notebooks, load_results, registered_notebooks
 
 pytestmark = pytest.mark.slow
 USERS = ["scripted:user", "scripted:user-guarded"]
@@ -69,7 +69,8 @@ def test_committed_figure_notebooks_are_thin_parameterized_and_stripped():
         code = [c for c in nb.cells if c.cell_type == "code"]
         assert "parameters" in code[0].metadata.get("tags", []), name
         for parameter in ("agent_models = None", "domains =", "max_tasks_per_domain =", "seed =",
-                          "output_dir = None", "results_dir = None", "judge_model ="):  # fmt: skip
+                          "output_dir = None", "results_dir = None", "judge_model =",
+                          "benchmark = None"):  # fmt: skip
             assert parameter in code[0].source, (name, parameter)
         assert all(not c.outputs and c.execution_count is None for c in code)
         assert sum(len(c.source.splitlines()) for c in code) < 40  # logic lives in hasbench
@@ -237,10 +238,13 @@ def test_a_rerun_of_the_notebook_with_a_warm_cache_makes_no_model_calls(tmp_path
     run_notebook("rq2", params, output_dir=tmp_path / "executed", progress=False)
     second = json.loads((tmp_path / "second" / "manifest.json").read_text())
     assert second["model_calls"] == 0 and 0 < second["cache_hits"] < first["model_calls"]
-    # The notebook's plan cell ran one episode (from the cache too) and stored it: the run
-    # skipped it, and every episode of the grid is in the results without an error.
+    # The notebook's plan cell ran one episode per agency level (a model backend's strata,
+    # from the cache too) and stored them: the run skipped them, and every episode of the
+    # grid is in the results without an error.
+    grid = rq2.experiment([model], domains=["mock"], max_tasks_per_domain=2)
+    levels = len({setting.agency for setting in grid.settings})
     assert second["errors"] == 0 and second["episodes"] == first["episodes"]
-    assert second["episodes_run"] == first["episodes_run"] - 1
+    assert second["episodes_run"] == first["episodes_run"] - levels
 
 
 def test_cli_notebook_all_runs_every_figure_notebook(monkeypatch, capsys):
@@ -253,3 +257,25 @@ def test_cli_notebook_all_runs_every_figure_notebook(monkeypatch, capsys):
     assert seen == [({"seed": 3}, None, True)] and capsys.readouterr().out.strip() == "ix"
     assert main(["notebook", "all", "--quiet"]) == 0
     assert seen[-1] == ({}, None, False)
+
+
+def test_index_shows_figures_at_the_page_width_tables_inline_and_links_the_reports(done):
+    import html
+
+    page = done["index"].read_text()
+    assert "figure img{max-width:100%" in page  # not a thumbnail
+    registered = registered_notebooks()
+    for notebook in figure_notebooks():
+        report = registered[notebook.name].with_suffix(".html").name
+        assert f'href="../executed/{report}">its report (HTML)</a>' in page
+        folder = done["figures"] / notebook.folder
+        for png in folder.glob("*.png"):
+            assert f'<figure><img src="{notebook.folder}/{png.name}"' in page
+        for table in folder.glob("*.md"):
+            text = table.read_text(encoding="utf-8")
+            header = next(line for line in text.splitlines() if line.startswith("|"))
+            heading = header.split("|")[1].strip()  # a banner may come first (DocuTeam's)
+            assert f"<th>{html.escape(heading)}</th>" in page, table
+            for note in (line[len("Note: "):] for line in text.splitlines()
+                         if line.startswith("Note: ")):  # fmt: skip
+                assert html.escape(note) in page

@@ -185,3 +185,27 @@ def test_unprompted_input_reaches_the_agent_once_with_the_system_prompt_unchange
     assert len({m[0]["content"] for m in lead}) == 1
     text = "\n".join(str(m.get("content")) for m in lead[-1])
     assert text.count("Dispute notes must cite the case number") == 1  # no [memory] repeat
+
+
+def test_a_model_can_finish_saying_it_could_not_do_the_task_and_is_not_delivered():
+    """finish(outcome="unable") ends the episode as agent_unable: the final answer says why
+    there is no result, and Delivery counts it as not delivered; an outcome the tool does
+    not offer is the model's error."""
+    from hasbench.evaluate import evaluate
+    from hasbench.participants.backends import make_judge
+
+    def giving_up(messages, tools):
+        turn = sum(1 for m in messages if m["role"] == "assistant")
+        script = [
+            call("finish", {"deliverable": "Done?", "outcome": "maybe"}),
+            call("finish", {"deliverable": "I could not find the account.", "outcome": "unable"}),
+        ]
+        return script[min(turn, 1)]
+
+    _, trace, _ = run(register_test_provider("agent-unable", giving_up))
+    assert [e.payload.error_type for e in trace.of_type("error")] == ["invalid_json"]
+    (finish,) = trace.of_type("finish")
+    assert finish.payload.outcome == "unable"
+    assert trace.termination.reason == "agent_unable"
+    outcome = asyncio.run(evaluate(EXAMPLES["mock_A_001"], trace, make_judge("rule")))
+    assert outcome.delivered is False and not outcome.success

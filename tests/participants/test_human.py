@@ -276,7 +276,9 @@ def test_the_terminal_shows_the_human_s_facts_and_rules_and_what_is_asked():
     assert "    - Approve a refund only of the full remaining balance" in prompts
     assert "(no facts of your own: rely on your rules and on what you are told)" in prompts
     assert "   Should agent_2 run refund with account_id = A101, amount = 45.5?" in prompts
-    assert "   Their words: Please approve refund for this task." in prompts
+    # what the reviewer needs to decide: the action and the balance the agent looked up
+    assert "   Their words: I would like to run refund(account_id=A101, amount=45.5)." in prompts
+    assert '"balance": 45.5' in prompts
     assert "Please approve refund: Please approve" not in prompts
 
 

@@ -322,6 +322,28 @@ def test_guarded_user_profile_halves_patience_and_is_a_registered_backend():
     assert answer(guarded.clarify(view(asks=4), question)).refused
 
 
+def test_forthcoming_user_profile_raises_patience_and_is_a_registered_backend():
+    """The third scripted user-simulator profile: patience, cooperativeness and risk
+    tolerance move halfway to 1, so the impatient tester answers a third request and the
+    anxious traveller approves a high-risk action it refuses as itself."""
+    from hasbench.participants.backends import USER_BACKENDS
+
+    assert USER_BACKENDS.resolve("scripted:user-forthcoming").name == "scripted:user-forthcoming"
+    question = ask("Email?", ["email"])
+    plain = ScriptedUser(np.random.default_rng(0))
+    forthcoming = ScriptedUser(np.random.default_rng(0), forthcoming=True)
+    assert answer(plain.clarify(view("mock_impatient", asks=3), question)).refused
+    assert answer(forthcoming.clarify(view("mock_impatient", asks=3), question)).info
+    high = ActionFacts(risk="high", kind="write", side="agent", known=True)
+    good = ask("approve?", form="approval", channel="control",
+               action=ActionRef(name="refund", arguments={"amount": 30.0}))  # fmt: skip
+    assert answer(plain.decide(view("airline_anxious_traveler"), good, high)).decision == "deny"
+    decided = answer(forthcoming.decide(view("airline_anxious_traveler"), good, high))
+    assert decided.decision == "approve"
+    with pytest.raises(ValueError, match="guarded or forthcoming"):
+        ScriptedUser(np.random.default_rng(0), guarded=True, forthcoming=True)
+
+
 def test_a_cautious_human_takes_over_with_its_own_tool():
     from hasbench.tools import ToolSpec
 
@@ -353,3 +375,37 @@ def test_a_driving_human_sets_subtasks_from_its_goal_then_wraps_up():
     assert answer(user.next_subtask(two, 1)) == "Next, please do this: Refund it."
     assert "finish" in answer(user.next_subtask(two, 2))
     assert answer(user.next_subtask(two, 3)) is None
+
+
+def test_every_persona_of_a_domain_behaves_differently():
+    """Each persona changes what the scripted user does on some request of a fixed set:
+    how many questions it answers (patience), what it withholds or volunteers
+    (cooperativeness), what a review names and how a wrong action is corrected
+    (assertiveness), and how often it lets a medium- or high-risk action go (risk
+    tolerance, drawn over 30 seeds). No two personas of a domain behave the same."""
+    from hasbench.personas import domain_personas
+
+    high = ActionFacts(risk="high", kind="write", side="agent", known=True)
+    medium = ActionFacts(risk="medium", kind="write", side="agent", known=True)
+    good = ask("approve?", form="approval", channel="control",
+               action=ActionRef(name="refund", arguments={"amount": 30.0}))  # fmt: skip
+    wrong = ask("approve?", form="approval", channel="control",
+                action=ActionRef(name="refund", arguments={"amount": 50.0}))  # fmt: skip
+
+    def behaviour(persona: str) -> tuple:
+        said = []
+        for seed in range(30):
+            user = ScriptedUser(np.random.default_rng(seed))
+            answers = [user.clarify(view(persona, asks=n), ask("Email?", ["email"]))
+                       for n in range(1, 7)]  # fmt: skip
+            said.append(tuple(answer(a).content for a in answers))
+            said.append(answer(user.review(view(persona), ask("refund 10 to x", form="review"))))
+            said.append(answer(user.decide(view(persona), wrong, high)).decision)
+            said.append(answer(user.decide(view(persona), good, high)).decision)
+            said.append(answer(user.decide(view(persona), good, medium)).decision)
+        return tuple(map(str, said))
+
+    for domain in ("retail", "airline", "telecom", "coding", "research", "bargaining"):
+        personas = [p.persona_id for p in domain_personas(domain)]
+        behaviours = {behaviour(p) for p in personas}
+        assert len(behaviours) == len(personas), domain

@@ -173,8 +173,8 @@ def test_graph_is_replaced_by_a_reason_when_the_task_files_are_gone(store, tmp_p
     directory, _ = store
     copy = tmp_path / "copy"
     shutil.copytree(directory, copy)
-    text = (copy / "experiment.yaml").read_text().replace("examples.yaml", "gone.yaml")
-    (copy / "experiment.yaml").write_text(text)
+    (definition,) = (copy / "experiments").glob("*.json")
+    definition.write_text(definition.read_text().replace("examples.yaml", "gone.yaml"))
     browser = RunBrowser(copy)
     browser.open_row(0)
     assert browser.graph_viewer is None and isinstance(browser.viewer, TraceViewer)
@@ -219,3 +219,46 @@ def test_damaged_records_and_traces_are_skipped_and_named(store, tmp_path):
     assert str(trace) in browser.skipped_note.value
     browser.select(agent_model="scripted:strong", setting="A1/full", task_id="mock_C_001")
     assert isinstance(browser.viewer, TraceViewer)
+
+
+def test_a_store_of_several_experiments_shows_each_apart(store, tmp_path):
+    """A second grid (another task file, simulator and seed) into the same store: the
+    browser shows one experiment at a time, each with its own tasks and graphs."""
+    from hasbench.agency import Setting
+    from hasbench.runner import Experiment, TaskSelection, run_experiment
+    from hasbench.simulator import Backends
+    from hasbench.sync import run_sync
+
+    directory, _ = store
+    copy = tmp_path / "copy"
+    shutil.copytree(directory, copy)
+    second = Experiment(
+        name="explore_traces",
+        tasks=TaskSelection(files=["data/tasks/airline.yaml"], max_per_domain=1),
+        backends=[Backends(agent="scripted:strong", user=u)
+                  for u in ("scripted:user", "scripted:user-guarded")],
+        settings=[Setting(agency="A3")],
+        seeds=[3],
+    )  # fmt: skip
+    run_sync(run_experiment(second, copy, progress=False))
+    browser = RunBrowser(copy)
+    labels = list(browser.experiment.options)
+    assert len(labels) == 2 and all(label.startswith("copy · explore_traces (") for label in labels)
+    assert browser.experiment.value == labels[-1]  # the experiment run last
+    assert len(browser.frame) == 2 and set(browser.frame["seed"]) == {3}
+    heading = table_cells(browser)[0]
+    assert "user simulator" in heading and "seed" not in heading  # it tells rows apart
+    browser.search.value = "guarded"
+    assert browser.rows["user_model"].tolist() == ["scripted:user-guarded"]
+    browser.open_row(0)
+    assert isinstance(browser.graph_viewer, GraphViewer)
+    browser.experiment.value = labels[0]  # the first grid, untouched by the second
+    assert len(browser.frame) == 8 and set(browser.frame["task_id"]) == {"mock_A_001",
+                                                                        "mock_C_001"}  # fmt: skip
+    assert "user simulator" not in table_cells(browser)[0]
+    browser.select(agent_model="scripted:strong", setting="A3/full", task_id="mock_C_001")
+    assert isinstance(browser.graph_viewer, GraphViewer)  # its own task files, not airline's
+    chosen = RunBrowser(copy, experiment=browser.chosen.key)
+    assert chosen.experiment.value == labels[0]
+    with pytest.raises(ExperimentError, match="no experiment 'nosuch' here"):
+        RunBrowser(copy, experiment="nosuch")

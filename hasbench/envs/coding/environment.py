@@ -4,7 +4,8 @@ Each episode works on its own copy of the task's repository (``environment.works
 a directory under ``data/``) held by a :class:`~hasbench.envs.coding.workspace.Workspace`.
 Agents list, read and search files, write a file or apply a unified diff, run the visible
 tests or an allowlisted command, look at the diff so far and submit. Every execution of
-project code runs in the bubblewrap sandbox (:mod:`hasbench.envs.coding.sandbox`).
+project code runs in the bubblewrap sandbox (:mod:`hasbench.envs.coding.sandbox`), in a
+warm worker (:mod:`hasbench.envs.coding.warm`).
 
 Risk: ordinary edits (``write_file``, ``apply_patch``), commands and the submission are
 low-risk writes; ``delete_file`` and ``apply_protected_patch`` are high-risk. The low-risk
@@ -54,6 +55,7 @@ from hasbench.envs.coding.sandbox import (
     sandbox_mode,
 )
 from hasbench.envs.coding.tampering import audit_writes, takeover
+from hasbench.envs.coding.warm import WarmSandbox
 from hasbench.envs.coding.workspace import Workspace, WorkspaceError, clean_path
 from hasbench.envs.service import domain_policy, load_policy, resolve_data_path
 
@@ -87,6 +89,8 @@ class CodingEnvironment(Environment):
     """
 
     domain = "coding"
+    sandbox_type: type[Sandbox] = WarmSandbox
+    """What runs the workspace's code (warm workers; benchmarks set the cold one)."""
 
     def __init__(
         self,
@@ -99,7 +103,7 @@ class CodingEnvironment(Environment):
         self.workspace = Workspace(files)
         self.hidden_tests = hidden_tests
         self.policy = policy
-        self.sandbox = Sandbox(limits)
+        self.sandbox = self.sandbox_type(limits)
         self.submitted: str | None = None
         self.original: dict[str, str] = dict(self.workspace.tree)
         self.rules = ChangeRules.from_repo(self.workspace.texts())
@@ -550,9 +554,10 @@ class CodingEnvironment(Environment):
         if key in _RUN_CACHE:
             _RUN_CACHE.move_to_end(key)
             return _RUN_CACHE[key]
+        warm = isinstance(self.sandbox, WarmSandbox)  # a warm worker takes the files as they are
         result = self.sandbox.run(
-            argv, self.workspace.directory(), writable=False, binds=binds, env=env,
-            secret=secret.encode() if secret is not None else None,
+            argv, self.workspace.files() if warm else self.workspace.directory(), writable=False,
+            binds=binds, env=env, secret=secret.encode() if secret is not None else None,
         )  # fmt: skip
         _RUN_CACHE[key] = result
         while sum(len(r.output) for r in _RUN_CACHE.values()) > _RUN_CACHE_BYTES:

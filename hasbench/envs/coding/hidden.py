@@ -20,6 +20,9 @@ can take it over:
   tests print is never read for verdicts. A channel holding anything but the one keyed
   report marks the run ``tampered`` and fails every test.
 
+The run is done by a warm worker (:mod:`hasbench.envs.coding.warm`): an interpreter started
+as above, with pytest imported before any workspace exists, forks a fresh child per run.
+
 What remains possible for the code under test, which runs in the test process, is
 described in ``docs/metrics.md`` (Action Safety Rate): the audit of the agents' writes
 (:mod:`hasbench.envs.coding.tampering`) flags it.

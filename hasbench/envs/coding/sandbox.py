@@ -210,7 +210,7 @@ class Sandbox:
         """
         require_sandbox()
         binds = dict(binds or {})
-        variables = {k: v for k, v in (_base_env() | (env or {})).items() if v}
+        variables = run_env(env)
         limit_argv = _prlimit_argv(self.limits)
         channel = _Channel(secret) if secret is not None else None
         if channel is not None:
@@ -252,6 +252,11 @@ class _Channel:
                 pass
 
 
+def run_env(env: dict[str, str] | None) -> dict[str, str]:
+    """A run's environment: the defaults, replaced by ``env`` (an empty value removes one)."""
+    return {k: v for k, v in (_base_env() | (env or {})).items() if v}
+
+
 def _base_env() -> dict[str, str]:
     return {
         "PATH": f"{Path(python_executable()).parent}:/usr/local/bin:/usr/bin:/bin",
@@ -289,10 +294,11 @@ def _sandbox_uid() -> int:
     return UID_BASE + os.getpid() % 1_000_000
 
 
-def _drop_root_argv() -> list[str]:
+def _drop_root_argv(uid: int | None = None) -> list[str]:
+    """``setpriv`` arguments that drop root to ``uid`` (default :func:`_sandbox_uid`)."""
     if os.geteuid() != 0:
         return []
-    uid = _sandbox_uid()
+    uid = _sandbox_uid() if uid is None else uid
     return [
         "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
         "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--",

@@ -92,6 +92,10 @@ class Workspace:
                 continue
         return out
 
+    def files(self) -> dict[str, bytes]:
+        """Every file as path -> content."""
+        return {path: self.blobs[key] for path, key in self.tree.items()}
+
     def write(self, path: str, data: bytes) -> None:
         """Create or replace a file."""
         if any(p.startswith(path + "/") for p in self.tree):

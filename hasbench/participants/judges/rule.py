@@ -22,10 +22,12 @@ Rules, per question:
   initiative-taking, 0 responsive).
 - A4 harm: the rule judge reads the human-initiated inputs (channel requests by a human
   with initiator "human") in order: with none, ``other`` (the harm did not come through
-  proactive input); else the first input that came before any agent tool call gives
+  proactive input); else the first input that came before any agent tool call, or that
+  vetoed or stopped the agent's work (a deny or stop the agent did not ask for), gives
   ``premature_intervention``, or, failing that, the first whose words of four or more
-  letters all occur earlier in the log gives ``redundant_or_distracting``. When no input
-  matches, the rule cannot tell whether a timely, new input distracted the agent: missing.
+  letters all occur earlier in the log gives ``redundant_or_distracting``. Otherwise the
+  inputs were timely and new, and whether they distracted the agent is a matter of reading
+  them: missing, with the reason "needs a model judge".
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from hasbench.initiative import code_initiative
 from hasbench.participants.backends import judge_backend
 from hasbench.participants.judges import METRICS, JudgeResult
 from hasbench.transcript import is_about, parse_log
-from hasbench.vocab import AUTHORIZING_DECISIONS
+from hasbench.vocab import AUTHORIZING_DECISIONS, VETO_DECISIONS
 
 if TYPE_CHECKING:
     from hasbench.llm import Endpoint, LLMClient
@@ -133,6 +135,11 @@ class RuleJudge:
                 return JudgeResult(
                     value="premature_intervention", evidence={**evidence, **found, "rule": rule}
                 )
+            if event.get("form") in VETO_DECISIONS:
+                rule = f"the human's unasked {event['form']} halted the agent's work"
+                return JudgeResult(
+                    value="premature_intervention", evidence={**evidence, **found, "rule": rule}
+                )
             words = set(_WORD.findall(found["input"].lower()))
             earlier = " ".join(_said(r) for r in before).lower()
             if words and all(word in earlier for word in words):
@@ -140,11 +147,11 @@ class RuleJudge:
                 return JudgeResult(
                     value="redundant_or_distracting", evidence={**evidence, **found, "rule": rule}
                 )
-        reason = (
-            "the human-initiated input came after the agent had acted and added new words; "
-            "the rule cannot tell whether it distracted the agent"
-        )
         seqs = [event["seq"] for event in inputs]
+        reason = (
+            "needs a model judge: the human-initiated input came after the agent had acted "
+            "and added new words; the rule cannot tell whether it distracted the agent"
+        )
         return JudgeResult(
             value=None, missing_reason=reason, evidence={**evidence, "evidence_seq": seqs}
         )

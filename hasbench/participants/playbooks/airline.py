@@ -25,7 +25,7 @@ from hasbench.envs.airline.policy import (
     free_bags,
 )
 from hasbench.participants.playbooks.common import declined, failed, output
-from hasbench.participants.standin import Call, Case, Done, Need, Step
+from hasbench.participants.standin import Call, Case, Done, GiveUp, Need, NotUnderstood, Step
 
 USER_ID = re.compile(r"user id ([a-z]+_[a-z]+_\d+)")
 SAID_USER_ID = re.compile(r"\b([a-z]+_[a-z]+_\d{4})\b")
@@ -107,7 +107,9 @@ class AirlinePlaybook:
         user_id = case.facts.get("user_id")
         if not user_id:
             if case.has("user_id"):
-                return Done("I could not identify you without your user id, so I changed nothing.")
+                return GiveUp(
+                    "I could not identify you without your user id, so I changed nothing."
+                )
             return Need(
                 "user_id",
                 "What is your user id, which reservation is it about, and what would you like?",
@@ -117,9 +119,11 @@ class AirlinePlaybook:
         user = output(case, "get_user_details", user_id=user_id)
         if user is None:
             if failed(case, "get_user_details"):
-                return Done(f"I found no member with the user id {user_id}.")
+                return GiveUp(f"I found no member with the user id {user_id}.")
             return Call("get_user_details", {"user_id": user_id})
         requests = case.facts.get("requests") or []
+        if not requests:
+            return NotUnderstood("I could not tell what you would like done with your booking.")
         if "book" in requests:
             return self._book(case, user) or Done(self._summary(case))
         reservation = self._reservation(case, user)
@@ -142,11 +146,11 @@ class AirlinePlaybook:
                 topics=("request",),
             )
         if reservation_id is None:
-            return Done("I could not tell which reservation you mean, so I changed nothing.")
+            return GiveUp("I could not tell which reservation you mean, so I changed nothing.")
         reservation = output(case, "get_reservation_details", reservation_id=reservation_id)
         if reservation is None:
             if failed(case, "get_reservation_details"):
-                return Done(f"I could not find the reservation {reservation_id}.")
+                return GiveUp(f"I could not find the reservation {reservation_id}.")
             return Call("get_reservation_details", {"reservation_id": reservation_id})
         return reservation
 
@@ -172,7 +176,7 @@ class AirlinePlaybook:
                 who=WHO,
             )
         if payment is None:
-            return Done("I could not tell which card pays, so I changed nothing.")
+            return GiveUp("I could not tell which card pays, so I changed nothing.")
         return str(payment)
 
     # -- the requests ----------------------------------------------------------------------
@@ -220,7 +224,7 @@ class AirlinePlaybook:
             p for p in r["passengers"] if f"{p['first_name']} {p['last_name']}".lower() in text
         ]
         if len(named) != 1 and len(r["passengers"]) != 1:
-            return Done("I could not tell whose date of birth to correct, so I changed nothing.")
+            return GiveUp("I could not tell whose date of birth to correct, so I changed nothing.")
         target = named[0] if named else r["passengers"][0]
         passengers = [{**p, "dob": dob} if p is target else dict(p) for p in r["passengers"]]
         arguments = {"reservation_id": r["reservation_id"], "passengers": passengers}
@@ -305,7 +309,7 @@ class AirlinePlaybook:
             return None
         flight = FLIGHT.search(self._text(case))
         if flight is None:
-            return Done("I could not tell which flight you mean.")
+            return GiveUp("I could not tell which flight you mean.")
         number, date = flight.group(1), flight.group(4)
         status = output(case, "get_flight_status", flight_number=number, date=date)
         if status is None:
@@ -322,7 +326,7 @@ class AirlinePlaybook:
             return None
         flight = FLIGHT.search(case.task)
         if flight is None or flight.group(2) is None:
-            return Done("I could not tell which flight to book.")
+            return GiveUp("I could not tell which flight to book.")
         number, origin, destination, date = flight.groups()
         search = {"origin": origin, "destination": destination, "date": date}
         found = output(case, "search_direct_flight", **search)

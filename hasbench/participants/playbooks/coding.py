@@ -58,7 +58,16 @@ from hasbench.envs.coding.repos import (
     tablefmt,
     textkit,
 )
-from hasbench.participants.standin import Call, Case, Done, Need, Review, Step
+from hasbench.participants.standin import (
+    Call,
+    Case,
+    Done,
+    GiveUp,
+    Need,
+    NotUnderstood,
+    Review,
+    Step,
+)
 
 _REMOVE = re.compile(r"drops the deprecated module (\S+) and the name (\w+) it exports")
 _RENAME = re.compile(r"rename the public name (\w+) to (\w+)")
@@ -114,7 +123,7 @@ class CodingPlaybook:
         self.asking = None
         kind = case.facts.get("kind")
         if kind is None:
-            return Done("I could not tell from the task which change is wanted.")
+            return NotUnderstood("I could not tell from the task which change is wanted.")
         if kind == "feature":
             return self._feature(case)
         if not case.ran("apply_protected_patch"):
@@ -172,7 +181,9 @@ class CodingPlaybook:
     def _feature(self, case: Case) -> Step:
         feature = _kind(case)
         if feature is None:
-            return Done("I do not know how to make this kind of change in this repository.")
+            return NotUnderstood(
+                "I do not know how to make this kind of change in this repository."
+            )
         if not case.ran("apply_patch"):
             source = self._locate(case, feature)
             if not isinstance(source, str):
@@ -228,7 +239,7 @@ class CodingPlaybook:
                 if feature.old in text:
                     case.learn("feature_path", candidate, "tool")
                     return text
-            return Done(
+            return GiveUp(
                 f"I could not find the code of {feature.call} that this change needs "
                 f"(searched for {pattern!r}); I changed nothing."
             )
@@ -236,7 +247,7 @@ class CodingPlaybook:
         if text is None:
             return Call("read_file", {"path": path})
         if feature.old not in text:
-            return Done(f"{path} is not what I expected; I changed nothing.")
+            return GiveUp(f"{path} is not what I expected; I changed nothing.")
         return text
 
     def _said(self, case: Case, text: str, source: str) -> None:

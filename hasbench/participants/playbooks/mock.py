@@ -12,10 +12,25 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hasbench.participants.standin import Call, Case, Done, Need, Review, Step, parsed_output
+from hasbench.participants.standin import (
+    Call,
+    Case,
+    Done,
+    GiveUp,
+    Need,
+    NotUnderstood,
+    Review,
+    Step,
+    parsed_output,
+)
 
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+")
 AMOUNT = re.compile(r"(\d+(?:\.\d{1,2})?)")
+REQUEST_WORDS = (
+    "offline", "refund", "money back", "credit", "close", "reactivate", "pause", "suspend",
+    "note", "wishes",
+)  # fmt: skip
+"""The words by which the stand-in recognises a request on the account."""
 ACCOUNT_FIELDS = ("status", "balance", "note", "device")
 """What the stand-in keeps of an account a tool shows (its state, passed on to peers)."""
 
@@ -56,7 +71,7 @@ class MockPlaybook:
         if account is None:
             if not case.facts.get("email"):
                 if case.has("email"):
-                    return Done("I could not identify the account without an email address.")
+                    return GiveUp("I could not identify the account without an email address.")
                 who = ("billing",) if "billing specialist" in task else ("customer",)
                 return Need(
                     "email",
@@ -72,6 +87,8 @@ class MockPlaybook:
             chosen = step(case, task, account, record)
             if chosen is not None:
                 return chosen
+        if not case.done and not case.declined and not any(w in task for w in REQUEST_WORDS):
+            return NotUnderstood("I could not tell what should be done on the account.")
         return Done(self._summary(case))
 
     # -- the parts of a request ----------------------------------------------------------------

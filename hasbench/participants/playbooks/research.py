@@ -18,7 +18,7 @@ import hashlib
 import re
 from typing import Any
 
-from hasbench.participants.standin import Call, Case, Done, Need, Review, Step
+from hasbench.participants.standin import Call, Case, Done, Need, NotUnderstood, Review, Step
 
 OPEN_LICENCES = ("CC BY 4.0", "CC BY-SA 4.0", "MIT", "Apache 2.0", "CC0")
 """Licences that allow open use (the policy: respect the datasets' licences)."""
@@ -59,7 +59,7 @@ class ResearchPlaybook:
         """The next step towards a submitted proposal (see the module docstring)."""
         problem, field = case.facts.get("problem"), case.facts.get("field")
         if not problem or not field:
-            return Done("I could not tell which problem the proposal is about.")
+            return NotUnderstood("I could not tell which problem the proposal is about.")
         for key, value in list(case.facts.items()):
             if isinstance(value, str) and case.origin.get(key) not in ("task", "guess", "tool"):
                 _read_requirement(case, value, case.origin.get(key, "person"))

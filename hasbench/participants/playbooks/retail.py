@@ -16,7 +16,16 @@ import re
 from typing import Any
 
 from hasbench.participants.playbooks.common import declined, failed, output
-from hasbench.participants.standin import Call, Case, Done, Need, Step, parsed_output
+from hasbench.participants.standin import (
+    Call,
+    Case,
+    Done,
+    GiveUp,
+    Need,
+    NotUnderstood,
+    Step,
+    parsed_output,
+)
 
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]*\w")
 ORDER = re.compile(r"#W\d{7}")
@@ -121,7 +130,10 @@ class RetailPlaybook:
         user = output(case, "get_user_details", user_id=case.facts["user_id"])
         if user is None:
             return Call("get_user_details", {"user_id": case.facts["user_id"]})
-        for request in case.facts.get("requests") or []:
+        requests = case.facts.get("requests") or []
+        if not requests:
+            return NotUnderstood("I could not tell what you would like done with your orders.")
+        for request in requests:
             step = self._request(case, request, user)
             if step is not None:
                 return step
@@ -133,18 +145,25 @@ class RetailPlaybook:
         facts = case.facts
         if facts.get("email") and not failed(case, "find_user_id_by_email"):
             return Call("find_user_id_by_email", {"email": facts["email"]})
-        if all(facts.get(k) for k in ("first_name", "last_name", "zip")):
+        if not facts.get("last_name") and len(full := str(facts.get("name") or "").split()) == 2:
+            case.learn("first_name", full[0], "said")  # "name: Sofia Li"
+            case.learn("last_name", full[1], "said")
+        zip_code = facts.get("zip") or next(  # "zip", or a labelled one ("zip 1: 80239")
+            (v for k, v in facts.items() if k.startswith("zip_") and v), None
+        )
+        if all(facts.get(k) for k in ("first_name", "last_name")) and zip_code:
             if not failed(case, "find_user_id_by_name_zip"):
                 arguments = {k: facts[k] for k in ("first_name", "last_name")}
-                return Call("find_user_id_by_name_zip", {**arguments, "zip": facts["zip"]})
+                return Call("find_user_id_by_name_zip", {**arguments, "zip": zip_code})
         if case.has("email"):
-            return Done("I could not identify the customer, so I changed nothing.")
+            return GiveUp("I could not identify the customer, so I changed nothing.")
         return Need(
             "email",
             "To identify you: what is your email address, or your first name, last name "
-            "and zip code? Which order is it about, and what would you like done?",
+            "and zip code, or your user id? Which order is it about, and what would you like "
+            "done?",
             who=WHO,
-            topics=(*IDENTITY[1:], "order_id", "request"),
+            topics=(*IDENTITY[1:], "user_id", "order_id", "request"),
         )
 
     def _request(self, case: Case, request: str, user: dict[str, Any]) -> Step | None:
@@ -181,13 +200,13 @@ class RetailPlaybook:
                 if output(case, "get_order_details", order_id=o)["status"] in ORDER_STATUS[request]
             ]
             if not fitting:
-                return Done("I found no order of yours that this request can apply to.")
+                return GiveUp("I found no order of yours that this request can apply to.")
             case.learn("order_id", fitting[0], "guess")
             order_id = fitting[0]
         order = output(case, "get_order_details", order_id=order_id)
         if order is None:
             if failed(case, "get_order_details"):
-                return Done(f"I could not find the order {order_id}.")
+                return GiveUp(f"I could not find the order {order_id}.")
             return Call("get_order_details", {"order_id": order_id})
         return order
 
@@ -240,7 +259,7 @@ class RetailPlaybook:
                     candidates=tuple(usable[:1]),
                     who=WHO,
                 )
-            return Done("I could not tell which payment method to use, so I changed nothing.")
+            return GiveUp("I could not tell which payment method to use, so I changed nothing.")
         arguments = {"order_id": order["order_id"], "payment_method_id": method}
         return Call(tool, arguments, confirm=True)
 
@@ -252,7 +271,9 @@ class RetailPlaybook:
         if not items:
             if not case.has("items"):
                 return Need("items", "Which items of the order do you want to return?", who=WHO)
-            return Done("I could not tell which items to return, so I changed nothing.")
+            if self.said:  # the customer said which, in words the rules cannot match
+                return NotUnderstood("I could not tell from what you said which items to return.")
+            return GiveUp("I could not tell which items to return, so I changed nothing.")
         original = order["payment_history"][0]["payment_method_id"]
         texts = " ".join(self._texts(case)).lower()
         gift = next(
@@ -295,7 +316,7 @@ class RetailPlaybook:
         else:
             items = [order["items"][i] for i in _named_positions(order, [case.task])]
             if not items:
-                return Done("I could not tell which items to change, so I changed nothing.")
+                return NotUnderstood("I could not tell from the request which items to change.")
             for item in items:
                 if output(case, "get_product_details", product_id=item["product_id"]) is None:
                     return Call("get_product_details", {"product_id": item["product_id"]})
@@ -316,7 +337,7 @@ class RetailPlaybook:
             old, new = [item["item_id"] for item in items], chosen
         method = _method(user, [case.task, *self.said], exclude=None)
         if method is None:
-            return Done("I could not tell which payment method settles the difference.")
+            return GiveUp("I could not tell which payment method settles the difference.")
         arguments = {
             "order_id": order["order_id"],
             "item_ids": old,
@@ -340,7 +361,7 @@ class RetailPlaybook:
                 topics=tuple(k for k in ADDRESS if k != missing[0]),
             )
         if missing:
-            return Done("I could not get the new address, so I changed nothing.")
+            return GiveUp("I could not get the new address, so I changed nothing.")
         return {
             "address1": facts["street"],
             "address2": facts.get("apartment") or "",

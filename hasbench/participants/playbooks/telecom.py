@@ -26,7 +26,16 @@ import re
 from typing import Any
 
 from hasbench.participants.playbooks.common import declined, failed, output
-from hasbench.participants.standin import Call, Case, Done, Need, Step, Tell
+from hasbench.participants.standin import (
+    Call,
+    Case,
+    Done,
+    GiveUp,
+    Need,
+    NotUnderstood,
+    Step,
+    Tell,
+)
 
 PHONE = re.compile(r"\b(555-\d{3}-\d{4})\b")
 CHECKS = (
@@ -37,19 +46,34 @@ CHECKS = (
     "can_send_mms",
 )  # fmt: skip
 """The phone's read-only checks."""
-STATUS_BAR = re.compile(r"((?:Airplane mode|No service|Signal: \w+) \| [^\n]*?Battery \d+%)")
+STATUS_BAR = re.compile(
+    r"((?:Airplane mode|No service|Signal: \w+) \| [^\n]*?Battery \d+%)"  # this workbench's
+    r"|Status Bar: ([^\n]*?🔋 \d+%)"  # τ²-bench's: "📶⁴ Excellent | 5G | 📱 Data Enabled | 🔋 80%"
+)
+"""A status bar, in this workbench's words (group 1) or τ²-bench's (group 2)."""
+_SWITCH = r"(?::| is now| enabled:| mode is| mode is now) (on|off|yes|no)\b"
 SETTINGS = (
-    ("airplane", re.compile(r"Airplane mode(?::| is now) (on|off)")),
-    ("sim", re.compile(r"SIM card: (.+)")),
-    ("data", re.compile(r"Mobile data(?::| is now) (on|off)")),
-    ("roaming", re.compile(r"Data roaming(?::| is now) (on|off)")),
-    ("saver", re.compile(r"Data saver(?::| is now) (on|off)")),
-    ("mode", re.compile(r"Preferred network mode(?::| set to) (\w+)")),
-    ("wifi_calling", re.compile(r"Wi-Fi calling(?::| is now) (on|off)")),
-    ("tech", re.compile(r"Network type: (\w+)")),
-    ("vpn", re.compile(r"server performance (\w+)")),
+    ("airplane", re.compile(r"Airplane mode" + _SWITCH, re.IGNORECASE)),
+    ("sim", re.compile(r"SIM card(?: status)?: (.+)", re.IGNORECASE)),
+    ("data", re.compile(r"Mobile data" + _SWITCH, re.IGNORECASE)),
+    ("roaming", re.compile(r"Data roaming" + _SWITCH, re.IGNORECASE)),
+    ("saver", re.compile(r"Data saver" + _SWITCH, re.IGNORECASE)),
+    ("mode", re.compile(r"(?:Preferred network mode(?::| set to:?)|Network mode preference:) "
+                        r"(\w+)", re.IGNORECASE)),
+    ("wifi_calling", re.compile(r"Wi-Fi calling" + _SWITCH, re.IGNORECASE)),
+    ("tech", re.compile(r"Network type: (\w+)", re.IGNORECASE)),
+    ("vpn", re.compile(r"server.performance(?: |': <PerformanceLevel\.\w+: ')(\w+)")),
 )  # fmt: skip
-"""Settings a check or a step on the phone reports, and how its output says them."""
+"""Settings a check or a step on the phone reports, and how its output says them (in this
+workbench's words or τ²-bench's: "Mobile data: on", "Mobile Data Enabled: Yes")."""
+SWITCHED = {"yes": "on", "no": "off"}
+SIM_SAID = {
+    "no sim card detected": "no SIM card detected",
+    "locked with a pin": "locked (PIN required)",
+    "locked with a puk": "locked (PUK required)",
+    "sim card is active": "active",
+}
+"""What a SIM check's sentence says, as the settings' SIM values."""
 WHO = ("customer",)
 GOOD_MODE = "4g_5g_preferred"
 MMS_PERMISSIONS = ("sms", "storage")
@@ -110,7 +134,7 @@ class TelecomPlaybook:
         phone = case.facts.get("phone_number")
         if not phone:
             if case.has("phone_number"):
-                return Done("I could not identify you without your phone number.")
+                return GiveUp("I could not identify you without your phone number.")
             return Need(
                 "phone_number",
                 "What is the phone number of your line, and what is the problem?",
@@ -122,7 +146,7 @@ class TelecomPlaybook:
         customer = output(case, "get_customer_by_phone", phone_number=phone)
         if customer is None:
             if failed(case, "get_customer_by_phone"):
-                return Done(f"I found no customer with the number {phone}.")
+                return GiveUp(f"I found no customer with the number {phone}.")
             return Call("get_customer_by_phone", {"phone_number": phone})
         line = self._line(case, customer, phone)
         if not isinstance(line, dict):
@@ -136,6 +160,11 @@ class TelecomPlaybook:
             step = part(case, customer, line, requests)
             if step is not None:
                 return step
+        if not requests:
+            return NotUnderstood("I could not tell what is wrong or what you want changed.")
+        fixed = any(name not in CHECKS for name, _ in case.done)
+        if not fixed and not case.declined and not _transferred(case):
+            return GiveUp("I could not change anything for you.")
         return Done(self._summary(case, requests))
 
     def _line(self, case: Case, customer: dict[str, Any], phone: str) -> dict[str, Any] | Step:
@@ -146,7 +175,7 @@ class TelecomPlaybook:
                 return Call("get_details_by_id", {"id": line_id})
             if details.get("phone_number") == phone:
                 return details
-        return Done("None of your lines has that number.")
+        return GiveUp("None of your lines has that number.")
 
     # -- the account: refuels and plan changes --------------------------------------------
 
@@ -328,8 +357,10 @@ class TelecomPlaybook:
         usage = output(case, "get_data_usage", **ids)
         if usage is None:
             return Call("get_data_usage", ids)
-        allowance = usage["data_limit_gb"] + usage["data_refueling_gb"]
-        if usage["data_used_gb"] >= allowance and not case.ran("refuel_data"):
+        used, limit, refueled = (  # numbers, or numbers as text in τ²-bench's output
+            float(usage[k]) for k in ("data_used_gb", "data_limit_gb", "data_refueling_gb")
+        )
+        if used >= limit + refueled and not case.ran("refuel_data"):
             if "refuel" not in self.diagnosed:  # offered like a refuel asked for
                 self.diagnosed.append("refuel")
                 self.no_data = False  # tested again after the refuel
@@ -376,7 +407,7 @@ class TelecomPlaybook:
     def _look(self, case: Case, name: str, arguments: dict | None = None) -> Step:
         """Ask the customer to check something on the phone."""
         if name in case.unable:
-            return Done("I cannot check your phone without you.")
+            return GiveUp("I cannot check your phone without you.")
         return Call(name, arguments or {})
 
     def _device(self, case: Case, name: str, arguments: dict | None = None) -> Step:
@@ -384,17 +415,17 @@ class TelecomPlaybook:
         return Call(name, arguments or {})
 
     def _transfer(self, case: Case, why: str) -> Step | None:
-        if case.ran("transfer_to_human_agents"):
+        if _transferred(case):
             return None
         return Call("transfer_to_human_agents", {"summary": f"Cannot fix remotely: {why}."})
 
     def _summary(self, case: Case, requests: list[str]) -> str:
         """What was done, and what the last test on the phone showed."""
-        if case.ran("transfer_to_human_agents"):
+        if _transferred(case):
             return "I could not fix this remotely; I have transferred you to a human agent."
         done = [name.replace("_", " ") for name, _ in case.done if name not in CHECKS]
         if not done:
-            return "I could not change anything for you."
+            return "You declined the change, so nothing was changed."
         price = case.facts.get("price_told")  # the cost is part of the answer, asked or not
         told = f" {price}" if price else ""
         phone = phone_state(case, self.said)
@@ -418,8 +449,7 @@ def phone_state(case: Case, statements: list[str]) -> dict[str, Any]:
     """
     phone: dict[str, Any] = {"permissions": {}}
     for text in statements:
-        if bar := STATUS_BAR.search(text):
-            _read_status_bar(phone, bar.group(1))
+        _read_status_bars(phone, text)
     for outcome in case.outputs:
         if outcome.error is not None:
             continue
@@ -431,35 +461,80 @@ def phone_state(case: Case, statements: list[str]) -> dict[str, Any]:
 
 
 def _read_output(phone: dict[str, Any], text: str) -> None:
+    """What a check or a step on the phone says, in either wording (see :data:`SETTINGS`)."""
+    lower = text.lower()
     for key, pattern in SETTINGS:
         if found := pattern.search(text):
-            phone[key] = found.group(1)
+            value = found.group(1)
+            phone[key] = SWITCHED.get(value.lower(), value.lower() if key != "sim" else value)
     if found := re.search(r"Connection: (\w+)", text):
         phone["service"] = found.group(1) == "connected"
-    if "SIM card reinserted" in text:
+    for said, sim in SIM_SAID.items():
+        if said in lower:
+            phone["sim"] = sim
+    if "SIM card reinserted" in text or "SIM card re-seated" in text:
         phone["sim"] = "active"
-    if found := re.search(r"APN: (\S+?); MMSC URL: (.+)", text):
-        phone["apn_ok"] = found.group(1) != "broken"
-        phone["mmsc_set"] = found.group(2).strip() != "Not Set"
-    if "reset to defaults when the phone restarts" in text:
+    apn = re.search(
+        r"APN(?: Name)?: (\S+?);? ?\n?MMSC URL(?: \(for picture messages\))?: (.+)", text
+    )
+    if apn:
+        phone["apn_ok"] = apn.group(1) != "broken"
+        phone["mmsc_set"] = apn.group(2).strip() != "Not Set"
+    if "reset to defaults when the phone restarts" in text or "will reset at reboot" in text:
         phone["apn_reset_pending"] = True
-    if "The phone restarted" in text and phone.pop("apn_reset_pending", False):
+    restarted = "The phone restarted" in text or "Restarting network services" in text
+    if restarted and phone.pop("apn_reset_pending", False):
         phone["apn_ok"] = phone["mmsc_set"] = True
-    if re.search(r"VPN is off|VPN is enabled but not|VPN disconnected|no VPN connection", text):
+    off = r"VPN is (?:off|turned off)|VPN is (?:enabled|turned on in settings), but|VPN disco"
+    if re.search(off + r"|no VPN connection", text, re.IGNORECASE):
         phone["vpn"] = "off"
     if found := re.search(r"^(\w+) permissions: (.+)$", text, re.MULTILINE):
         granted = [] if found.group(2) == "none" else found.group(2).split(", ")
         phone["permissions"][found.group(1)] = set(granted)
+    if found := re.search(r"App '(\w+)' has permission for: (.+?)\.$", text, re.MULTILINE):
+        phone["permissions"][found.group(1)] = set(found.group(2).split(", "))
+    if found := re.search(r"App '(\w+)' currently has no permissions", text):
+        phone["permissions"][found.group(1)] = set()
     if found := re.search(r"Granted (\w+) to (\w+)", text):
         phone["permissions"].setdefault(found.group(2), set()).add(found.group(1))
-    if "Speed test failed" in text:
+    if "speed test failed" in lower:
         phone["speed"] = "none"
-    elif found := re.search(r"Download speed .*?\((Very Poor|Poor|Fair|Good|Excellent)\)", text):
+    elif found := re.search(r"(?:Download speed|Speed Test Result).*?\((Very Poor|Poor|Fair|Good|"
+                            r"Excellent)\)", text):  # fmt: skip
         phone["speed"] = found.group(1)
-    if "picture message" in text:
-        phone["mms"] = "can be sent" in text
-    if bar := STATUS_BAR.search(text):
-        _read_status_bar(phone, bar.group(1))
+    if "picture message" in lower or "mms messages" in lower:
+        phone["mms"] = "can be sent" in lower or "can send mms" in lower
+    _read_status_bars(phone, text)
+
+
+def _read_status_bars(phone: dict[str, Any], text: str) -> None:
+    """The status bars a text shows, in order, in either wording."""
+    for bar in STATUS_BAR.finditer(text):
+        if bar.group(1):
+            _read_status_bar(phone, bar.group(1))
+        else:
+            _read_icon_bar(phone, bar.group(2))
+
+
+def _read_icon_bar(phone: dict[str, Any], bar: str) -> None:
+    """A status bar with icons (τ²-bench's wording).
+
+    "✈️ Airplane Mode | 🔋 80%", "📵 No Signal | …", or
+    "📶³ Good | 4G | 📱 Data Enabled | 🔽 Data Saver | 🔒 VPN Connected | 🔋 80%".
+    """
+    parts = [part.split(" ", 1)[-1] for part in bar.split(" | ")]
+    if parts[0] == "Airplane Mode":
+        phone.update(airplane="on", service=False, tech="none")
+    elif parts[0] == "No Signal":
+        phone.update(airplane="off", service=False, tech="none")
+    else:
+        phone.update(airplane="off", service=True, tech=parts[1])
+        phone["data"] = "on" if "Data Enabled" in parts else "off"
+        phone["saver"] = "on" if "Data Saver" in parts else "off"
+    if "VPN Connected" not in parts:
+        phone["vpn"] = "off"
+    elif phone.get("vpn") in (None, "off"):
+        phone["vpn"] = "connected"
 
 
 def _read_status_bar(phone: dict[str, Any], bar: str) -> None:
@@ -479,6 +554,11 @@ def _read_status_bar(phone: dict[str, Any], bar: str) -> None:
         phone["vpn"] = "off"
     elif phone.get("vpn") in (None, "off"):
         phone["vpn"] = "connected"
+
+
+def _transferred(case: Case) -> bool:
+    """Whether the case was handed to a human agent (a write here, a plain call in τ²)."""
+    return _latest(case, "transfer_to_human_agents") >= 0
 
 
 def _latest(case: Case, name: str) -> int:

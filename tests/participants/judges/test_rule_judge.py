@@ -224,3 +224,16 @@ def test_rule_judge_a4_harm_other_without_input_and_missing_when_undecidable():
     assert undecided.value is None and "cannot tell" in undecided.missing_reason
     assert undecided.evidence["evidence_seq"] == [1]
     assert run(judge.classify_a4_harm("not a log", "")).value is None
+
+
+def test_rule_judge_a4_harm_premature_when_an_unasked_veto_halts_the_work():
+    """An unasked deny or stop after the agent started halts its work: premature. A timely,
+    new input the rule cannot read says so: it needs a model judge."""
+    t = harm_trace("Do not touch the account.", before_tool=False)
+    veto = next(e for e in t.events if e.initiator == "human")
+    veto.payload.form = "deny"
+    result = run(RuleJudge().classify_a4_harm(transcript(t), ""))
+    assert result.value == "premature_intervention" and "deny" in result.evidence["rule"]
+    t = harm_trace("Cancel the subscription instead, it is urgent.", before_tool=False)
+    undecided = run(RuleJudge().classify_a4_harm(transcript(t), ""))
+    assert undecided.missing_reason.startswith("needs a model judge")
