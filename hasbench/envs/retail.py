@@ -336,6 +336,7 @@ class RetailEnvironment(ServiceEnvironment):
             )
         self._payment_method(order, old_id)
         history = self.writable("orders", order_id, "payment_history")
+        order = self.db["orders"][order_id]  # the write's copy of the order alone
         history.append(
             {
                 "transaction_type": "payment",
