@@ -408,8 +408,11 @@ def _plain_copy(value: Any) -> Any:
 
 
 def _sorted_copy(value: Any) -> Any:
-    """A copy of plain JSON data with every mapping's keys sorted, as its canonical JSON
-    reads back (mappings of any dict type); else :class:`_NotPlain`."""
+    """Plain JSON data copied as its canonical JSON reads back: every mapping's keys sorted.
+
+    Mappings of any dict type are copied as plain dicts; anything else raises
+    :class:`_NotPlain`.
+    """
     if isinstance(value, dict):
         if not _TEXT_KEYS.issuperset(map(type, value)):
             raise _NotPlain
