@@ -38,6 +38,15 @@ class ToolSpec:
             },
         }
 
+    def enum_values(self) -> set[str]:
+        """Every enum value in the parameter schema (a caller reads these in the schema)."""
+        values: set[str] = set()
+        for prop in self.parameters.get("properties", {}).values():
+            values.update(str(v) for v in prop.get("enum", []))
+        for definition in self.parameters.get("$defs", {}).values():
+            values.update(str(v) for v in definition.get("enum", []))
+        return values
+
 
 _ARGS_HEADER = re.compile(r"^(Args|Arguments):\s*$")
 _ARG_LINE = re.compile(r"^(\w+)(?:\s*\([^)]*\))?:\s*(.*)$")

@@ -39,6 +39,7 @@ from hasbench.build.builder import (
     criteria,
     env_assertion,
     human,
+    in_rotation,
     proactive,
     require_gold,
     suitable_personas,
@@ -703,21 +704,17 @@ def build(seed: int = SEED) -> TaskBuilder:
     """Generate all airline tasks (pattern by pattern, templates in a fixed rotation)."""
     gen = _Generator(seed)
     a_templates = [gen.bags, gen.passenger_dob, gen.cancel]
-    for index in range(COUNTS["A"]):
-        a_templates[index % len(a_templates)]("A")
+    in_rotation("A", COUNTS["A"], a_templates)
     c_templates = [gen.cancel, gen.cabin, gen.certificate, gen.book]
-    for index in range(COUNTS["C"]):
-        c_templates[index % len(c_templates)]("C")
+    in_rotation("C", COUNTS["C"], c_templates)
     d_templates = [gen.cabin, gen.bags]
-    for index in range(COUNTS["D"]):
-        d_templates[index % len(d_templates)]("D")
+    in_rotation("D", COUNTS["D"], d_templates)
     f_templates = [
         lambda p: gen.bags(p, revised=True),
         lambda p: gen.cabin(p, revised=True),
         gen.new_date,
     ]
-    for index in range(COUNTS["F"]):
-        f_templates[index % len(f_templates)]("F")
+    in_rotation("F", COUNTS["F"], f_templates)
     return gen.builder
 
 

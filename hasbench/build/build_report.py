@@ -1,7 +1,7 @@
 """The build report: a build's counts beside the paper's, and where they differ, why.
 
 :func:`write_report` writes ``build_report.md`` and ``build_report.json`` for a
-:class:`~hasbench.build.pipeline.BuildResult`: the sources it was built from, the tasks
+:class:`~hasbench.build.settings.BuildResult`: the sources it was built from, the tasks
 per domain at every step beside Table 11 and §4.2, the tasks per pattern beside Table 3,
 per domain and pattern, and a section on every difference from the paper: by how much,
 whether it is within the tolerance (15% per domain, 25% per pattern), and which step's
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from hasbench.build.source_filter import PAPER_KEPT
 
 if TYPE_CHECKING:
-    from hasbench.build.pipeline import BuildResult, BuildSettings
+    from hasbench.build.settings import BuildResult, BuildSettings
     from hasbench.build.validation import Validation
     from hasbench.scenario import Scenario
 

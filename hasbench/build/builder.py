@@ -26,7 +26,7 @@ Example::
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -345,6 +345,12 @@ class TaskBuilder:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(self.to_yaml(), encoding="utf-8")
         return path
+
+
+def in_rotation(pattern: str, count: int, templates: Sequence[Callable[[str], object]]) -> None:
+    """Add ``count`` tasks of ``pattern``, the templates taking turns in their order."""
+    for index in range(count):
+        templates[index % len(templates)](pattern)
 
 
 def require_gold(scenario: Scenario) -> Environment:

@@ -56,20 +56,8 @@ from hasbench.build.builder import (
 )
 from hasbench.envs.coding.changes import ChangeRules, sensitive_changes
 from hasbench.envs.coding.patch import apply_file_patch, parse_patch, unified_diff
-from hasbench.envs.coding.repos import (
-    Feature,
-    Repository,
-    cliargs,
-    configlite,
-    csvlite,
-    datekit,
-    moneyfmt,
-    retrykit,
-    statskit,
-    structs,
-    tablefmt,
-    textkit,
-)
+from hasbench.envs.coding.repos import Feature, Repository
+from hasbench.envs.coding.repos.catalogue import REPOSITORIES
 from hasbench.paths import DATA_DIR, TASKS_DIR
 from hasbench.personas import domain_personas
 
@@ -77,11 +65,6 @@ SEED = 115
 COUNTS = {"A": 9, "B": 31, "C": 7, "D": 31, "E": 37}
 OUTPUT = TASKS_DIR / "coding.yaml"
 DATA_SUBDIR = "coding"
-REPOSITORIES: tuple[Repository, ...] = tuple(
-    module.REPOSITORY
-    for module in (moneyfmt, datekit, csvlite, cliargs, textkit, structs, retrykit, configlite,
-                   statskit, tablefmt)
-)  # fmt: skip
 LAYOUTS = ("solo", "solo", "lead", "solo", "chain", "solo", "tree", "solo", "graph")
 """Team layouts in rotation (one developer agent is the most common team)."""
 C_KINDS = ("remove_legacy", "rename", "dependency", "version", "ci_matrix")

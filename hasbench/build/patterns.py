@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
+from hasbench.build.panel_model import PanelModel, json_answer
 from hasbench.prompts import render
 from hasbench.stats import category_counts, fleiss_kappa
 
@@ -475,41 +476,25 @@ class RulePatternJudge:
         )
 
 
-class LLMPatternJudge:
+class LLMPatternJudge(PanelModel):
     """A pattern judge on a language model (temperature 0, cached responses)."""
-
-    def __init__(self, model: str, client: LLMClient | None = None) -> None:
-        from hasbench.llm import LLMClient, ResponseCache
-
-        self.name = model
-        self.client = client if client is not None else LLMClient(cache=ResponseCache.default())
 
     async def judge(self, view: dict[str, Any]) -> JudgeVerdict:
         """Ask the model; a failed call or an off-format answer is recorded as the error."""
-        from hasbench.llm import ModelError
-
         source_id = view["source_id"]
         prompt = render(PROMPT, view=json.dumps(view, indent=1, ensure_ascii=False))
-        try:
-            response = await self.client.complete(
-                self.name, [{"role": "user", "content": prompt}], temperature=0.0
-            )
-        except ModelError as error:
-            return JudgeVerdict(judge=self.name, source_id=source_id, error=f"model: {error}")
-        raw = response.content or ""
-        try:
-            parsed = parse_verdict(raw)
-        except ValueError as error:
+        answer = await self.ask(prompt, parse_verdict)
+        if answer.parsed is None:
             return JudgeVerdict(
-                judge=self.name, source_id=source_id, error=f"off-format: {error}", raw_output=raw
+                judge=self.name, source_id=source_id, error=answer.error, raw_output=answer.raw
             )
         return JudgeVerdict(
             judge=self.name,
             source_id=source_id,
-            patterns=parsed["patterns"],
-            primary_pattern=select_primary(parsed["patterns"]),
-            primary_reviewer_notes=str(parsed.get("primary_reviewer_notes", ""))[:600],
-            raw_output=raw,
+            patterns=answer.parsed["patterns"],
+            primary_pattern=select_primary(answer.parsed["patterns"]),
+            primary_reviewer_notes=str(answer.parsed.get("primary_reviewer_notes", ""))[:600],
+            raw_output=answer.raw,
         )
 
 
@@ -519,12 +504,7 @@ def parse_verdict(text: str) -> dict[str, Any]:
     Raises:
         ValueError: not one JSON object, a pattern missing, or a field out of range.
     """
-    stripped = text.strip()
-    fenced = re.fullmatch(r"```(?:json)?\s*(.*?)\s*```", stripped, flags=re.DOTALL)
-    try:
-        data = json.loads(fenced.group(1) if fenced else stripped)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"not JSON ({exc.msg})") from None
+    data = json_answer(text)
     if not isinstance(data, dict) or not isinstance(data.get("patterns"), dict):
         raise ValueError("no 'patterns' object")
     missing = [p for p in PATTERNS if p not in data["patterns"]]

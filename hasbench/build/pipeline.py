@@ -35,7 +35,6 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +45,8 @@ from hasbench.build.base_tasks import BaseTask, marble_base_tasks, tau2_base_tas
 from hasbench.build.build_report import PAPER_PATTERNS, PAPER_TASKS, write_report
 from hasbench.build.builder import dump_tasks
 from hasbench.build.checks import TaskCheck, check_many, check_task, passes
-from hasbench.build.patterns import RULE_JUDGES, Assignment, assign_patterns, panel_agreement
+from hasbench.build.patterns import Assignment, assign_patterns, panel_agreement
+from hasbench.build.settings import BuildResult, BuildSettings
 from hasbench.build.source_filter import (
     MARBLE_DOMAINS,
     PAPER_KEPT,
@@ -56,7 +56,7 @@ from hasbench.build.source_filter import (
 )
 from hasbench.build.sources import Source, SourceError, Tau2Source, locate_marble, locate_tau2
 from hasbench.build.tau2_import import Tau2ImportError
-from hasbench.build.validation import RULE_REVIEWERS, Evidence, Validation, make_reviewer, validate
+from hasbench.build.validation import Evidence, Validation, make_reviewer, validate
 from hasbench.build.verification import stratified_sample, write_sheets
 from hasbench.runner.experiment import code_fingerprint
 from hasbench.scenario import Scenario
@@ -66,44 +66,6 @@ DOMAINS = (*TAU2_DOMAINS, *MARBLE_DOMAINS)
 
 class PipelineError(ValueError):
     """The sources or settings cannot be built from; the message names what and where."""
-
-
-@dataclass
-class BuildSettings:
-    """Everything besides the sources that decides a build's result."""
-
-    judges: tuple[str, ...] = RULE_JUDGES
-    min_agree: int = 3
-    structural: tuple[str, ...] = RULE_REVIEWERS
-    worthiness: tuple[str, ...] = RULE_REVIEWERS
-    patterns_per_task: int | None = None
-    """At most this many scenarios per base task (None: one per supported pattern, as the
-    paper adapts every pattern a base task supports)."""
-    max_repair_rounds: int = 2
-    per_stratum: int = 2
-    seed: int = 0
-    workers: int = 2
-
-
-@dataclass
-class BuildResult:
-    """What a build produced (also written to ``build_report.json``)."""
-
-    counts: dict[str, dict[str, Any]] = field(default_factory=dict)
-    patterns: dict[str, int] = field(default_factory=dict)
-    domain_patterns: dict[str, dict[str, int]] = field(default_factory=dict)
-    """Included tasks per domain and pattern."""
-    kappa: dict[str, Any] = field(default_factory=dict)
-    waiting: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    seconds: dict[str, float] = field(default_factory=dict)
-    files: list[str] = field(default_factory=list)
-    sources: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """Source benchmark -> release, origin and file hashes (also in ``benchmark.json``)."""
-    stages: dict[str, Any] = field(default_factory=dict)
-    """Counts per step, domain and pattern: base tasks, supported, declined, excluded."""
-    skipped: list[str] = field(default_factory=list)
-    """Kept source tasks that could not be imported, with the reason."""
 
 
 class _Steps:

@@ -77,19 +77,6 @@ def leaves(value: Any, path: str = "") -> list[tuple[str, Any]]:
     return [(path, value)]
 
 
-def enum_values(env: Environment, name: str) -> set[str]:
-    """Every enum value in a tool's parameter schema (an agent reads these in the schema)."""
-    spec = env.tool_spec(name)
-    if spec is None:
-        return set()
-    values: set[str] = set()
-    for prop in spec.parameters.get("properties", {}).values():
-        values.update(str(v) for v in prop.get("enum", []))
-    for definition in spec.parameters.get("$defs", {}).values():
-        values.update(str(v) for v in definition.get("enum", []))
-    return values
-
-
 class _Walker:
     """Replays a gold path on a fresh environment, tracking what the team has seen."""
 
@@ -321,7 +308,8 @@ def make_reachable(scenario: Scenario, env: Environment) -> Reach:
     sources: dict[str, list[str]] = {"stated": [], "lookup": [], "neither": []}
     for gold in scenario.evaluation_criteria.actions:
         action = gold.model_dump(exclude_defaults=True)
-        enums = enum_values(env, gold.name)
+        spec = env.tool_spec(gold.name)
+        enums = spec.enum_values() if spec else set()
         before = len(walker.inserted)
         side = scenario.side_of(gold)
         spec = env.tool_spec(gold.name)

@@ -40,6 +40,7 @@ from hasbench.build.builder import (
     criteria,
     env_assertion,
     human,
+    in_rotation,
     proactive,
     require_gold,
     star,
@@ -730,8 +731,7 @@ def build(seed: int = SEED) -> TaskBuilder:
     """Generate all retail tasks (pattern by pattern, templates in a fixed rotation)."""
     gen = _Generator(seed)
     a_templates = [gen.cancel, gen.order_address, gen.user_address, gen.return_items, gen.payment]
-    for index in range(COUNTS["A"]):
-        a_templates[index % len(a_templates)]("A")
+    in_rotation("A", COUNTS["A"], a_templates)
     for index in range(COUNTS["B"]):
         gen.swap("B", "exchange" if index % 2 == 0 else "modify")
     c_templates = [
@@ -740,8 +740,7 @@ def build(seed: int = SEED) -> TaskBuilder:
         lambda p: gen.swap(p, "exchange"),
         lambda p: gen.swap(p, "modify"),
     ]
-    for index in range(COUNTS["C"]):
-        c_templates[index % len(c_templates)]("C")
+    in_rotation("C", COUNTS["C"], c_templates)
     f_kinds = ["cancel_to_address", "address_correction", "address_to_cancel"]
     for index in range(COUNTS["F"]):
         gen.revision(f_kinds[index % len(f_kinds)])

@@ -38,7 +38,6 @@ Every review (labels, issues, raw output) is kept as evidence.
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -48,6 +47,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, Field
 
 from hasbench.build.checks import TaskCheck, passes
+from hasbench.build.panel_model import PanelModel, json_answer
 from hasbench.prompts import render
 from hasbench.scenario import HUMAN_RELATIONS, Scenario, check_scenario, held_facts
 
@@ -416,35 +416,23 @@ RULE_FUNCTIONS: dict[str, Callable[[Panel, Evidence], Review]] = {
 }
 
 
-class LLMReviewer:
+class LLMReviewer(PanelModel):
     """A panel reviewer on a language model (temperature 0, cached)."""
-
-    def __init__(self, model: str, client: LLMClient | None = None) -> None:
-        from hasbench.llm import LLMClient, ResponseCache
-
-        self.name = model
-        self.client = client if client is not None else LLMClient(cache=ResponseCache.default())
 
     async def review(self, panel: Panel, ev: Evidence) -> Review:
         """Ask the model; a failed call or an off-format answer is recorded as the error."""
         from hasbench.build.builder import dump_tasks
-        from hasbench.llm import ModelError
 
         prompt = render(PANEL_PROMPTS[panel], scenario=dump_tasks([ev.scenario]))
-        try:
-            response = await self.client.complete(
-                self.name, [{"role": "user", "content": prompt}], temperature=0.0
-            )
-        except ModelError as error:
-            return Review(reviewer=self.name, panel=panel, error=f"model: {error}")
-        raw = response.content or ""
-        try:
-            labels, issues = parse_review(panel, raw)
-        except ValueError as error:
+        answer = await self.ask(prompt, lambda raw: parse_review(panel, raw))
+        if answer.parsed is None:
             return Review(
-                reviewer=self.name, panel=panel, error=f"off-format: {error}", raw_output=raw
+                reviewer=self.name, panel=panel, error=answer.error, raw_output=answer.raw
             )
-        return Review(reviewer=self.name, panel=panel, labels=labels, issues=issues, raw_output=raw)
+        labels, issues = answer.parsed
+        return Review(
+            reviewer=self.name, panel=panel, labels=labels, issues=issues, raw_output=answer.raw
+        )
 
 
 class RuleReviewer:
@@ -474,12 +462,7 @@ def parse_review(panel: Panel, text: str) -> tuple[dict[str, str | None], list[s
     Raises:
         ValueError: not a JSON object, a dimension missing, or a label not allowed for it.
     """
-    stripped = text.strip()
-    fenced = re.fullmatch(r"```(?:json)?\s*(.*?)\s*```", stripped, flags=re.DOTALL)
-    try:
-        data = json.loads(fenced.group(1) if fenced else stripped)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"not JSON ({exc.msg})") from None
+    data = json_answer(text)
     if not isinstance(data, dict):
         raise ValueError("not a JSON object")
     labels: dict[str, str | None] = {}

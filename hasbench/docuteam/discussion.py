@@ -9,10 +9,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from hasbench.docuteam import schemas as s
 
-Status = Literal[
+DiscussionStatus = Literal[
     "open", "running", "waiting_for_user", "converged", "stopped", "budget_exhausted", "failed"
 ]
-ACTIVE: tuple[Status, ...] = ("open", "running", "waiting_for_user")
+ACTIVE: tuple[DiscussionStatus, ...] = ("open", "running", "waiting_for_user")
 """Statuses of a discussion that is still open (and so damps new ones nearby)."""
 
 
@@ -39,7 +39,7 @@ class Discussion:
     origin: Literal["document", "side_panel"]
     comment: str = ""
     focus: str = ""
-    status: Status = "open"
+    status: DiscussionStatus = "open"
     messages: list[s.Message] = field(default_factory=list)
     dialog_state: s.DialogState = field(default_factory=s.DialogState)
     pending: Clarification | None = None

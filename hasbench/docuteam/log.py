@@ -55,7 +55,7 @@ from hasbench.trace import Usage
 from hasbench.vocab import canonical_json
 
 LOG_SCHEMA_VERSION = 1
-EventType = Literal[
+LogEventType = Literal[
     "edit",
     "trigger",
     "discussion_opened",
@@ -110,7 +110,7 @@ class LogEvent(BaseModel):
     kind: Literal["event"] = "event"
     seq: int
     t: float
-    type: EventType
+    type: LogEventType
     actor: str
     discussion: str | None = None
     payload: dict[str, Any] = Field(default_factory=dict)
@@ -146,7 +146,7 @@ class SessionLog:
 
     def append(
         self,
-        type: EventType,
+        type: LogEventType,
         actor: str,
         payload: dict[str, Any],
         t: float,
@@ -194,7 +194,7 @@ class SessionLog:
         failed = self.of_type("session_failed")
         return failed[0].payload if failed else None
 
-    def of_type(self, *types: EventType) -> list[LogEvent]:
+    def of_type(self, *types: LogEventType) -> list[LogEvent]:
         """Events of the given types, in order."""
         return [event for event in self.events if event.type in types]
 

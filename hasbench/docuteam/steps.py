@@ -30,8 +30,8 @@ from hasbench.docuteam.failures import LossCounter, failure_payload
 from hasbench.llm import LLMClient, ModelError, ModelResponse
 from hasbench.prompts import render
 
-Role = Literal["moderator", "agents", "trigger", "summarizer", "incorporator"]
-ROLES: tuple[Role, ...] = ("moderator", "agents", "trigger", "summarizer", "incorporator")
+StepRole = Literal["moderator", "agents", "trigger", "summarizer", "incorporator"]
+ROLES: tuple[StepRole, ...] = ("moderator", "agents", "trigger", "summarizer", "incorporator")
 SCRIPTED = "scripted:docuteam"
 PROMPT_FOLDER = "docuteam"
 RAW_KEPT = 600
@@ -228,11 +228,11 @@ def _system_values(step: str, data: Any) -> dict[str, object]:
 
 
 @dataclass(frozen=True)
-class Step:
+class ModelStep:
     """One model step: its role, input model and output model (chosen by the input)."""
 
     name: str
-    role: Role
+    role: StepRole
     input: type[BaseModel]
     output: Callable[[Any], type[BaseModel]]
 
@@ -252,32 +252,34 @@ def _fixed(model: type[BaseModel]) -> Callable[[Any], type[BaseModel]]:
     return lambda data: model
 
 
-STEPS: dict[str, Step] = {
+STEPS: dict[str, ModelStep] = {
     step.name: step
     for step in (
-        Step("focus", "moderator", s.FocusInput, _fixed(s.FocusOutput)),
-        Step("moderator", "moderator", s.ModeratorInput, _fixed(s.ModeratorOutput)),
-        Step("utterance", "agents", s.UtteranceInput, _fixed(s.UtteranceOutput)),
-        Step("need", "agents", s.NeedInput, _fixed(s.NeedOutput)),
-        Step("read_edit", "trigger", s.ReadEditInput, _fixed(s.ReadEditOutput)),
-        Step("select_agents", "trigger", s.SelectInput, _fixed(s.SelectOutput)),
-        Step(
+        ModelStep("focus", "moderator", s.FocusInput, _fixed(s.FocusOutput)),
+        ModelStep("moderator", "moderator", s.ModeratorInput, _fixed(s.ModeratorOutput)),
+        ModelStep("utterance", "agents", s.UtteranceInput, _fixed(s.UtteranceOutput)),
+        ModelStep("need", "agents", s.NeedInput, _fixed(s.NeedOutput)),
+        ModelStep("read_edit", "trigger", s.ReadEditInput, _fixed(s.ReadEditOutput)),
+        ModelStep("select_agents", "trigger", s.SelectInput, _fixed(s.SelectOutput)),
+        ModelStep(
             "memory_discussion",
             "summarizer",
             s.DiscussionMemoryInput,
             _fixed(s.DiscussionMemoryOutput),
         ),
-        Step("memory_user", "summarizer", s.UserMemoryInput, _fixed(s.UserMemoryOutput)),
-        Step("summary", "summarizer", s.SummaryInput, lambda data: s.SUMMARY_MODELS[data.mode]),
-        Step("bubble", "summarizer", s.BubbleInput, _fixed(s.BubbleOutput)),
-        Step("incorporate", "incorporator", s.IncorporateInput, _fixed(s.IncorporateOutput)),
+        ModelStep("memory_user", "summarizer", s.UserMemoryInput, _fixed(s.UserMemoryOutput)),
+        ModelStep(
+            "summary", "summarizer", s.SummaryInput, lambda data: s.SUMMARY_MODELS[data.mode]
+        ),
+        ModelStep("bubble", "summarizer", s.BubbleInput, _fixed(s.BubbleOutput)),
+        ModelStep("incorporate", "incorporator", s.IncorporateInput, _fixed(s.IncorporateOutput)),
     )
 }
 
 
 # --------------------------------------------------------------------------- running
 
-Recorder = Callable[..., None]
+LogRecorder = Callable[..., None]
 """``record(type, payload, discussion=None, usage=None)``: append an event to the log."""
 
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
@@ -305,7 +307,7 @@ def parse_reply(model: type[BaseModel], content: str | None, what: str) -> BaseM
         raise s.StepOutputError(f"not a valid {what} object ({problems})") from None
 
 
-def parse_output(step: Step, data: BaseModel, content: str | None) -> BaseModel:
+def parse_output(step: ModelStep, data: BaseModel, content: str | None) -> BaseModel:
     """Parse and check a model reply to a step (see :func:`parse_reply`).
 
     Raises:
@@ -406,7 +408,7 @@ class StepRunner:
         self,
         backends: RoleModels,
         client: LLMClient | None,
-        record: Recorder,
+        record: LogRecorder,
         failed_in_a_row: int = 3,
     ) -> None:
         if backends.uses_models() and client is None:
@@ -456,7 +458,7 @@ class StepRunner:
 
     def _model_call(
         self,
-        step: Step,
+        step: ModelStep,
         model: str,
         response: ModelResponse,
         attempt: int,
@@ -475,7 +477,7 @@ class StepRunner:
 
     def _error(
         self,
-        step: Step,
+        step: ModelStep,
         model: str,
         error_type: str,
         message: str,

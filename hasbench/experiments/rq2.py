@@ -15,7 +15,7 @@ the tidy results table it builds:
   and breaks (solved under A3, failed under A4), as counts and task lists; ``a4_changes``
   lists them one per row.
 - ``a4_harm``: every broken run classified by the judge from its A4 trace
-  (:meth:`~hasbench.participants.judges.RuleJudge.classify_a4_harm`: premature
+  (:meth:`~hasbench.participants.judges.rule.RuleJudge.classify_a4_harm`: premature
   intervention, redundant or distracting input, other, or a missing value with its reason)
   with the evidence it cites and the human-initiated inputs of that trace;
   ``a4_harm_counts`` counts the categories. The judges' complete evidence goes to

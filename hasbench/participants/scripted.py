@@ -182,17 +182,6 @@ def _is_identifier(value: Any) -> bool:
     return isinstance(value, str) and bool(value) and not any(c.isspace() for c in value)
 
 
-def _enum_values(spec: ToolSpec | None) -> set[str]:
-    if spec is None:
-        return set()
-    values: set[str] = set()
-    for prop in spec.parameters.get("properties", {}).values():
-        values.update(str(v) for v in prop.get("enum", []))
-    for definition in spec.parameters.get("$defs", {}).values():
-        values.update(str(v) for v in definition.get("enum", []))
-    return values
-
-
 # -- the planning agent -------------------------------------------------------------------
 
 
@@ -418,7 +407,8 @@ class PlanAgent:
                 (need.user, need.key)
             ):
                 return None
-        enums = _enum_values(self.specs.get(gold.name))
+        spec = self.specs.get(gold.name)
+        enums = spec.enum_values() if spec else set()
         known = self.team.knowledge.lower()
         for leaf in _leaves(gold.arguments):
             if _is_identifier(leaf) and leaf not in enums and str(leaf).lower() not in known:

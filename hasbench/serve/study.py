@@ -4,7 +4,7 @@
 episode. Its seats:
 
 - each participant (``/join/TOKEN``): consent, then their two sessions in their assigned
-  order (:class:`~hasbench.docuteam.study.design.Study`), each introduced by its task and
+  order (:class:`~hasbench.docuteam.study.design.StudyPlan`), each introduced by its task and
   what the condition offers, run with the DocuTeam UI (the page and
   :class:`~hasbench.docuteam.widget.controller.SessionController` of the notebook widget)
   for the study's time, each followed by the post-survey and NASA-TLX
@@ -39,7 +39,7 @@ from hasbench.docuteam.log import SessionLog
 from hasbench.docuteam.measures import final_document
 from hasbench.docuteam.session import Session, SessionConfig
 from hasbench.docuteam.study import folder as files
-from hasbench.docuteam.study.design import SessionPlan, Study, StudyDesignError
+from hasbench.docuteam.study.design import SessionPlan, StudyDesignError, StudyPlan
 from hasbench.docuteam.study.questionnaire import (
     ANCHORS,
     ITEMS,
@@ -111,7 +111,7 @@ class ServedStudy:
         StudyDesignError: the folder holds another study's records.
     """
 
-    def __init__(self, study: Study, out: str | Path, client: Any | None = None) -> None:
+    def __init__(self, study: StudyPlan, out: str | Path, client: Any | None = None) -> None:
         self.study = study
         self.design = study.design
         self.title = self.design.title

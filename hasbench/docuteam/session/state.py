@@ -15,9 +15,9 @@ from typing import Any
 
 from hasbench.docuteam import schemas as s
 from hasbench.docuteam.agents import Agent
-from hasbench.docuteam.discussion import Discussion, Status
+from hasbench.docuteam.discussion import Discussion, DiscussionStatus
 from hasbench.docuteam.document import Document
-from hasbench.docuteam.log import EventType, LogEvent, SessionLog
+from hasbench.docuteam.log import LogEvent, LogEventType, SessionLog
 from hasbench.docuteam.session.config import ConditionError, SessionConfig
 from hasbench.docuteam.steps import RoleModels, StepRunner
 from hasbench.docuteam.timing import ManualClock, SystemClock
@@ -69,7 +69,7 @@ class SessionState:
 
     def record(
         self,
-        type: EventType,
+        type: LogEventType,
         actor: str,
         payload: dict[str, Any],
         discussion: str | None = None,
@@ -80,7 +80,7 @@ class SessionState:
 
     def record_step(
         self,
-        type: EventType,
+        type: LogEventType,
         payload: dict[str, Any],
         discussion: str | None = None,
         usage: Usage | None = None,
@@ -111,7 +111,7 @@ class SessionState:
         """An agent's profile as the steps show it."""
         return s.PublicProfile.of(self.agents[agent_id].profile)
 
-    def set_status(self, d: Discussion, status: Status, reason: str) -> None:
+    def set_status(self, d: Discussion, status: DiscussionStatus, reason: str) -> None:
         """Give a discussion a new status and log why."""
         d.status = status
         self.record("status", "engine", {"status": status, "reason": reason}, d.id)

@@ -246,7 +246,7 @@ def stand_in_rules(analysis: StudyAnalysis) -> pd.DataFrame:
     (condition, participant, engine, rater, respondent), the rule and how it acts. Parts
     played by a model are left out (:func:`scripted_parts`).
     """
-    from hasbench.docuteam.study.report import GROUP_LABELS
+    from hasbench.docuteam.study.data import GROUP_LABELS
 
     treat, control = analysis.data.conditions
     parts = scripted_parts(analysis.data.meta)

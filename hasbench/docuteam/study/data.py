@@ -48,6 +48,13 @@ COLUMNS: tuple[str, ...] = (
     "scale",
 )
 MEASURE_GROUPS: tuple[str, ...] = ("blind_rating", "survey", "nasa_tlx", "interaction")
+GROUP_LABELS = {
+    "blind_rating": "Blind rating",
+    "survey": "Post-task survey",
+    "nasa_tlx": "NASA-TLX",
+    "interaction": "Interaction log",
+}
+"""Readable names of the measure groups."""
 KEY: list[str] = ["participant", "condition", "measure_group", "measure", "item", "rater"]
 MAX_REPORTED_PROBLEMS = 50
 

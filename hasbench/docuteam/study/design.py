@@ -114,7 +114,7 @@ def _check_names(names: list[str]) -> None:
         raise ValueError("a name is listed twice")
 
 
-class Study:
+class StudyPlan:
     """A loaded design: the task folders and each participant's two sessions.
 
     Args:
@@ -200,7 +200,7 @@ class Study:
         return plans
 
 
-def load_design(path: str | Path) -> Study:
+def load_design(path: str | Path) -> StudyPlan:
     """Read and check a study file (see the module docstring).
 
     Raises:
@@ -227,4 +227,4 @@ def load_design(path: str | Path) -> Study:
         error = exc.errors()[0]
         where = ".".join(str(part) for part in error["loc"]) or "file"
         raise StudyDesignError(f"{path}: {where}: {error['msg']}") from None
-    return Study(design, path.resolve())
+    return StudyPlan(design, path.resolve())

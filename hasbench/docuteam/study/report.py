@@ -28,6 +28,7 @@ from hasbench.docuteam.study.analysis import (
     likert_counts,
 )
 from hasbench.docuteam.study.data import (
+    GROUP_LABELS,
     KNOWN_MEASURES,
     StudyData,
     load_study,
@@ -50,13 +51,6 @@ AGREE_LABELS = (
     "Strongly agree",
 )
 TLX_LABELS = ("Very low", "Low", "Somewhat low", "Moderate", "Somewhat high", "High", "Very high")
-GROUP_LABELS = {
-    "blind_rating": "Blind rating",
-    "survey": "Post-task survey",
-    "nasa_tlx": "NASA-TLX",
-    "interaction": "Interaction log",
-}
-"""Readable names of the measure groups."""
 TEST_NAMES = {"paired-t": "Paired t", "wilcoxon": "Wilcoxon signed-rank"}
 """Readable names of the tests."""
 

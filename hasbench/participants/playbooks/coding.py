@@ -45,19 +45,8 @@ import re
 from typing import Any
 
 from hasbench.envs.coding.patch import unified_diff
-from hasbench.envs.coding.repos import (
-    Feature,
-    cliargs,
-    configlite,
-    csvlite,
-    datekit,
-    moneyfmt,
-    retrykit,
-    statskit,
-    structs,
-    tablefmt,
-    textkit,
-)
+from hasbench.envs.coding.repos import Feature
+from hasbench.envs.coding.repos.catalogue import REPOSITORIES
 from hasbench.participants.standin import (
     Call,
     Case,
@@ -87,10 +76,8 @@ _OFFERED = ("optional", "also offer", "another value", "as well")
 """Words by which a person says a behaviour is the option's further value, not its default."""
 
 KNOW_HOW: dict[str, tuple[Feature, ...]] = {
-    module.REPOSITORY.name: module.REPOSITORY.features
-    for module in (cliargs, configlite, csvlite, datekit, moneyfmt, retrykit, statskit, structs,
-                   tablefmt, textkit)
-}  # fmt: skip
+    repository.name: repository.features for repository in REPOSITORIES
+}
 """The kinds of feature change each repository gets, by repository name (the know-how)."""
 
 
