@@ -376,6 +376,8 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, str):
         return str(value)
     try:
+        if isinstance(value, dict) and type(value) is not dict:  # e.g. τ²'s words beside ours
+            return _sorted_copy(value)
         return _plain_copy(value)
     except _NotPlain:
         if isinstance(value, BaseModel):
@@ -401,5 +403,22 @@ def _plain_copy(value: Any) -> Any:
     if kind is list:
         return [v if type(v) in _LEAVES else _plain_copy(v) for v in value]
     if kind in _LEAVES:
+        return value
+    raise _NotPlain
+
+
+def _sorted_copy(value: Any) -> Any:
+    """Plain JSON data copied as its canonical JSON reads back: every mapping's keys sorted.
+
+    Mappings of any dict type are copied as plain dicts; anything else raises
+    :class:`_NotPlain`.
+    """
+    if isinstance(value, dict):
+        if not _TEXT_KEYS.issuperset(map(type, value)):
+            raise _NotPlain
+        return {k: _sorted_copy(value[k]) for k in sorted(value)}
+    if type(value) is list:
+        return [_sorted_copy(v) for v in value]
+    if type(value) in _LEAVES:
         return value
     raise _NotPlain

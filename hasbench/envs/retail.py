@@ -286,8 +286,7 @@ class RetailEnvironment(ServiceEnvironment):
             diff = round(diff, 2)  # τ²-bench keeps the unrounded sum
         if method["source"] == "gift_card" and method["balance"] < diff:
             raise ToolError("precondition_failed", "Insufficient gift card balance to pay")
-        order = self.writable("orders", order_id)
-        order["payment_history"].append(
+        self.writable("orders", order_id, "payment_history").append(
             {
                 "transaction_type": "payment" if diff > 0 else "refund",
                 "amount": abs(diff),
@@ -297,13 +296,14 @@ class RetailEnvironment(ServiceEnvironment):
         method = self._gift_card(order["user_id"], payment_method_id)
         if method is not None:
             method["balance"] = round(method["balance"] - diff, 2)
-        for index, variant in pairs:
+        for index, variant in pairs:  # only the changed items are copied
             # τ²-bench gives every modified item the price and options of the last variant
             priced = pairs[-1][1] if self.compat == "tau2" else variant
-            item = order["items"][index]
+            item = self.writable("orders", order_id, "items", index)
             item["item_id"] = variant["item_id"]
             item["price"] = priced["price"]
             item["options"] = dict(priced["options"])
+        order = self.db["orders"][order_id]  # the write's copy of the order alone
         order["status"] = "pending (item modified)"
         return order
 
@@ -335,8 +335,8 @@ class RetailEnvironment(ServiceEnvironment):
                 "precondition_failed", "Insufficient gift card balance to pay for the order"
             )
         self._payment_method(order, old_id)
-        order = self.writable("orders", order_id)
-        history = order["payment_history"]
+        history = self.writable("orders", order_id, "payment_history")
+        order = self.db["orders"][order_id]  # the write's copy of the order alone
         history.append(
             {
                 "transaction_type": "payment",

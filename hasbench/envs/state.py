@@ -184,10 +184,8 @@ class EnvironmentState:
         self._log, self._own = None, {}  # a later write copies this write's records again
         started.check(self.db)
         changes = started.changes(self.db)
-        before = started.user_db
-        if self.user_db != before:  # the user side changed: its changes, its copy in step
-            before = follow(before, self.user_db, "user_db", changes)
-        self._user_copy = before
+        # the user side's changes, and its copy in step (the same copy when it is unchanged)
+        self._user_copy = follow(started.user_db, self.user_db, "user_db", changes)
         return changes
 
     def state_hash(self) -> str:
@@ -348,6 +346,8 @@ def follow(copy: Any, value: Any, path: str, changes: list[dict[str, Any]]) -> A
     """
     if isinstance(copy, dict) and isinstance(value, dict):
         keys, same = _differing_keys(copy, value)
+        if not keys and same:  # equal: the copy stays
+            return copy
         followed = {}
         for key in keys:
             sub = f"{path}.{key}" if path else str(key)
@@ -406,6 +406,13 @@ class WriteLog:
         """
         if not self.replaced:  # a write of the user side only
             return []
+        if len(self.replaced) == 1 and not self.added:  # one record changed (most writes)
+            table, key, record = self.replaced[0]
+            now = db[table][key]
+            if record is now or record == now:
+                return []
+            where = f"db.{table}[{key}]" if isinstance(db[table], list) else f"db.{table}.{key}"
+            return state_diff(record, now, where)
         before: dict[str, dict[Any, Any]] = {}
         for table, key, record in self.replaced:
             before.setdefault(table, {}).setdefault(key, record)

@@ -70,7 +70,11 @@ def tau2_text(env: Any, name: str, output: Any) -> str:
     shaped = env.tau2_result(name, output)
     if isinstance(shaped, str):
         return shaped
-    return json.dumps(_process(shaped), default=str)
+    return _ENCODER.encode(_process(shaped))
+
+
+_ENCODER = json.JSONEncoder(default=str)
+"""``json.dumps(..., default=str)``, built once."""
 
 
 def _process(value: Any) -> Any:

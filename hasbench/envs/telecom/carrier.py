@@ -29,14 +29,23 @@ class CarrierTools:
 
     # -- lookups ---------------------------------------------------------------------
 
-    def _find(self, kind: str, key: str, value: str) -> dict[str, Any] | None:
+    def _find(
+        self, kind: str, key: str, value: str, shallow: bool = False, path: str | None = None
+    ) -> dict[str, Any] | None:
         """The first record of a table with ``record[key] == value``, to change it.
 
-        While a write runs, the record is the environment's own copy (copy-on-write).
+        While a write runs, the record is the environment's own copy (copy-on-write);
+        ``shallow``: the record alone is copied, for a tool that only sets its fields;
+        ``path``: the record and its ``record[path]`` (a list the tool changes) alone.
         """
         for index, record in enumerate(self.db[kind]):
             if record[key] == value:
-                return self.writable(kind, index) if self.writing else record
+                if not self.writing:
+                    return record
+                if path is None:
+                    return self.writable(kind, index, shallow=shallow)
+                self.writable(kind, index, path)
+                return self.db[kind][index]
         return None
 
     def _peek(self, kind: str, key: str, value: str) -> dict[str, Any] | None:
@@ -88,8 +97,8 @@ class CarrierTools:
         return customer, line
 
     def _line_to_change(self, line_id: str) -> dict[str, Any]:
-        """A line :meth:`_customer_line` found, as the write's own copy."""
-        return self._find("lines", "line_id", line_id)
+        """A line :meth:`_customer_line` found, as the write's own copy (to set its fields)."""
+        return self._find("lines", "line_id", line_id, shallow=True)
 
     def _customer_by_phone(self, phone_number: str) -> dict[str, Any] | None:
         for customer in self.db["customers"]:
@@ -254,7 +263,7 @@ class CarrierTools:
                     f"Customer {customer_id} already has bill {other} awaiting payment",
                     "A bill is already awaiting payment for this customer",
                 )
-        self._find("bills", "bill_id", bill_id)["status"] = "Awaiting Payment"
+        self._find("bills", "bill_id", bill_id, shallow=True)["status"] = "Awaiting Payment"
         return said(
             f"Payment request for bill {bill_id} sent to customer {customer_id}.",
             f"Payment request sent to the customer for bill {bill_id}",
@@ -362,7 +371,7 @@ class CarrierTools:
         """The customer's draft bill (new if they have none), to change it."""
         for bill_id in customer["bill_ids"]:
             if self._bill(bill_id)["status"] == "Draft":
-                return self._find("bills", "bill_id", bill_id)
+                return self._find("bills", "bill_id", bill_id, path="line_items")
         seed = f"{customer['customer_id']}:{len(self.db['bills'])}".encode()
         bill = {
             "bill_id": "B" + hashlib.sha256(seed).hexdigest()[:8].upper(),
@@ -376,7 +385,7 @@ class CarrierTools:
             "status": "Draft",
         }
         self.add_record("bills", bill)
-        self._find("customers", "customer_id", customer["customer_id"])["bill_ids"].append(
-            bill["bill_id"]
-        )
+        self._find("customers", "customer_id", customer["customer_id"], path="bill_ids")[
+            "bill_ids"
+        ].append(bill["bill_id"])
         return bill

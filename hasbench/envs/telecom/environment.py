@@ -7,6 +7,7 @@ runs a network search. The clock is fixed at 2025-02-25 12:08.
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from hasbench.envs.base import Environment, EnvironmentDataError, ToolSpec
@@ -21,6 +22,8 @@ from hasbench.envs.telecom.setup import TelecomSetup
 
 if TYPE_CHECKING:
     from hasbench.scenario import Scenario
+
+_STATUS = itemgetter("status")
 
 
 class TelecomEnvironment(CarrierTools, PhoneTools, Phone, TelecomSetup, TelecomChecks, Environment):
@@ -86,13 +89,14 @@ class TelecomEnvironment(CarrierTools, PhoneTools, Phone, TelecomSetup, TelecomC
         world["mobile_data_usage_exceeded"] = line["data_used_gb"] >= limit
         request = world["payment_request"]
         if request is not None and request["paid"]:
-            bill = self._find("bills", "bill_id", request["bill_id"])
+            bill = self._find("bills", "bill_id", request["bill_id"], shallow=True)
             if bill is not None:
                 bill["status"] = "Paid"
             world["payment_request"] = request = None
-        customer = self._customer_by_phone(phone_number)
-        if request is None and customer is not None:
-            for bill_id in customer["bill_ids"]:
+        if request is None and "Awaiting Payment" in map(_STATUS, self.db["bills"]):
+            # a new payment request: the customer's first bill awaiting payment
+            customer = self._customer_by_phone(phone_number)
+            for bill_id in customer["bill_ids"] if customer is not None else ():
                 bill = self._peek("bills", "bill_id", bill_id)
                 if bill is not None and bill["status"] == "Awaiting Payment":
                     world["payment_request"] = {
