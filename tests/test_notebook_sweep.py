@@ -11,6 +11,7 @@ import pytest
 from jupyter_client.kernelspec import KernelSpecManager
 
 from hasbench.cli import main
+from hasbench.experiments.defaults import OFFLINE_AGENTS
 from hasbench.paths import REPO_ROOT
 from hasbench.runner.experiment import ExperimentError
 from hasbench.runner.notebooks import find_notebook, load_grid, notebook_parameters
@@ -61,7 +62,8 @@ def test_a_grid_runs_every_set_into_its_own_folder_and_writes_a_summary(swept, c
         manifest = json.loads((folder / "outputs" / "manifest.json").read_text())
         assert manifest["parameters"]["max_tasks_per_domain"] == tasks  # its own outputs
         # the set's headline numbers, as its manifest gives them
-        assert int(row["episodes"]) == manifest["episodes"] == 2 * 2 * tasks  # agents × A1/A3
+        episodes = len(OFFLINE_AGENTS) * 2 * tasks  # agents × A1/A3 × tasks
+        assert int(row["episodes"]) == manifest["episodes"] == episodes
         for name in ("pass1", "task_score", "pass1_delta", "ts_delta"):
             assert float(row[name]) == pytest.approx(manifest["headline"][name], abs=1e-4)
         assert (folder / "results").is_dir() and (folder / "outputs" / "table4.csv").exists()

@@ -38,6 +38,7 @@ from hasbench.experiments.common import (
     STANDIN_FOOTNOTE,
     bars,
     fmt,
+    language_understanding_endings,
     model_label,
     run_notes,
     save_figure,
@@ -52,9 +53,6 @@ from hasbench.runner import Experiment
 DEFAULT_DOMAINS = PAPER_DOMAINS
 """Table 4 covers the paper's six domains."""
 SETTINGS = (Setting(agency="A1"), Setting(agency="A3"))
-NEEDS_LANGUAGE = "needs_language_understanding"
-"""The termination reason of an episode an offline stand-in ended because the task needs
-language understanding its rules do not have (it still counts as not solved)."""
 
 
 def experiment(
@@ -99,7 +97,8 @@ def table4(results: pd.DataFrame) -> pd.DataFrame:
     """Per model × domain outcomes under A1 and A3 (percentages; NaN where undefined).
 
     ``judge_scored`` counts the tasks of the cell that only the LLM judge scores;
-    ``needs_language`` its episodes (A1 and A3) that ended :data:`NEEDS_LANGUAGE`.
+    ``needs_language`` its episodes (A1 and A3) that a stand-in ended for want of language
+    understanding (:func:`~hasbench.experiments.common.language_understanding_endings`).
     """
     frame = _usable(results)
     rows = []
@@ -122,7 +121,9 @@ def table4(results: pd.DataFrame) -> pd.DataFrame:
                 "rr": _pct(rescue_rate(*_pair(cell))),
                 "dr_a3": _pct(rate(a3["delivered"])),
                 "hir_a3": _pct(_mean(a3["hir"])),
-                "needs_language": int(cell["termination"].eq(NEEDS_LANGUAGE).sum()),
+                "needs_language": int(
+                    language_understanding_endings(cell, keys=())["endings"].sum()
+                ),
             }
         )
     return pd.DataFrame(rows)

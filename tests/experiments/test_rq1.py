@@ -5,6 +5,7 @@ import pytest
 
 from hasbench.benchmark import identify
 from hasbench.experiments import rq1
+from hasbench.experiments.common import UNREAD
 from hasbench.experiments.study import benchmark_note
 from hasbench.runner import COLUMNS
 
@@ -73,7 +74,7 @@ def test_table4_values_and_undefined_cells():
 
 def test_table4_counts_the_episodes_a_stand_in_ended_for_want_of_language_apart():
     frame = results()
-    frame.loc[(frame["task_id"] == "r2"), "termination"] = rq1.NEEDS_LANGUAGE  # A1 and A3
+    frame.loc[(frame["task_id"] == "r2"), "termination"] = UNREAD  # A1 and A3
     frame.loc[(frame["task_id"] == "r1") & (frame["agency"] == "A3"), "termination"] = "agent_done"
     t4 = rq1.table4(frame).set_index(["model", "domain"])
     assert t4.loc[("scripted:strong (scripted stand-in)", "retail"), "needs_language"] == 2

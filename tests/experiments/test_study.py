@@ -12,6 +12,7 @@ import json
 import pytest
 
 from hasbench.experiments import robustness, rq1, rq2, rq3, rq4
+from hasbench.experiments.defaults import OFFLINE_AGENTS
 from hasbench.experiments.study import Study
 from hasbench.runner import load_results
 from hasbench.runner.store import stored_experiments
@@ -157,7 +158,7 @@ def test_a_study_runs_the_tasks_of_a_built_benchmark_and_says_so(tmp_path):
         in (tmp_path / "gen" / "table4.md").read_text()
     )
     assert len(stored_experiments(tmp_path / "runs")) == 2
-    assert len(generated["results"]) == 8
+    assert len(generated["results"]) == 2 * 2 * len(OFFLINE_AGENTS)  # tasks × A1, A3 × agents
 
 
 def test_a_benchmark_edited_after_its_build_is_named_so(tmp_path):

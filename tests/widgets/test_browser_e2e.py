@@ -17,6 +17,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from browser import ARTIFACTS, chromium, voila
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from hasbench.trace import Trace
 
@@ -115,9 +116,15 @@ def test_a_person_plays_the_safety_reviewer_in_chromium(tmp_path, hasbench_kerne
         page.goto(url, timeout=60_000)
         card = page.locator(".hb-console .hb-card")
         approve = page.locator(".hb-console .hb-answer-approve")
-        approve.wait_for(timeout=120_000)
+        try:  # the card and its buttons are two widgets: wait for both, whichever comes last
+            card.filter(has_text="refund").wait_for(timeout=120_000)
+            approve.wait_for(timeout=60_000)
+        except PlaywrightTimeout:
+            page.screenshot(path=str(ARTIFACTS / "play_human_request_missing.png"))
+            pytest.fail("no refund request shown; the console said:\n"
+                        + page.locator(".hb-console").first.inner_text())  # fmt: skip
         arguments = page.locator(".hb-console .hb-arguments textarea").input_value()
-        assert "refund" in card.inner_text() and json.loads(arguments)["amount"] == 45.5
+        assert json.loads(arguments)["amount"] == 45.5
         assert "safety reviewer" in page.locator(".hb-console .hb-context").inner_text()
         page.screenshot(path=str(ARTIFACTS / "play_human_request.png"))
         page.locator(".hb-console .hb-answer-text textarea").fill("The full balance: approved.")
