@@ -178,15 +178,19 @@ def execute(
     results_dir: str | Path | None,
     client: LLMClient,
     progress: bool = True,
+    reuse: Sequence[Path] = (),
 ) -> tuple[RunSummary, pd.DataFrame]:
     """Run (or resume) a grid into its results store; return the summary and its results.
 
-    The results are exactly the grid's episodes, whatever else the store holds.
+    The results are exactly the grid's episodes, whatever else the store holds. Episodes
+    the stores in ``reuse`` hold are copied from there (:mod:`hasbench.runner.reuse`).
     """
     from hasbench.runner import load_results, run_experiment
     from hasbench.sync import run_sync
 
-    summary = run_sync(run_experiment(grid, results_dir, client=client, progress=progress))
+    summary = run_sync(
+        run_experiment(grid, results_dir, client=client, progress=progress, reuse=reuse)
+    )
     return summary, load_results(summary.directory, summary.experiment)
 
 

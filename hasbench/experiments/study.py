@@ -53,6 +53,7 @@ from hasbench.runner import Experiment, TaskSelection
 from hasbench.runner.experiment import code_fingerprint
 from hasbench.runner.notebooks import MANIFEST
 from hasbench.runner.progress import announce, duration
+from hasbench.runner.reuse import neighbour_stores
 from hasbench.runner.store import find_experiment
 from hasbench.simulator import Backends
 
@@ -329,8 +330,10 @@ class Study:
 
         chosen, _ = self.choose(asked)
         plans = Plans()
-        for grid, store in self.grids(chosen, results_dir):
-            plan = run_sync(estimate(grid, store, make_client(grid)))
+        grids = self.grids(chosen, results_dir)
+        others = neighbour_stores(runs_root(results_dir))
+        for grid, store in grids:
+            plan = run_sync(estimate(grid, store, make_client(grid), others))
             self._plans[plan.key] = plan
             plans.append(plan)
         return plans
@@ -352,9 +355,10 @@ class Study:
         chosen, notes = self.choose(asked)
         grids = self.grids(chosen, results_dir)
         client = make_client(grids[0][0])
+        others = neighbour_stores(runs_root(results_dir))
         summaries, frames = [], []
         for grid, store in grids:
-            summary, frame = execute(grid, store, client, progress)
+            summary, frame = execute(grid, store, client, progress, others)
             plan = self._plans.pop(summary.experiment, None)
             if plan is not None and Path(plan.directory) == Path(summary.directory):
                 summary.estimate = plan.seconds
@@ -382,6 +386,15 @@ class Study:
         if len(summaries) == 1:
             answer["summary"] = summaries[0]
         return answer
+
+
+def runs_root(results_dir: str | Path | None) -> Path:
+    """The folder holding a study's results store beside those of the other studies.
+
+    Episodes a store there already holds are copied, not run again
+    (:mod:`hasbench.runner.reuse`): the figure notebooks share many.
+    """
+    return Path(results_dir).parent if results_dir is not None else RUNS_DIR
 
 
 class ParameterError(ValueError):
@@ -425,6 +438,8 @@ def timing(name: str, summaries: Sequence[RunSummary]) -> str:
     estimates = [s.estimate for s in summaries]
     if all(e is not None for e in estimates):
         text += f" (the plan estimated {duration(sum(estimates))})"
+    if reused := sum(s.reused for s in summaries):
+        text += f"; {reused} more were copied from other results stores"
     return text + "."
 
 

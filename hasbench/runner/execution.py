@@ -31,6 +31,7 @@ import asyncio
 import time
 import traceback
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -42,6 +43,7 @@ from hasbench.runner.cluster import ClusterPool
 from hasbench.runner.experiment import EpisodeSpec, Experiment, provider, resolve
 from hasbench.runner.pool import cpu_bound, open_pool
 from hasbench.runner.progress import Progress
+from hasbench.runner.reuse import adopt
 from hasbench.vocab import canonical_json, text_hash
 
 if TYPE_CHECKING:
@@ -61,7 +63,9 @@ class RunSummary:
         experiment: The experiment's key (its definition is in the store's
             ``experiments/`` folder; :func:`~hasbench.runner.store.load_results` takes it).
         total: Episodes of the grid.
-        skipped: Episodes already done (an intact record without an error).
+        skipped: Episodes already done (an intact record without an error), the reused
+            ones included.
+        reused: Of those, the ones copied from another results store by this call.
         ran: Episodes run and recorded by this call.
         failed: Of those, the ones that ended in error.
         not_started: Episodes left for a later run (a stopped backend, a spent budget).
@@ -85,6 +89,7 @@ class RunSummary:
     model_calls: int
     cache_hits: int
     not_started: int = 0
+    reused: int = 0
     cost: float = 0.0
     stopped: list[str] = field(default_factory=list)
     budget: str | None = None
@@ -195,6 +200,7 @@ async def run_experiment(
     progress: bool = True,
     workers: int | None = None,
     cluster: str | None = None,
+    reuse: Sequence[Path] = (),
 ) -> RunSummary:
     """Run every episode of the grid that has no intact record without an error.
 
@@ -210,6 +216,8 @@ async def run_experiment(
             :func:`hasbench.runner.pool.open_pool`; None: sized to the machine; 1: none).
         cluster: a Dask scheduler address, or ``local:N``: run the episodes there
             (:mod:`hasbench.runner.cluster`) instead of in local worker processes.
+        reuse: other results stores whose copies of the grid's episodes are taken instead
+            of running them (:mod:`hasbench.runner.reuse`).
 
     Raises:
         ExperimentError: a backend string that cannot play its role (nothing is written).
@@ -226,6 +234,7 @@ async def run_experiment(
     results.open_store(store, resolved)
     done, damaged = results.scan_store(store, resolved.keys, verify=True)
     results.quarantine(store, damaged)
+    reused = adopt(store, resolved.cells, done, reuse)
     if client is None:
         client = LLMClient(cache=ResponseCache.default(), concurrency=experiment.concurrency)
     if client.budget is None and experiment.budget is not None:
@@ -286,6 +295,7 @@ async def run_experiment(
         experiment=resolved.key,
         total=len(resolved.cells),
         skipped=len(resolved.cells) - len(todo),
+        reused=reused,
         ran=counts["ran"],
         failed=counts["failed"],
         not_started=counts["not_started"],

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,6 +42,7 @@ from hasbench.runner.execution import DEFAULT_CONCURRENCY, provider, run_one
 from hasbench.runner.experiment import Cell, Experiment, resolve
 from hasbench.runner.pool import EpisodePool, cpu_bound, open_pool
 from hasbench.runner.progress import announce, duration
+from hasbench.runner.reuse import adopt
 
 if TYPE_CHECKING:
     from hasbench.llm import LLMClient
@@ -157,12 +159,16 @@ class Plan:
 
 
 async def estimate(
-    experiment: Experiment, directory: str | Path | None = None, client: LLMClient | None = None
+    experiment: Experiment,
+    directory: str | Path | None = None,
+    client: LLMClient | None = None,
+    reuse: Sequence[Path] = (),
 ) -> Plan:
     """Count the grid's work and time a few pending episodes per stratum.
 
     The timed episodes are written to the results store like any other, so the run that
-    follows skips them.
+    follows skips them. Episodes that a store in ``reuse`` holds are copied first
+    (:mod:`hasbench.runner.reuse`), so they are neither timed nor counted as work.
     """
     from hasbench.llm import LLMClient, ResponseCache
 
@@ -172,6 +178,7 @@ async def estimate(
     results.open_store(store, resolved)
     done, damaged = results.scan_store(store, resolved.keys, verify=True)
     results.quarantine(store, damaged)
+    adopt(store, resolved.cells, done, reuse)
     if client is None:
         client = LLMClient(cache=ResponseCache.default(), concurrency=experiment.concurrency)
     users = {b.user for b in experiment.backends}

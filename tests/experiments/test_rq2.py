@@ -145,10 +145,11 @@ def test_a_warm_cache_rerun_makes_no_model_calls(tmp_path, monkeypatch):
     runs = []
     for store in ("first", "second"):
         out = rq2.run(models, judge_model=judge_model, domains=["mock"], max_tasks_per_domain=2,
-                      output_dir=tmp_path / store, results_dir=tmp_path / f"res-{store}",
-                      progress=False)  # fmt: skip
+                      output_dir=tmp_path / store, progress=False,
+                      results_dir=tmp_path / f"res-{store}" / "results")  # fmt: skip
         runs.append(json.loads((tmp_path / store / "manifest.json").read_text()))
         assert out["results"]["error"].isna().all()
     assert runs[0]["model_calls"] > 0 and runs[0]["episodes_run"] == 6
     assert runs[1]["model_calls"] == 0 and runs[1]["cache_hits"] == runs[0]["model_calls"]
-    assert runs[1]["episodes_run"] == 6  # a new results store: every episode ran again
+    # a new results store with no other beside it (hasbench.runner.reuse): every episode ran again
+    assert runs[1]["episodes_run"] == 6

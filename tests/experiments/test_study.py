@@ -55,7 +55,8 @@ def test_tables_count_exactly_the_grid_asked_for(name, tmp_path):
     shared = tmp_path / "runs"
     one = run(module, first, tmp_path / "one", shared)
     two = run(module, second, tmp_path / "two", shared)
-    alone = run(module, second, tmp_path / "alone", tmp_path / "fresh")
+    alone = run(module, second, tmp_path / "alone", tmp_path / "fresh" / "runs")
+    assert sum(s.reused for s in alone["summaries"]) == 0  # no store beside it to copy from
 
     # the second run's results, tables and manifest are those of the second grid alone
     results = two["results"]
@@ -89,6 +90,28 @@ def test_tables_count_exactly_the_grid_asked_for(name, tmp_path):
     if len(stores) == 1:
         (store,) = stores
         assert sorted(load_results(store)["key"]) == sorted(one["results"]["key"])
+
+
+def test_a_study_copies_the_episodes_another_study_beside_it_ran_and_tables_stay_the_same(
+    tmp_path,
+):
+    grid = {"domains": ["mock"], "max_tasks_per_domain": 3}
+    rq1.run(**grid, output_dir=tmp_path / "rq1", results_dir=tmp_path / "runs" / "rq1",
+            progress=False)  # fmt: skip
+    beside = rq2.run(**grid, output_dir=tmp_path / "rq2", results_dir=tmp_path / "runs" / "rq2",
+                     progress=False)  # fmt: skip
+    alone = rq2.run(**grid, output_dir=tmp_path / "alone", progress=False,
+                    results_dir=tmp_path / "elsewhere" / "rq2")  # fmt: skip
+    # RQ2's A1 and A3 episodes of the sweep agent are RQ1's: copied; its A4 ones run
+    assert (beside["summary"].reused, beside["summary"].ran) == (2 * 3, 3)
+    assert (alone["summary"].reused, alone["summary"].ran) == (0, 3 * 3)
+    assert tables(tmp_path / "rq2") == tables(tmp_path / "alone")
+    assert (
+        manifest(tmp_path / "rq2")["episode_keys"] == manifest(tmp_path / "alone")["episode_keys"]
+    )
+    # a plan beside them copies before it counts: nothing left to time
+    (plan,) = rq2.plan(**grid, results_dir=tmp_path / "runs" / "rq2-again")
+    assert plan.stored == plan.total == 3 * 3 and sum(plan.timed.values()) == 0
 
 
 def test_each_study_declares_its_grid_and_tables_not_the_loop():
