@@ -18,6 +18,8 @@ import html
 import json
 import os
 import re
+import resource
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -71,16 +73,26 @@ def run_all(
             "output_dir": str(figures / notebook.folder),
         }
         print(f"running {notebook.name} ...", flush=True)
+        began, cpu = time.monotonic(), _kernels_cpu()
         try:
             executed[notebook.name] = run_notebook(notebook.name, given, executed_dir, progress)
         except NotebookError as error:
             errors[notebook.name] = str(error)
             executed[notebook.name] = error.executed
+        print(f"{notebook.name} {'failed' if notebook.name in errors else 'done'} in "
+              f"{time.monotonic() - began:.1f} s ({_kernels_cpu() - cpu:.1f} CPU-s)",
+              flush=True)  # fmt: skip
     index = write_index(figures, executed, errors)
     if errors:
         failed = "; ".join(f"{name}: {message}" for name, message in errors.items())
         raise NotebookRunError(f"{len(errors)} notebook(s) failed ({failed}); see {index}")
     return index
+
+
+def _kernels_cpu() -> float:
+    """CPU seconds of the finished child processes (the notebooks' kernels and their own)."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def describe(folder: Path) -> dict[str, Any] | None:

@@ -39,6 +39,7 @@ import hasbench
 from hasbench import __version__
 from hasbench.agency import Setting
 from hasbench.benchmark import GENERATED
+from hasbench.memo import unchanged
 from hasbench.paths import REPO_ROOT, RUNS_DIR
 from hasbench.prompts import prompt_hashes
 from hasbench.scenario import Scenario, load_tasks
@@ -383,17 +384,39 @@ def experiment_key(name: str, benchmark: dict[str, Any], keys: list[str]) -> str
     return content_hash(identity, 16)
 
 
+_RESOLVED: dict[str, ResolvedExperiment] = {}
+"""Grids resolved in this process, by a hash of the experiment, its task files' contents, the
+prompts, the code and the version (a plan and the run after it resolve the same grid)."""
+RESOLVED_KEPT = 8
+"""How many resolved grids :data:`_RESOLVED` keeps (a study runs one grid per domain)."""
+
+
 def resolve(experiment: Experiment) -> ResolvedExperiment:
     """Load an experiment's tasks and compute every episode's key and the experiment's key.
+
+    A grid resolved before in this process, from task files of the same content, is not
+    loaded again.
 
     Raises:
         ExperimentError: a task file or id that is not there, naming the experiment's file.
     """
     prompts = prompt_hashes()
-    cells = []
-    for spec in grid(experiment):
-        identity = spec.identity(prompts)
-        cells.append(Cell(spec, identity, episode_key(identity)))
-    benchmark = benchmark_identity(experiment.tasks)
-    key = experiment_key(experiment.name, benchmark, [cell.key for cell in cells])
-    return ResolvedExperiment(experiment, cells, benchmark, key)
+    try:
+        memo = content_hash({"experiment": experiment.model_dump(mode="json"), "prompts": prompts,
+                             "benchmark": benchmark_identity(experiment.tasks),
+                             "code": code_fingerprint(), "version": __version__})  # fmt: skip
+    except (OSError, ExperimentError):
+        memo = None  # a task file that is not there: grid() says which, naming the experiment
+    known = _RESOLVED.get(memo) if memo is not None else None
+    if known is None:
+        specs = grid(experiment)
+        benchmark = benchmark_identity(experiment.tasks)
+        tasks = {id(spec.scenario): spec.scenario for spec in specs}.values()
+        with unchanged(*tasks):  # each task's content is hashed once, not once per episode
+            cells = [Cell(s, identity := s.identity(prompts), episode_key(identity)) for s in specs]
+        key = experiment_key(experiment.name, benchmark, [cell.key for cell in cells])
+        known = ResolvedExperiment(experiment, cells, benchmark, key)
+        while len(_RESOLVED) >= RESOLVED_KEPT:
+            del _RESOLVED[next(iter(_RESOLVED))]
+        _RESOLVED[memo] = known
+    return ResolvedExperiment(experiment, known.cells, known.benchmark, known.key)

@@ -93,10 +93,9 @@ class Episode:
         for user_id, human in humans.items():
             seat = HumanSeat(user_id, self.models.gateway(user_id), rng)
             human.policy = make_user(self.setup.backends.user, seat)
+            human.person = isinstance(human.policy, PlayedByPerson)
         people = {
-            user_id: human.policy.interface
-            for user_id, human in humans.items()
-            if isinstance(human.policy, PlayedByPerson)
+            user_id: human.policy.interface for user_id, human in humans.items() if human.person
         }
         self.record.trace.header.people = people or None
         return humans

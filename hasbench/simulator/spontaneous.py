@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from hasbench.participants.base import PlayedByPerson
 from hasbench.scenario import GoalRevision, TriggerRule
 from hasbench.simulator.context import EpisodeContext
 from hasbench.simulator.control import Control
@@ -115,7 +114,7 @@ class SpontaneousInput:
         """Deliver what people playing humans contributed unprompted since the last turn."""
         record = self._context.record
         for user_id, human in self._context.humans.items():
-            if not isinstance(human.policy, PlayedByPerson) or record.ended:
+            if not human.person or record.ended:
                 continue
             for item in await human.policy.initiatives(self._context.informed_view(user_id)):
                 if not record.ended:  # after a stop nothing more is delivered
@@ -161,7 +160,7 @@ class SpontaneousInput:
         setting, graph = self._context.setup.setting, self._context.setup.graph
         if (
             not setting.spontaneous_enabled()
-            or isinstance(human.policy, PlayedByPerson)
+            or human.person
             or "clarification" not in setting.enabled_channels()
             or not any(
                 "clarification" in graph.channels_between(user_id, a) for a in graph.agents()

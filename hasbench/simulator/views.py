@@ -44,6 +44,7 @@ class HumanState:
         revisions: its goal revisions still to come, in turn order.
         tools: the tools it may run itself.
         policy: who plays it.
+        person: whether a real person plays it (a ``PlayedByPerson`` policy).
         untold_revision: the last revision not yet told to an agent.
         asks: how many requests reached it.
     """
@@ -55,6 +56,7 @@ class HumanState:
     revisions: list[GoalRevision]
     tools: tuple[ToolSpec, ...] = ()
     policy: UserPolicy | None = None
+    person: bool = False
     untold_revision: GoalRevision | None = None
     asks: int = 0
 
