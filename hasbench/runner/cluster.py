@@ -21,7 +21,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hasbench.runner import store as results
 from hasbench.runner.pool import RunOne, run_in_worker
 
 if TYPE_CHECKING:
@@ -84,13 +83,8 @@ class ClusterPool:
             key=f"episode-{key}",
             pure=False,
         )
-        record, trace, calls, hits, _ = await future
-        if trace is not None:
-            results.write_trace(store, key, trace)
-        results.write_record(store, key, record)
-        self.client.stats.calls += calls
-        self.client.stats.cache_hits += hits
-        return record
+        done = await future
+        return done.store(store, key, self.client)
 
     async def close(self) -> None:
         """Disconnect (and stop the local cluster if this pool started one)."""

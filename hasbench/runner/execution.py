@@ -156,25 +156,33 @@ class BackendStops:
     def __init__(self) -> None:
         self.messages: dict[str, str] = {}
         self._streaks: dict[str, list[dict[str, Any]]] = {}
+        self._ids: dict[int, tuple[Backends, dict[str, str]]] = {}
+
+    def backend_ids(self, backends: Backends) -> dict[str, str]:
+        """Role -> its backend's id (:func:`_backend_id`), worked out once per backends."""
+        known = self._ids.get(id(backends))
+        if known is None or known[0] is not backends:  # the grid's cells share their backends
+            known = (backends, {role: _backend_id(backends, role) for role in backends.models()})
+            self._ids[id(backends)] = known
+        return known[1]
 
     def blocked(self, spec: EpisodeSpec) -> bool:
         """Whether a backend of the episode was stopped."""
-        roles = spec.backends.models()
-        return any(_backend_id(spec.backends, role) in self.messages for role in roles)
+        return any(backend in self.messages for backend in self.backend_ids(spec.backends).values())
 
     def record(self, spec: EpisodeSpec, error: dict[str, Any] | None) -> str | None:
         """Count an episode's outcome; returns the message of a backend it stops, if any."""
         from hasbench.llm import PERMANENT_KINDS, STOP_AFTER, TRANSIENT_KINDS
 
-        roles = spec.backends.models()
+        roles = self.backend_ids(spec.backends)
         if error is None:
-            for role in roles:
-                self._streaks.pop(_backend_id(spec.backends, role), None)
+            for backend in roles.values():
+                self._streaks.pop(backend, None)
             return None
         role = error.get("role")
         if role not in roles:
             return None
-        backend = _backend_id(spec.backends, role)
+        backend = roles[role]
         if backend in self.messages:
             return None
         if error["kind"] in PERMANENT_KINDS:

@@ -30,7 +30,7 @@ import zlib
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from hasbench.runner import store as results
 
@@ -105,14 +105,9 @@ class EpisodePool:
         future = self._executors[self.worker_of(spec.scenario.task_id)].submit(
             _run_episode, self._run_one, spec, identity, key
         )
-        record, trace, calls, hits, seconds = await asyncio.wrap_future(future, loop=loop)
-        self.seconds[key] = seconds
-        if trace is not None:
-            results.write_trace(store, key, trace)
-        results.write_record(store, key, record)
-        self.client.stats.calls += calls
-        self.client.stats.cache_hits += hits
-        return record
+        done = await asyncio.wrap_future(future, loop=loop)
+        self.seconds[key] = done.seconds
+        return done.store(store, key, self.client)
 
     def slot(self, spec: EpisodeSpec) -> asyncio.Semaphore:
         """What admits an episode to its task's worker: two in flight per worker.
@@ -151,6 +146,35 @@ def open_pool(
     return EpisodePool(workers, client, run_one)
 
 
+class Finished(NamedTuple):
+    """What a worker sends back for one episode it ran.
+
+    Attributes:
+        record: the episode's record.
+        record_text: the record as the worker's scratch store holds it (written as it is).
+        trace: the trace's text (None: the episode has none).
+        calls: model calls made.
+        hits: requests the response cache answered.
+        seconds: how long the episode took in the worker.
+    """
+
+    record: dict[str, Any]
+    record_text: str
+    trace: str | None
+    calls: int
+    hits: int
+    seconds: float
+
+    def store(self, store: Path, key: str, client: LLMClient) -> dict[str, Any]:
+        """Write the trace, then the record, into the results store; count the calls."""
+        if self.trace is not None:
+            results.write_trace(store, key, self.trace)
+        results.write_record(store, key, self.record, text=self.record_text)
+        client.stats.calls += self.calls
+        client.stats.cache_hits += self.hits
+        return self.record
+
+
 # -- inside a worker process ------------------------------------------------------------
 
 _WORKER: dict[str, Any] = {}
@@ -162,7 +186,7 @@ def run_in_worker(
     identity: dict[str, Any],
     key: str,
     cache_path: str | None,
-) -> tuple[dict[str, Any], str | None, int, int, float]:
+) -> Finished:
     """Run one episode in a worker process that has no pool initializer (a Dask worker)."""
     if not _WORKER:
         _start_worker(cache_path or None)
@@ -186,8 +210,8 @@ def _start_worker(cache_path: str | None) -> None:
 
 def _run_episode(
     run_one: RunOne, spec: EpisodeSpec, identity: dict[str, Any], key: str
-) -> tuple[dict[str, Any], str | None, int, int, float]:
-    """(record, trace text or None, model calls, cache hits, seconds) of one episode."""
+) -> Finished:
+    """Run one episode into the worker's scratch store; what to send back of it."""
     scratch, client = _WORKER["scratch"], _WORKER["client"]
     calls0, hits0 = client.stats.calls, client.stats.cache_hits
     began = time.monotonic()
@@ -197,6 +221,9 @@ def _run_episode(
         path = scratch / record["trace"]
         trace = path.read_text(encoding="utf-8")
         path.unlink()
-    (scratch / "episodes" / f"{key}.json").unlink()
+    path = scratch / "episodes" / f"{key}.json"
+    text = path.read_text(encoding="utf-8")
+    path.unlink()
     seconds = time.monotonic() - began
-    return record, trace, client.stats.calls - calls0, client.stats.cache_hits - hits0, seconds
+    calls, hits = client.stats.calls - calls0, client.stats.cache_hits - hits0
+    return Finished(record, text, trace, calls, hits, seconds)

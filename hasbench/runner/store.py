@@ -558,12 +558,19 @@ def write_trace(directory: Path, key: str, jsonl: str) -> str:
     return relative
 
 
-def write_record(directory: Path, key: str, record: dict[str, Any]) -> None:
-    """Write an episode's record (after its trace: a record means a finished episode)."""
+def write_record(
+    directory: Path, key: str, record: dict[str, Any], text: str | None = None
+) -> None:
+    """Write an episode's record (after its trace: a record means a finished episode).
+
+    ``text``: the record as this function wrote it already elsewhere (a worker process's
+    scratch store), written as it is rather than encoded again.
+    """
     missing = [name for name in REQUIRED_FIELDS if name not in record]
     if missing:
         raise ValueError(f"an episode record needs {missing}")
-    text = json.dumps(record, sort_keys=True, indent=1, ensure_ascii=False)
+    if text is None:
+        text = json.dumps(record, sort_keys=True, indent=1, ensure_ascii=False)
     _write_atomic(directory / "episodes" / f"{key}.json", text)
 
 
