@@ -133,10 +133,15 @@ def append(
 
 
 def _append(path: str, entries: dict[str, tuple[Signature, dict[str, Any]]]) -> None:
-    """Append lines in one write, so writers in several processes do not mix their lines."""
-    descriptor = os.open(path, os.O_WRONLY | os.O_APPEND)
+    """Append lines in one write, so writers in several processes do not mix their lines.
+
+    A last line cut short (by a killed writer) is ended first, so it stays the only loss.
+    """
+    descriptor = os.open(path, os.O_RDWR | os.O_APPEND)
     try:
-        os.write(descriptor, _lines(entries).encode("utf-8"))
+        size = os.fstat(descriptor).st_size
+        cut = size > 0 and os.pread(descriptor, 1, size - 1) != b"\n"
+        os.write(descriptor, ("\n" if cut else "").encode() + _lines(entries).encode("utf-8"))
     finally:
         os.close(descriptor)
 
