@@ -85,7 +85,8 @@ def test_a_record_damaged_in_place_with_size_and_mtime_kept_is_still_reported(st
 def test_an_index_cut_short_or_of_another_format_loads_the_same_table(store):
     frame = load_store(store)[0]
     lines = index_lines(store)
-    (store / store_index.INDEX).write_text("\n".join([*lines[:3], lines[3][:40]]))
+    garbage = ["5", '["k", 1, 2, 3, 4, []]', "[]"]
+    (store / store_index.INDEX).write_text("\n".join([*lines[:3], *garbage, lines[3][:40]]))
     again, damaged = load_store(store)  # two lines whole, the third cut, three missing
     assert damaged == []
     pd.testing.assert_frame_equal(again, frame)

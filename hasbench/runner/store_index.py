@@ -104,9 +104,10 @@ def _read(path: str) -> tuple[dict[str, tuple[Signature, dict[str, Any]]] | None
     for line in lines[1:]:
         try:
             key, size, mtime, ctime, inode, summary = json.loads(line)
-        except ValueError:
-            continue  # cut short by a killed writer, or the empty end
-        entries[key] = ((size, mtime, ctime, inode), summary)
+        except (ValueError, TypeError):
+            continue  # cut short by a killed writer, the empty end, or not a line of ours
+        if isinstance(key, str) and isinstance(summary, dict):
+            entries[key] = ((size, mtime, ctime, inode), summary)
     return entries, len(lines) - 2
 
 
