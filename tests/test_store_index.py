@@ -102,3 +102,13 @@ def test_a_rerun_drops_the_lines_of_records_written_again(store):
     (store / store_index.INDEX).write_text("\n".join([*lines, *lines[1:], *lines[1:]]) + "\n")
     asyncio.run(run_experiment(GRID, store, progress=False, workers=1))  # nothing to run
     assert index_lines(store) == lines
+
+
+def test_a_record_whose_metrics_are_not_an_object_is_damaged_not_a_crash(store):
+    path = sorted((store / "episodes").glob("*.json"))[0]
+    record = json.loads(path.read_text())
+    record["metrics"] = [record["metrics"]]
+    path.write_text(json.dumps(record))
+    frame, damaged = load_store(store)
+    assert len(frame) == 5
+    assert [(d.path, d.reason) for d in damaged] == [(path, "metrics: not a JSON object")]

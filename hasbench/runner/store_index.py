@@ -52,8 +52,16 @@ Signature = tuple[int, int, int, int]
 
 
 def summarize(record: dict[str, Any]) -> dict[str, Any]:
-    """The parts of a record its table row reads (fields it lacks stay missing)."""
+    """The parts of a record its table row reads (fields it lacks stay missing).
+
+    Raises:
+        ValueError: a part of the record that should be an object is not.
+    """
     summary = {name: record[name] for name in TOP_FIELDS if name in record}
+    for part in (*PART_FIELDS, "metrics"):
+        value = record.get(part)
+        if value and not isinstance(value, dict):
+            raise ValueError(f"{part}: not a JSON object")
     for part, names in PART_FIELDS.items():
         if part in record:
             value = record[part]
