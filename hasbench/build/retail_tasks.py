@@ -34,6 +34,7 @@ from typing import Any
 
 from hasbench.build.builder import (
     BuildError,
+    RecordGenerator,
     TaskBuilder,
     actions,
     agent,
@@ -48,7 +49,6 @@ from hasbench.build.builder import (
 )
 from hasbench.envs.retail import RetailEnvironment
 from hasbench.paths import TASKS_DIR
-from hasbench.personas import domain_personas
 
 SEED = 94
 COUNTS = {"A": 34, "B": 40, "C": 10, "F": 10}
@@ -73,29 +73,17 @@ NEW_CITIES = [
 SOURCE_NAMES = {"credit_card": "credit card", "paypal": "PayPal account", "gift_card": "gift card"}
 
 
-class _Generator:
+class _Generator(RecordGenerator):
     """Draws customers and orders from the generated store and adds tasks to a builder."""
 
     def __init__(self, seed: int) -> None:
-        self.builder = TaskBuilder("retail", seed)
-        self.rng = self.builder.rng
-        self.db = RetailEnvironment.default_db()
-        self.orders = list(self.db["orders"].values())
-        self.used: set[str] = set()
-        self.personas = domain_personas("retail")
-        if len(self.personas) < 3:
-            raise BuildError("retail: data/personas.yaml must define three retail personas")
+        super().__init__("retail", seed, RetailEnvironment.default_db())
 
     # -- drawing ------------------------------------------------------------------------
 
     def order(self, accept: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
         """A random unused order that ``accept`` approves."""
-        for index in self.rng.permutation(len(self.orders)):
-            order = self.orders[int(index)]
-            if order["order_id"] not in self.used and accept(order):
-                self.used.add(order["order_id"])
-                return order
-        raise BuildError("retail: no order left that fits a task template")
+        return self.draw("orders", "order_id", accept, "no order left that fits a task template")
 
     def user(self, order: dict[str, Any]) -> dict[str, Any]:
         return self.db["users"][order["user_id"]]
