@@ -37,6 +37,7 @@ from hasbench.build.builder import (
     actions,
     agent,
     criteria,
+    difficulty,
     env_assertion,
     human,
     in_rotation,
@@ -160,7 +161,6 @@ class _Generator(RecordGenerator):
             relationships += [[MANAGER, AGENT, "authorizes"], [MANAGER, AGENT, "informs"]]
         n_calls = len(calls)
         hardness = n_calls - 2 + (2 if trap else 0) + (2 if revisions or manager else 0)
-        difficulty = "easy" if hardness <= 1 else "medium" if hardness <= 3 else "hard"
         scenario = self.builder.add(
             pattern,
             task=task,
@@ -176,7 +176,7 @@ class _Generator(RecordGenerator):
             max_iterations=30 + 2 * n_calls,
             metadata={
                 "template": template,
-                "difficulty": difficulty,
+                "difficulty": difficulty(hardness),
                 "gold_tool_calls": n_calls,
                 "policy_trap": trap,
                 "member": user["user_id"],

@@ -348,6 +348,11 @@ class TaskBuilder:
         return path
 
 
+def difficulty(hardness: int) -> str:
+    """A task's difficulty from its generator's hardness score: easy up to 1, medium up to 3."""
+    return "easy" if hardness <= 1 else "medium" if hardness <= 3 else "hard"
+
+
 class RecordGenerator:
     """A task generator over a domain's generated database: draws records no task used yet.
 

@@ -39,6 +39,7 @@ from hasbench.build.builder import (
     actions,
     agent,
     criteria,
+    difficulty,
     env_assertion,
     human,
     in_rotation,
@@ -161,7 +162,6 @@ class _Generator(RecordGenerator):
     ) -> None:
         n_calls = len(calls)
         hardness = n_calls - 4 + min(distractors, 2) + (2 if trap else 0) + (2 if revisions else 0)
-        difficulty = "easy" if hardness <= 1 else "medium" if hardness <= 3 else "hard"
         scenario = self.builder.add(
             pattern,
             task=task,
@@ -191,7 +191,7 @@ class _Generator(RecordGenerator):
             max_iterations=30 + 2 * n_calls,
             metadata={
                 "template": template,
-                "difficulty": difficulty,
+                "difficulty": difficulty(hardness),
                 "gold_tool_calls": n_calls,
                 "distractors": distractors,
                 "policy_trap": trap,
