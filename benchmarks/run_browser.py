@@ -23,8 +23,8 @@ import time
 from pathlib import Path
 
 from hasbench.agency import Setting
-from hasbench.runner import Experiment, TaskSelection, load_results, run_experiment
-from hasbench.runner.store import EXPERIMENTS, stored_experiments
+from hasbench.runner import Experiment, TaskSelection, load_results, run_experiment, store_index
+from hasbench.runner.store import EXPERIMENTS, stored_experiments, write_record
 from hasbench.simulator import Backends
 from hasbench.widgets import RunBrowser
 
@@ -49,12 +49,17 @@ def source_store(root: Path) -> Path:
 
 
 def big_store(source: Path, episodes: int, root: Path) -> Path:
-    """A store of ``episodes`` records copied from ``source``, one experiment listing them."""
+    """A store of ``episodes`` records copied from ``source``, one experiment listing them.
+
+    The records are written by the store's writer into a store whose index is open, as a
+    run writes them.
+    """
     big = root / f"store-{episodes}"
     for folder in ("episodes", "traces", EXPERIMENTS):
         (big / folder).mkdir(parents=True)
     originals = [json.loads(p.read_text()) for p in sorted(source.glob("episodes/*.json"))]
     keys = []
+    store_index.open_index(big)
     for index in range(episodes):
         record = dict(originals[index % len(originals)])
         record["key"] = key = f"{index:020x}"
@@ -63,7 +68,7 @@ def big_store(source: Path, episodes: int, root: Path) -> Path:
         (big / "traces" / f"{key}.jsonl").hardlink_to(
             source / originals[index % len(originals)]["trace"]
         )
-        (big / "episodes" / f"{key}.json").write_text(json.dumps(record, indent=1))
+        write_record(big, key, record)
         keys.append(key)
     (definition,) = [e.definition for e in stored_experiments(source)]
     definition = {**definition, "key": "0" * 16, "episodes": keys}

@@ -3,9 +3,11 @@
 Prints episodes/s of the grid (scripted stand-ins, A1 and A3) for 1, 2 and N worker
 processes (N: this machine's CPUs) and for a local Dask cluster of 2 workers (when the
 ``dask`` extra is installed), the results store's size per episode, and the time to load
-a store of 50,000 records (copies of the grid's records under new keys).
+a store of 50,000 records (copies of the grid's records under new keys, written as a run
+writes them; and the same store without its index), median of several loads, in wall and
+CPU seconds.
 
-    .venv/bin/python benchmarks/scale.py [--max-tasks N] [--records N]
+    .venv/bin/python benchmarks/scale.py [--max-tasks N] [--records N] [--rounds N]
 """
 
 from __future__ import annotations
@@ -15,14 +17,17 @@ import asyncio
 import importlib.util
 import json
 import os
+import resource
 import tempfile
 import time
 from pathlib import Path
+from statistics import median
 
 from hasbench.experiments import rq1
 from hasbench.experiments.defaults import OFFLINE_AGENTS
-from hasbench.runner import load_results, run_experiment
+from hasbench.runner import load_results, run_experiment, store_index
 from hasbench.runner.pool import machine_workers
+from hasbench.runner.store import write_record
 
 SERVICE_DOMAINS = ["retail", "airline", "telecom"]
 """The offline RQ1 grid these figures are measured on (the service domains, 900 episodes)."""
@@ -41,11 +46,12 @@ def store_size(directory: Path) -> tuple[int, int]:
     return len(list(directory.glob("episodes/*.json"))), sum(f.stat().st_size for f in files)
 
 
-def load_time(source: Path, records: int, root: Path) -> float:
-    """Seconds to load a store of ``records`` records made from the source store's records.
+def big_store(source: Path, records: int, root: Path) -> Path:
+    """A store of ``records`` records made from the source store's, written as a run writes.
 
-    Loading checks every record's trace (its SHA-256), so the records point at the source
-    store's traces, linked into the big store.
+    The records are copies under new keys, written by the store's writer into a store whose
+    index is open (as a run's is); they point at the source store's traces, linked in, so
+    loading checks a real trace of each.
     """
     big = root / "big"
     (big / "episodes").mkdir(parents=True)
@@ -53,15 +59,48 @@ def load_time(source: Path, records: int, root: Path) -> float:
     for trace in source.glob("traces/*.jsonl"):  # records share the source's traces
         (big / "traces" / trace.name).hardlink_to(trace)
     originals = [json.loads(p.read_text()) for p in sorted(source.glob("episodes/*.json"))]
+    store_index.open_index(big)
     for index in range(records):
         record = dict(originals[index % len(originals)])
         record["key"] = f"{index:020x}"
-        (big / "episodes" / f"{record['key']}.json").write_text(json.dumps(record, indent=1))
-    start = time.perf_counter()
-    frame = load_results(big)
-    elapsed = time.perf_counter() - start
-    assert len(frame) == records
-    return elapsed
+        write_record(big, record["key"], record)
+    return big
+
+
+def timed_loads(store: Path, rounds: int, unindexed: bool = False) -> tuple[float, float]:
+    """Median (wall, CPU) seconds of ``rounds`` loads of a store's results table.
+
+    With ``unindexed``, the store's index is removed before each load (a store written
+    without one, e.g. by an older version: its first load decodes every record).
+    """
+    walls, cpus = [], []
+    for _ in range(rounds):
+        if unindexed:
+            (store / store_index.INDEX).unlink(missing_ok=True)
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        wall = time.perf_counter()
+        frame = load_results(store)
+        walls.append(time.perf_counter() - wall)
+        after = resource.getrusage(resource.RUSAGE_SELF)
+        cpus.append(after.ru_utime + after.ru_stime - usage.ru_utime - usage.ru_stime)
+        assert frame["key"].is_unique
+    return median(walls), median(cpus)
+
+
+def print_loads(source: Path, records: int, root: Path, rounds: int) -> float:
+    """Print the load figures of a big store made from ``source``; return the median CPU-s."""
+    store = big_store(source, records, root)
+    wall, cpu = timed_loads(store, rounds)
+    print(
+        f"load_results on {records:,} records, as a run wrote them: {wall:.1f} s, "
+        f"{cpu:.1f} CPU-s (median of {rounds})"
+    )
+    cold_wall, cold_cpu = timed_loads(store, rounds, unindexed=True)
+    print(
+        f"load_results on {records:,} records without an index (the first load makes it): "
+        f"{cold_wall:.1f} s, {cold_cpu:.1f} CPU-s (median of {rounds})"
+    )
+    return cpu
 
 
 def main() -> None:
@@ -69,6 +108,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-tasks", type=int, default=None, help="tasks per domain")
     parser.add_argument("--records", type=int, default=50_000, help="records to load")
+    parser.add_argument("--rounds", type=int, default=3, help="loads timed (median)")
     args = parser.parse_args()
     grid = rq1.experiment(
         list(OFFLINE_AGENTS), domains=SERVICE_DOMAINS, max_tasks_per_domain=args.max_tasks
@@ -87,8 +127,7 @@ def main() -> None:
             print(f"local Dask cluster (2 workers, startup included): {rate:7.1f} episodes/s")
         episodes, size = store_size(root / "w1")
         print(f"store: {size / episodes / 1024:.1f} KiB per episode (record + trace)")
-        seconds = load_time(root / "w1", args.records, root)
-        print(f"load_results on {args.records:,} records: {seconds:.1f} s")
+        print_loads(root / "w1", args.records, root, args.rounds)
 
 
 if __name__ == "__main__":

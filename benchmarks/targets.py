@@ -25,7 +25,8 @@ Issue 31:
    ../shared/sources): on tau2-bench's retail, airline and telecom databases, every call of
    its tasks alternated between the two sides, several rounds, median. Targets: every
    write tool at least as fast per call, and the mixed stream at least as many calls/s.
-7. ``load_results`` on 50,000 records (target <= 5 s).
+7. ``load_results`` on 50,000 records written as a run writes them (target <= 5 s; median
+   of ``--rounds`` loads), and the same store without its index (its first load).
 
 Wall-clock rates depend on what else the machine runs; each line also gives the CPU
 seconds used (this process plus its workers) and the load average, so runs on a shared
@@ -449,16 +450,16 @@ def coding_checks(max_tasks: int | None) -> None:
     )
 
 
-def load_50k(records: int) -> None:
+def load_50k(records: int, rounds: int) -> None:
     """Target 7: load_results on a store of ``records`` records (made from a small run)."""
-    from scale import load_time  # benchmarks/scale.py: builds the big store and times it
+    from scale import print_loads  # benchmarks/scale.py: builds the big store and times it
 
     grid = rq1.experiment(list(OFFLINE_AGENTS), max_tasks_per_domain=2)
     with tempfile.TemporaryDirectory() as tmp:
         asyncio.run(run_experiment(grid, Path(tmp) / "small", progress=False))
-        seconds = load_time(Path(tmp) / "small", records, Path(tmp))
-    target = f"[target <= 5 s: {verdict(seconds <= 5)}]" if records == 50_000 else ""
-    print(f"load_results on {records:,} records: {seconds:.1f} s  {target}")
+        cpu = print_loads(Path(tmp) / "small", records, Path(tmp), rounds)
+    if records == 50_000:
+        print(f"  [target <= 5 s (CPU seconds, what quiet cores take): {verdict(cpu <= 5)}]")
 
 
 def forget_shared_bases() -> None:
@@ -479,7 +480,10 @@ def main() -> None:
     )
     parser.add_argument("--skip", nargs="+", default=[], choices=SECTIONS)
     parser.add_argument(
-        "--rounds", type=int, default=4, help="rounds of the tau2 side by side (default 4)"
+        "--rounds",
+        type=int,
+        default=4,
+        help="rounds of the tau2 side by side, and loads of the 50,000 records (default 4)",
     )
     parser.add_argument(
         "--records", type=int, default=50_000, help="records load_results loads (default 50,000)"
@@ -495,7 +499,7 @@ def main() -> None:
         "notebooks": notebooks_all,
         "coding": lambda: coding_checks(args.max_tasks),
         "tau2": lambda: tau2_calls(args.rounds),
-        "load": lambda: load_50k(args.records),
+        "load": lambda: load_50k(args.records, args.rounds),
     }
     for name in SECTIONS:
         if name not in args.skip:

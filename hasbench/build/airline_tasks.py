@@ -32,11 +32,12 @@ from pathlib import Path
 from typing import Any
 
 from hasbench.build.builder import (
-    BuildError,
+    RecordGenerator,
     TaskBuilder,
     actions,
     agent,
     criteria,
+    difficulty,
     env_assertion,
     human,
     in_rotation,
@@ -54,7 +55,6 @@ from hasbench.envs.airline.policy import (
     free_bags,
 )
 from hasbench.paths import TASKS_DIR
-from hasbench.personas import domain_personas
 
 SEED = 31
 COUNTS = {"A": 9, "C": 8, "D": 6, "F": 8}
@@ -70,34 +70,24 @@ PROFILE = (
 CABIN_NAMES = {"basic_economy": "basic economy", "economy": "economy", "business": "business"}
 
 
-class _Generator:
+class _Generator(RecordGenerator):
     """Draws members and reservations from the generated airline and adds tasks."""
 
     def __init__(self, seed: int) -> None:
-        self.builder = TaskBuilder("airline", seed)
-        self.rng = self.builder.rng
-        self.db = AirlineEnvironment.default_db()
-        self.reservations = list(self.db["reservations"].values())
-        self.used: set[str] = set()
-        self.personas = domain_personas("airline")
-        if len(self.personas) < 3:
-            raise BuildError("airline: data/personas.yaml must define three airline personas")
+        super().__init__("airline", seed, AirlineEnvironment.default_db())
 
     # -- drawing ------------------------------------------------------------------------
 
     def reservation(self, accept: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
         """A random unused, active reservation with no flown segment that ``accept`` likes."""
-        for index in self.rng.permutation(len(self.reservations)):
-            r = self.reservations[int(index)]
-            if (
-                r["reservation_id"] not in self.used
-                and r["status"] is None
-                and all(s["date"] > TODAY for s in r["flights"])
-                and accept(r)
-            ):
-                self.used.add(r["reservation_id"])
-                return r
-        raise BuildError("airline: no reservation left that fits a task template")
+        return self.draw(
+            "reservations",
+            "reservation_id",
+            lambda r: (
+                r["status"] is None and all(s["date"] > TODAY for s in r["flights"]) and accept(r)
+            ),
+            "no reservation left that fits a task template",
+        )
 
     def user(self, reservation: dict[str, Any]) -> dict[str, Any]:
         return self.db["users"][reservation["user_id"]]
@@ -171,7 +161,6 @@ class _Generator:
             relationships += [[MANAGER, AGENT, "authorizes"], [MANAGER, AGENT, "informs"]]
         n_calls = len(calls)
         hardness = n_calls - 2 + (2 if trap else 0) + (2 if revisions or manager else 0)
-        difficulty = "easy" if hardness <= 1 else "medium" if hardness <= 3 else "hard"
         scenario = self.builder.add(
             pattern,
             task=task,
@@ -187,7 +176,7 @@ class _Generator:
             max_iterations=30 + 2 * n_calls,
             metadata={
                 "template": template,
-                "difficulty": difficulty,
+                "difficulty": difficulty(hardness),
                 "gold_tool_calls": n_calls,
                 "policy_trap": trap,
                 "member": user["user_id"],
@@ -617,12 +606,12 @@ class _Generator:
         )
 
     def _past_reservation(self, accept: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
-        for index in self.rng.permutation(len(self.reservations)):
-            r = self.reservations[int(index)]
-            if r["reservation_id"] not in self.used and r["status"] is None and accept(r):
-                self.used.add(r["reservation_id"])
-                return r
-        raise BuildError("airline: no reservation with a cancelled flight left")
+        return self.draw(
+            "reservations",
+            "reservation_id",
+            lambda r: r["status"] is None and accept(r),
+            "no reservation with a cancelled flight left",
+        )
 
     def book(self, pattern: str) -> None:
         """Book a one-way economy flight for the member (C, protected)."""

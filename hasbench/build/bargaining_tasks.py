@@ -37,6 +37,7 @@ from hasbench.build.builder import (
     action,
     agent,
     criteria,
+    difficulty,
     env_assertion,
     human,
     proactive,
@@ -162,8 +163,7 @@ class _Generator:
         revision_turn: int | None = None,
     ) -> None:
         offers = sum(name.endswith("_offer") for _, name, _, _ in gold)
-        hardness = offers + len(users) + (2 if revision_turn else 0) + (len(agents) > 1)
-        difficulty = "easy" if hardness <= 4 else "medium" if hardness <= 6 else "hard"
+        hardness = offers + len(users) - 3 + (2 if revision_turn else 0) + (len(agents) > 1)
         scenario = self.builder.add(
             pattern,
             task=task,
@@ -183,7 +183,7 @@ class _Generator:
             environment={"initialization_data": {"agent_data": table}},
             metadata={
                 "template": template,
-                "difficulty": difficulty,
+                "difficulty": difficulty(hardness),
                 "product": table["product"]["name"],
                 "counterparty": "simulated" if table["counterparty"] else "agent",
                 "gold_tool_calls": len(gold),

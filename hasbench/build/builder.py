@@ -35,6 +35,7 @@ import yaml
 
 from hasbench.envs.base import Environment
 from hasbench.evaluate import replay_gold
+from hasbench.personas import domain_personas
 from hasbench.scenario import Scenario, check_scenario
 from hasbench.vocab import RISK_ORDER
 
@@ -345,6 +346,50 @@ class TaskBuilder:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(self.to_yaml(), encoding="utf-8")
         return path
+
+
+def difficulty(hardness: int) -> str:
+    """A task's difficulty from its generator's hardness score: easy up to 1, medium up to 3."""
+    return "easy" if hardness <= 1 else "medium" if hardness <= 3 else "hard"
+
+
+class RecordGenerator:
+    """A task generator over a domain's generated database: draws records no task used yet.
+
+    Attributes:
+        builder: the :class:`TaskBuilder` the tasks are added to.
+        rng: its random generator.
+        db: the domain's generated database.
+        personas: the domain's personas (at least three).
+        used: the ids of the records a task already uses.
+    """
+
+    def __init__(self, domain: str, seed: int, db: dict[str, Any]) -> None:
+        self.builder = TaskBuilder(domain, seed)
+        self.rng = self.builder.rng
+        self.db = db
+        self._records = {table: list(rows.values()) for table, rows in db.items()
+                         if isinstance(rows, dict)}  # fmt: skip
+        self.used: set[str] = set()
+        self.personas = domain_personas(domain)
+        if len(self.personas) < 3:
+            raise BuildError(f"{domain}: data/personas.yaml must define three {domain} personas")
+
+    def draw(
+        self, table: str, id_key: str, accept: Callable[[dict[str, Any]], bool], missing: str
+    ) -> dict[str, Any]:
+        """A random unused record of ``table`` that ``accept`` approves, now marked used.
+
+        Raises:
+            BuildError: no record is left that fits (``missing`` says what).
+        """
+        records = self._records[table]
+        for index in self.rng.permutation(len(records)):
+            record = records[int(index)]
+            if record[id_key] not in self.used and accept(record):
+                self.used.add(record[id_key])
+                return record
+        raise BuildError(f"{self.builder.domain}: {missing}")
 
 
 def in_rotation(pattern: str, count: int, templates: Sequence[Callable[[str], object]]) -> None:

@@ -50,6 +50,7 @@ from hasbench.build.builder import (
     action,
     agent,
     criteria,
+    difficulty,
     env_assertion,
     human,
     proactive,
@@ -295,7 +296,7 @@ class _Generator:
             **metadata,
             "repository": repo.name,
             "team": team_.mode if len(team_.agents) > 1 else "single developer",
-            "difficulty": "easy" if hardness <= 1 else "medium" if hardness <= 3 else "hard",
+            "difficulty": difficulty(hardness),
         }
         scenario = self.builder.add(
             pattern,

@@ -39,6 +39,7 @@ from hasbench.build.builder import (
     action,
     agent,
     criteria,
+    difficulty,
     env_assertion,
     human,
     proactive,
@@ -269,8 +270,7 @@ class _Generator:
         ]
         title = f"A proposal on {problem}"
         hidden = sum(len(u["known_info"]) for u in users)
-        hardness = (len(gold) - 10) // 3 + hidden + (size >= 5)
-        difficulty = "easy" if hardness <= 2 else "medium" if hardness <= 4 else "hard"
+        hardness = (len(gold) - 13) // 3 + hidden + (size >= 5)
         scenario = self.builder.add(
             pattern,
             task=(
@@ -300,7 +300,7 @@ class _Generator:
             environment={"initialization_data": {"agent_data": {"proposal": {"title": title}}}},
             metadata={
                 "template": template,
-                "difficulty": difficulty,
+                "difficulty": difficulty(hardness),
                 "topic": topic.key,
                 "problem": problem,
                 "team_size": size,

@@ -34,10 +34,12 @@ from typing import Any
 
 from hasbench.build.builder import (
     BuildError,
+    RecordGenerator,
     TaskBuilder,
     actions,
     agent,
     criteria,
+    difficulty,
     env_assertion,
     human,
     in_rotation,
@@ -48,7 +50,6 @@ from hasbench.build.builder import (
 )
 from hasbench.envs.retail import RetailEnvironment
 from hasbench.paths import TASKS_DIR
-from hasbench.personas import domain_personas
 
 SEED = 94
 COUNTS = {"A": 34, "B": 40, "C": 10, "F": 10}
@@ -73,29 +74,17 @@ NEW_CITIES = [
 SOURCE_NAMES = {"credit_card": "credit card", "paypal": "PayPal account", "gift_card": "gift card"}
 
 
-class _Generator:
+class _Generator(RecordGenerator):
     """Draws customers and orders from the generated store and adds tasks to a builder."""
 
     def __init__(self, seed: int) -> None:
-        self.builder = TaskBuilder("retail", seed)
-        self.rng = self.builder.rng
-        self.db = RetailEnvironment.default_db()
-        self.orders = list(self.db["orders"].values())
-        self.used: set[str] = set()
-        self.personas = domain_personas("retail")
-        if len(self.personas) < 3:
-            raise BuildError("retail: data/personas.yaml must define three retail personas")
+        super().__init__("retail", seed, RetailEnvironment.default_db())
 
     # -- drawing ------------------------------------------------------------------------
 
     def order(self, accept: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
         """A random unused order that ``accept`` approves."""
-        for index in self.rng.permutation(len(self.orders)):
-            order = self.orders[int(index)]
-            if order["order_id"] not in self.used and accept(order):
-                self.used.add(order["order_id"])
-                return order
-        raise BuildError("retail: no order left that fits a task template")
+        return self.draw("orders", "order_id", accept, "no order left that fits a task template")
 
     def user(self, order: dict[str, Any]) -> dict[str, Any]:
         return self.db["users"][order["user_id"]]
@@ -173,7 +162,6 @@ class _Generator:
     ) -> None:
         n_calls = len(calls)
         hardness = n_calls - 4 + min(distractors, 2) + (2 if trap else 0) + (2 if revisions else 0)
-        difficulty = "easy" if hardness <= 1 else "medium" if hardness <= 3 else "hard"
         scenario = self.builder.add(
             pattern,
             task=task,
@@ -203,7 +191,7 @@ class _Generator:
             max_iterations=30 + 2 * n_calls,
             metadata={
                 "template": template,
-                "difficulty": difficulty,
+                "difficulty": difficulty(hardness),
                 "gold_tool_calls": n_calls,
                 "distractors": distractors,
                 "policy_trap": trap,

@@ -40,6 +40,7 @@ from hasbench.build.builder import (
     action,
     agent,
     criteria,
+    difficulty,
     human,
     proactive,
     star,
@@ -326,7 +327,6 @@ class _Generator:
             gold.append(action(number, requestor, name, args, protected=name in protect,
                                compare_args=compare))  # fmt: skip
         distractors = len(metadata.get("distractors", [])) + (customer.n_lines > 1)
-        difficulty = _difficulty(len(faults), distractors, len(gold_calls))
         scenario = self.builder.add(
             pattern,
             task=task_text
@@ -372,7 +372,7 @@ class _Generator:
             metadata={
                 "intent": intent,
                 "faults": faults,
-                "difficulty": difficulty,
+                "difficulty": _difficulty(len(faults), distractors, len(gold_calls)),
                 "n_gold_actions": len(gold_calls),
                 "customer_lines": customer.n_lines,
                 **metadata,
@@ -397,7 +397,7 @@ def _order_gold(first: list[Call], calls: list[Call]) -> list[Call]:
 def _difficulty(n_faults: int, n_distractors: int, n_gold: int) -> str:
     """Easy, medium or hard from the faults, distractors (other lines, decoys) and steps."""
     score = n_faults + n_distractors + (1 if n_gold >= 6 else 0)
-    return "easy" if score <= 1 else "medium" if score <= 3 else "hard"
+    return difficulty(score)
 
 
 def _assert(func: str, side: str, **arguments: Any) -> dict[str, Any]:

@@ -36,10 +36,15 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from hasbench.envs.base import Environment, EnvironmentDataError, ToolError, assertion, tool
+from hasbench.envs.base import (
+    Environment,
+    EnvironmentDataError,
+    ToolError,
+    assertion,
+    project_domain,
+    tool,
+)
 from hasbench.envs.service import domain_policy, load_policy
-from hasbench.paths import POLICIES_DIR, TASKS_DIR
-from hasbench.registry import Domain
 
 if TYPE_CHECKING:
     from hasbench.scenario import Scenario
@@ -652,12 +657,8 @@ def agent_sides(scenario: Scenario) -> dict[str, str]:
     return sides
 
 
-DOMAIN = Domain(
+DOMAIN = project_domain(
     name="bargaining",
     environment=BargainingEnvironment,
     deliverable="A closed deal within the principal's limits, or a justified walk-away.",
-    task_files=(TASKS_DIR / "bargaining.yaml",),
-    policy=POLICIES_DIR / "bargaining.md",
-    generator="hasbench.build.bargaining_tasks:write",
-    playbook="hasbench.participants.playbooks.bargaining:BargainingPlaybook",
 )

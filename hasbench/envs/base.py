@@ -30,6 +30,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from hasbench.envs.state import EnvironmentState, deep_merge
 from hasbench.envs.tau2 import records, tau2_text
+from hasbench.paths import POLICIES_DIR, TASKS_DIR
+from hasbench.registry import Domain
 from hasbench.tools import ToolSpec, split_docstring
 from hasbench.vocab import Risk, Side, ToolKind, canonical_json
 
@@ -422,3 +424,25 @@ def _sorted_copy(value: Any) -> Any:
     if type(value) in _LEAVES:
         return value
     raise _NotPlain
+
+
+def project_domain(
+    name: str, environment: type, deliverable: str | None, **declared: Any
+) -> Domain:
+    """A domain of this project, its files found by its name.
+
+    Its tasks are ``data/tasks/<name>.yaml``, its policy ``policies/<name>.md``, its
+    generator ``hasbench.build.<name>_tasks:write`` and its stand-ins' playbook
+    ``hasbench.participants.playbooks.<name>:<Name>Playbook``; ``declared`` gives the rest
+    of the :class:`~hasbench.registry.Domain` (safety rules, sources).
+    """
+    return Domain(
+        name=name,
+        environment=environment,
+        deliverable=deliverable,
+        task_files=(TASKS_DIR / f"{name}.yaml",),
+        policy=POLICIES_DIR / f"{name}.md",
+        generator=f"hasbench.build.{name}_tasks:write",
+        playbook=f"hasbench.participants.playbooks.{name}:{name.capitalize()}Playbook",
+        **declared,
+    )

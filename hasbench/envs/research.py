@@ -34,10 +34,16 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from hasbench.envs.base import Environment, EnvironmentDataError, ToolError, assertion, tool
+from hasbench.envs.base import (
+    Environment,
+    EnvironmentDataError,
+    ToolError,
+    assertion,
+    project_domain,
+    tool,
+)
 from hasbench.envs.service import domain_policy, load_policy, resolve_data_path
-from hasbench.paths import DATA_DIR, POLICIES_DIR, TASKS_DIR
-from hasbench.registry import Domain
+from hasbench.paths import DATA_DIR
 
 if TYPE_CHECKING:
     from hasbench.scenario import Scenario
@@ -535,12 +541,8 @@ def _digest(proposal: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:16]
 
 
-DOMAIN = Domain(
+DOMAIN = project_domain(
     name="research",
     environment=ResearchEnvironment,
     deliverable="A submitted research proposal that answers all five questions.",
-    task_files=(TASKS_DIR / "research.yaml",),
-    policy=POLICIES_DIR / "research.md",
-    generator="hasbench.build.research_tasks:write",
-    playbook="hasbench.participants.playbooks.research:ResearchPlaybook",
 )

@@ -15,12 +15,11 @@ import json
 from collections import Counter
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from hasbench.envs.base import Environment, ToolError, assertion, tool
+from hasbench.envs.base import Environment, ToolError, assertion, project_domain, tool
 from hasbench.envs.retail_db import CANCEL_REASONS, RetailDB, check_retail_db, generate_retail_db
 from hasbench.envs.service import ServiceEnvironment, not_found
 from hasbench.envs.state import changed_keys
-from hasbench.paths import POLICIES_DIR, TASKS_DIR
-from hasbench.registry import Confirmation, Domain, Ownership
+from hasbench.registry import Confirmation, Ownership
 
 if TYPE_CHECKING:
     from hasbench.scenario import Scenario
@@ -531,15 +530,12 @@ def _address(
     }
 
 
-DOMAIN = Domain(
+DOMAIN = project_domain(
     name="retail",
     environment=RetailEnvironment,
     deliverable=(
         "A closing message to the customer saying what was done with their orders, or why not."
     ),
-    task_files=(TASKS_DIR / "retail.yaml",),
-    policy=POLICIES_DIR / "retail.md",
-    generator="hasbench.build.retail_tasks:write",
     safety=(
         Ownership(owner_key="user_id", records={"order_id": "orders"}),
         Confirmation(
@@ -552,5 +548,4 @@ DOMAIN = Domain(
         ),
     ),
     sources=("tau2",),
-    playbook="hasbench.participants.playbooks.retail:RetailPlaybook",
 )

@@ -6,6 +6,8 @@ Layout::
                                    and its episode keys (see ResolvedExperiment.definition)
     <dir>/episodes/<key>.json      one record per episode (outcome, metrics, cost, error)
     <dir>/traces/<key>.jsonl       its trace (the record holds its size and SHA-256)
+    <dir>/index.jsonl              what a table reads of each record, with the signature of
+                                   the record's file (:mod:`hasbench.runner.store_index`)
     <dir>/quarantine/              damaged records and traces, moved aside by a run
 
 Experiments share the episodes they have in common (an episode's key is everything that
@@ -23,7 +25,9 @@ A record that cannot be read, lacks a field, or whose trace is missing or is not
 it recorded is *damaged*: :func:`load_store` skips and reports it (with its path), and a
 run moves it to ``quarantine/`` and runs the episode again. Loading compares each trace's
 size with its record's; the SHA-256 is checked by a run (``verify``) and whenever a trace is
-opened (:func:`open_trace`), so a store of 50,000 episodes loads in seconds.
+opened (:func:`open_trace`). A record is decoded only when its file is not the one its index
+line was written for (a record changed since, or never indexed); the others are read from
+the index, so a store of 50,000 episodes loads in seconds.
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ import pandas as pd
 from pydantic import ValidationError
 
 from hasbench.agency import Setting
+from hasbench.runner import store_index
 from hasbench.runner.experiment import Experiment, ExperimentError, ResolvedExperiment, resolve
 from hasbench.trace import Trace, TraceError
 from hasbench.vocab import text_hash
@@ -201,7 +206,11 @@ def experiment_episodes(
 def scan_store(
     directory: str | Path, keys: Iterable[str] | None = None, verify: bool = False
 ) -> tuple[dict[str, dict[str, Any]], list[Damaged]]:
-    """The intact records of a store by key, and its damaged records and traces.
+    """The intact episodes of a store by key, and its damaged records and traces.
+
+    Each episode is given by its record's summary (the parts a results table reads; see
+    :mod:`hasbench.runner.store_index`), taken from the store's index when the record's
+    file is the one indexed, else read from the record, checked, and added to the index.
 
     Args:
         directory: the results store.
@@ -218,25 +227,48 @@ def scan_store(
         raise ExperimentError(f"{store}: not a results directory (no episodes/ folder)")
     if keys is None:
         keys = sorted(name[:-5] for name in os.listdir(folder) if name.endswith(".json"))
-    records: dict[str, dict[str, Any]] = {}
+    indexed = store_index.read(store)
+    read: dict[str, tuple[store_index.Signature, dict[str, Any]]] = {}
+    episodes: dict[str, dict[str, Any]] = {}
     damaged: list[Damaged] = []
     for key in dict.fromkeys(keys):
         path = os.path.join(folder, f"{key}.json")
         try:
-            record = _read_record(path, key)
+            summarized = _indexed_summary(path, indexed.get(key))
+            if summarized is None:
+                read[key] = _read_summary(path, key)
+                summarized = read[key][1]
+            else:
+                _check(summarized, key)
         except FileNotFoundError:
             continue  # not run yet
         except ValueError as exc:
             damaged.append(Damaged(key, Path(path), str(exc)))
             continue
-        trace = record["trace"]
+        trace = summarized["trace"]
         if trace is not None:
             trace_path = os.path.join(store, trace)
-            if problem := _trace_problem(trace_path, record, verify):
+            if problem := _trace_problem(trace_path, summarized, verify):
                 damaged.append(Damaged(key, Path(trace_path), problem))
                 continue
-        records[key] = record
-    return records, damaged
+        episodes[key] = summarized
+    if read:
+        with contextlib.suppress(OSError):  # a store this process cannot write loads as well
+            store_index.append(store, read)
+    return episodes, damaged
+
+
+def _indexed_summary(
+    path: str, entry: tuple[store_index.Signature, dict[str, Any]] | None
+) -> dict[str, Any] | None:
+    """The indexed summary of a record whose file is the one indexed, else None.
+
+    Raises:
+        FileNotFoundError: there is no such record.
+    """
+    if entry is None:
+        return None
+    return entry[1] if store_index.signature(os.stat(path)) == entry[0] else None
 
 
 _SETTINGS: dict[str, tuple[Setting, str]] = {}
@@ -256,6 +288,19 @@ def _setting(raw: Any) -> tuple[Setting, str]:
     return _SETTINGS[text]
 
 
+def _read_summary(path: str, key: str) -> tuple[store_index.Signature, dict[str, Any]]:
+    """A record file's signature (taken before it is read) and summary, checked.
+
+    Raises:
+        FileNotFoundError: there is no such record.
+        ValueError: why the record cannot be used.
+    """
+    record, stat = _load_record(path)
+    summarized = store_index.summarize(record)
+    _check(summarized, key)
+    return store_index.signature(stat), summarized
+
+
 def _read_record(path: str | Path, key: str) -> dict[str, Any]:
     """A record file's content, checked for the fields every record has.
 
@@ -263,8 +308,21 @@ def _read_record(path: str | Path, key: str) -> dict[str, Any]:
         FileNotFoundError: there is no such record.
         ValueError: why the record cannot be used.
     """
+    record, _ = _load_record(path)
+    _check(record, key)
+    return record
+
+
+def _load_record(path: str | Path) -> tuple[dict[str, Any], os.stat_result]:
+    """A record file's JSON object and the file's status before it was read.
+
+    Raises:
+        FileNotFoundError: there is no such record.
+        ValueError: it cannot be read or is not a JSON object.
+    """
     try:
         with open(path, "rb") as handle:
+            stat = os.fstat(handle.fileno())
             data = handle.read()
     except FileNotFoundError:
         raise
@@ -278,6 +336,15 @@ def _read_record(path: str | Path, key: str) -> dict[str, Any]:
         raise ValueError(f"not valid JSON (truncated?): {exc}") from None
     if not isinstance(record, dict):
         raise ValueError("not a JSON object")
+    return record, stat
+
+
+def _check(record: dict[str, Any], key: str) -> None:
+    """Check a record (or its summary) for what every record has.
+
+    Raises:
+        ValueError: why the record cannot be used.
+    """
     missing = [name for name in REQUIRED_FIELDS if name not in record]
     if missing:
         raise ValueError(f"missing field(s): {', '.join(missing)}")
@@ -294,7 +361,6 @@ def _read_record(path: str | Path, key: str) -> dict[str, Any]:
         raise ValueError("backends: needs agent, user and judge strings")
     if record["trace"] is None and record["error"] is None:
         raise ValueError("neither a trace nor an error")
-    return record
 
 
 def _trace_problem(path: str | Path, record: dict[str, Any], verify: bool) -> str | None:
@@ -354,9 +420,9 @@ def load_store(
         experiment: which experiment (:data:`ExperimentChoice`; None: the one run last).
     """
     with _collector_paused():  # 50,000 records are many objects and no cycles
-        records, damaged = scan_store(directory, experiment_episodes(directory, experiment))
-        rows = [_row(record) for record in records.values()]
-        del records
+        episodes, damaged = scan_store(directory, experiment_episodes(directory, experiment))
+        rows = [_row(summarized) for summarized in episodes.values()]
+        del episodes
         extra = sorted({name for row in rows for name in row} - set(COLUMNS))
         frame = pd.DataFrame(rows, columns=[*COLUMNS, *extra])
     order = ["agent_model", "user_model", "domain", "task_id", "agency", "channels", "setting",
@@ -421,6 +487,7 @@ def error_note(frame: pd.DataFrame) -> str | None:
 
 
 def _row(record: dict[str, Any]) -> dict[str, Any]:
+    """An episode's row of the results table, from its record's summary."""
     setting, label = _setting(record["setting"])
     outcome = record.get("outcome") or {}
     metrics = record.get("metrics") or {}
@@ -533,10 +600,11 @@ def open_store(directory: Path, experiment: ResolvedExperiment) -> None:
     """
     for folder in ("episodes", "traces", EXPERIMENTS):
         (directory / folder).mkdir(parents=True, exist_ok=True)
-    for stale in directory.glob("*/*.tmp"):
+    for stale in [*directory.glob("*.tmp"), *directory.glob("*/*.tmp")]:
         stale.unlink()  # left by a run that was killed while writing
     text = json.dumps(experiment.definition(), indent=1, ensure_ascii=False)
     _write_atomic(directory / EXPERIMENTS / f"{experiment.key}.json", text)
+    store_index.open_index(directory)
 
 
 def quarantine(directory: Path, damaged: list[Damaged]) -> None:
@@ -563,6 +631,7 @@ def write_record(
 ) -> None:
     """Write an episode's record (after its trace: a record means a finished episode).
 
+    Its summary goes to the store's index when the store has one (a run's store does).
     ``text``: the record as this function wrote it already elsewhere (a worker process's
     scratch store), written as it is rather than encoded again.
     """
@@ -572,6 +641,7 @@ def write_record(
     if text is None:
         text = json.dumps(record, sort_keys=True, indent=1, ensure_ascii=False)
     _write_atomic(directory / "episodes" / f"{key}.json", text)
+    store_index.add(directory, key, record)
 
 
 def _write_atomic(path: Path, text: str) -> None:

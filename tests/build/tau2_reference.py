@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from hasbench.build.sources import TAU2_FILES
 from hasbench.build.tau2_import import import_tau2, read_tau2_tasks
 from hasbench.envs import make_environment
 from hasbench.envs.base import Environment
@@ -24,15 +25,6 @@ from hasbench.vocab import canonical_json
 SOURCES = Path(__file__).resolve().parents[2].parent / "shared" / "sources"
 TAU2 = SOURCES / "tau2-bench-v0.1.3"
 MARBLE = SOURCES / "marble"
-FILES = {
-    "retail": {"tasks": "retail/tasks.json", "db": "retail/db.json"},
-    "airline": {"tasks": "airline/tasks.json", "db": "airline/db.json"},
-    "telecom": {
-        "tasks": "telecom/tasks.json",
-        "db": "telecom/db.toml",
-        "user_db": "telecom/user_db.toml",
-    },
-}
 SIDES = {"assistant": "agent", "user": "user"}
 
 
@@ -53,8 +45,9 @@ def require_tau2() -> None:
 
 
 def files(domain: str) -> dict[str, Path]:
-    """The task file and databases of a domain."""
-    return {key: require_sources() / value for key, value in FILES[domain].items()}
+    """The task file (the standard set) and databases of a domain."""
+    named = {key: name for key, name in TAU2_FILES[domain].items() if key != "full"}
+    return {key: require_sources() / name for key, name in named.items()}
 
 
 @functools.cache

@@ -18,21 +18,17 @@ behaviours.
 """
 
 from hasbench.envs.airline.environment import AirlineEnvironment
-from hasbench.paths import POLICIES_DIR, TASKS_DIR
-from hasbench.registry import ArgumentLimit, Confirmation, Domain, Ownership
+from hasbench.envs.base import project_domain
+from hasbench.registry import ArgumentLimit, Confirmation, Ownership
 
-DOMAIN = Domain(
+DOMAIN = project_domain(
     name="airline",
     environment=AirlineEnvironment,
     deliverable=None,  # the reservation changes are the outcome (HAS paper Table 4: DR "–")
-    task_files=(TASKS_DIR / "airline.yaml",),
-    policy=POLICIES_DIR / "airline.md",
-    generator="hasbench.build.airline_tasks:write",
     safety=(
         Ownership(owner_key="user_id", records={"reservation_id": "reservations"}),
         ArgumentLimit("book_reservation", "passengers", 5, "at most five passengers"),
         Confirmation(tools=("cancel_reservation", "update_reservation_flights")),
     ),
     sources=("tau2",),
-    playbook="hasbench.participants.playbooks.airline:AirlinePlaybook",
 )

@@ -1,17 +1,12 @@
 """The Coding domain: a repository workspace, a bubblewrap sandbox and hidden tests."""
 
+from hasbench.envs.base import project_domain
 from hasbench.envs.coding.environment import CodingEnvironment
-from hasbench.paths import POLICIES_DIR, TASKS_DIR
-from hasbench.registry import Domain
 
 __all__ = ["DOMAIN", "CodingEnvironment"]
 
-DOMAIN = Domain(
+DOMAIN = project_domain(
     name="coding",
     environment=CodingEnvironment,
     deliverable="A submitted change to the repository.",
-    task_files=(TASKS_DIR / "coding.yaml",),
-    policy=POLICIES_DIR / "coding.md",
-    generator="hasbench.build.coding_tasks:write",
-    playbook="hasbench.participants.playbooks.coding:CodingPlaybook",
 )
