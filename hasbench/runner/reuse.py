@@ -20,6 +20,7 @@ SHA-256 differs from its record's is never taken, and the episode runs.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -60,18 +61,20 @@ def adopt(
         except OSError:
             continue
         there = [key for key in wanted if f"{key}.json" in names]
-        found, _ = results.scan_store(source, there, verify=True)
-        for key, record in found.items():
+        found, _ = results.scan_store(source, there, verify=True)  # intact ones, summarized
+        for key, summary in found.items():
             cell, judged = wanted[key]
-            if record["error"] is not None or cell.key in done:
+            if summary["error"] is not None or cell.key in done:
                 continue
+            text = (Path(source) / "episodes" / f"{key}.json").read_text(encoding="utf-8")
+            record = json.loads(text)
             trace = (Path(source) / record["trace"]).read_text(encoding="utf-8")
-            copy = {**record, **cell.identity, "key": cell.key}
             if judged:
-                copy["process"] = None
-            copy["trace"] = results.write_trace(store, cell.key, trace)
-            results.write_record(store, cell.key, copy)
-            done[cell.key] = copy
+                record = {**record, **cell.identity, "key": cell.key, "process": None}
+                text = None  # encoded anew
+            record["trace"] = results.write_trace(store, cell.key, trace)
+            results.write_record(store, cell.key, record, text=text)
+            done[cell.key] = summary  # what a run reads of it: no error
             adopted += 1
             wanted.pop(cell.key, None)
             if not cell.identity["judge_process"]:
