@@ -234,7 +234,8 @@ def test_a_rerun_of_the_notebook_with_a_warm_cache_makes_no_model_calls(tmp_path
     first = json.loads((tmp_path / "first" / "manifest.json").read_text())
     assert first["model_calls"] > 0
     # The kernel has no test provider registered: any call not served by the cache fails.
-    params.update(output_dir=str(tmp_path / "second"), results_dir=str(tmp_path / "r2"))
+    # its results store has no other beside it to copy episodes from (hasbench.runner.reuse)
+    params.update(output_dir=str(tmp_path / "second"), results_dir=str(tmp_path / "r2" / "runs"))
     run_notebook("rq2", params, output_dir=tmp_path / "executed", progress=False)
     second = json.loads((tmp_path / "second" / "manifest.json").read_text())
     assert second["model_calls"] == 0 and 0 < second["cache_hits"] < first["model_calls"]
