@@ -131,10 +131,10 @@ def test_a_person_plays_the_safety_reviewer_in_chromium(tmp_path, hasbench_kerne
         approve.click()
         page.wait_for_function(
             "document.querySelector('.hb-console .hb-card')?.textContent.includes('close_account')",
-            timeout=30_000,
+            timeout=120_000,
         )
         page.locator(".hb-console .hb-answer-approve").click()
-        page.locator(".hb-console .hb-ended").wait_for(timeout=60_000)
+        page.locator(".hb-console .hb-ended").wait_for(timeout=180_000)
         status = page.locator(".hb-console .hb-status").inner_text()
         page.screenshot(path=str(ARTIFACTS / "play_human_done.png"), full_page=True)
     assert "agent_done" in status and "success yes" in status
