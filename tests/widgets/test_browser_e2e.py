@@ -113,6 +113,7 @@ def test_a_person_plays_the_safety_reviewer_in_chromium(tmp_path, hasbench_kerne
     nbformat.write(nb, notebook)
     with voila(notebook, tmp_path) as url, chromium() as browser:
         page = browser.new_page(viewport=SCREENS["1366x768"])
+        page.set_default_timeout(120_000)  # a kernel on loaded cores answers slowly
         page.goto(url, timeout=60_000)
         card = page.locator(".hb-console .hb-card")
         approve = page.locator(".hb-console .hb-answer-approve")
