@@ -109,8 +109,10 @@ def _causes(
             primary = included - sum(secondary.values())
             share = deviation(primary, PAPER_TASKS[domain])
             lines.append(
-                f"adaptation adapts every pattern the panel supports: {sum(secondary.values())} "
-                "included scenarios adapt a base task's secondary pattern ("
+                "adaptation makes a scenario of every pattern the panel supports (App. B.3.1: "
+                "a base task may support several viable adaptations, each its own scenario): "
+                f"{sum(secondary.values())} included scenarios adapt a base task's secondary "
+                "pattern ("
                 + ", ".join(f"{p} {n}" for p, n in sorted(secondary.items()))
                 + f"); the primary patterns alone give {primary} ({share:+.0%})"
             )

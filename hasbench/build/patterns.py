@@ -66,7 +66,7 @@ CUES = {
     r"|\brequirement|\bconstraint|\bconsider (?:the issue |it )?resolved\b|\bnothing else\b",
     "C": r"\bconfirm|\bapprov|\bauthori[sz]|\bconsent\b|\bpermission\b|\byou accept\b"
     r"|\bagree to\b|\bif (?:the agent|they) asks? (?:you )?to pay\b|\bsign[- ]off\b"
-    r"|\b(?:are|is) (?:ok|okay|fine|happy|willing) (?:with|to)\b",
+    r"|\b(?:are|is) (?:ok|okay|fine|happy|willing) (?:to\b|with(?= \w+ing\b))",
     "D": r"\bwife\b|\bhusband\b|\bpartner\b|\bson\b|\bdaughter\b|\bmother\b|\bfather\b"
     r"|\bfamily\b|\bfriend|\bcolleague|\bmanager\b|\bboss\b|\bstakeholder|\bclient"
     r"|\bco-?author|\bbuyer|\bseller",
@@ -79,16 +79,19 @@ CUES = {
 """Cue phrases per pattern, searched case-insensitively: B's in what only the human side
 holds (τ²'s behaviour instructions, never the opening request: the panel's field-visibility
 rule makes that public task setup), C's are of a person's authority over an action (an
-approval, or consent such as "you are willing to refuel 2 GB", the pattern's explicit
-authorization of a costly action); the others in all the text."""
+approval, or consent to an action such as "you are willing to refuel 2 GB" or "you are
+fine with refunding", the pattern's explicit authorization of a costly action; "you are ok
+with economy" names a preferred value, which is B's, not an authorization); the others in
+all the text."""
 HIDDEN_CUES = ("B",)
 REFUSAL = re.compile(
     r"\brefus|\bshould not\b|\bmust not\b|\bnot allow|\bdoesn'?t allow|\bdeclin"
     r"|\bdo(?:es)? not (?:\w+ )?(?:allow|offer|make|cancel|book|change|modify|refund|give)\b"
-    r"|\binsist|\bpersist|\bpressur",
+    r"|\binsist|\bpersist|\bpressur|\bcannot be\b|\bcan'?t be\b|\bnot possible\b",
     re.IGNORECASE,
 )
-"""The source expects the agent to refuse part of what the human demands (τ²'s policy tasks)."""
+"""The source expects the agent to refuse part of what the human demands (τ²'s policy tasks,
+including behaviour that anticipates it: "if the agent says it cannot be changed ...")."""
 IDENTIFIER_KEYS = re.compile(r"(^|_)(id|ids|email|zip|name|phone|number)$")
 CHOICE_KEYS = {
     "new_item_ids", "item_ids", "payment_method_id", "payment_id", "cabin", "flights",

@@ -168,3 +168,24 @@ def test_consent_to_a_costly_write_supports_authorization():
     silent.view = {**task.view, "customer_behaviour": behaviour}
     [without] = asyncio.run(assign_patterns([silent], RULE_JUDGES))
     assert without.support["C"] < 3 and "C" not in [without.primary, *without.secondary]
+
+
+def test_a_preferred_value_is_no_authorization_and_an_expected_refusal_blocks_b_c_f():
+    """C is a person's authority over an action (B.3.1): "You are happy with original
+    payment for refund" (airline 16) states which value the human prefers, not consent to
+    an action, so the panel does not support C there, as it does for "You are willing to pay
+    up to $500" (airline 8). "If agent mentions that any of those changes are not possible,
+    move on" (airline 22) is the source expecting the agent to refuse part of the demand:
+    guardrail G3 makes B, C and F high risk for every rule judge."""
+    require_sources()
+    bases = [base_task("airline", i) for i in ("16", "8", "22")]
+    assert "happy with original payment" in bases[0].view["customer_behaviour"]
+    assert "not possible" in bases[2].view["customer_behaviour"]
+    [preferred, consent, refusal] = asyncio.run(assign_patterns(bases, RULE_JUDGES))
+    assert preferred.support["C"] < 3 and "C" not in preferred.secondary
+    assert "C" in consent.secondary
+    cues = next(v for v in consent.verdicts if v.judge == "rule:cues").patterns["C"]
+    assert "'are willing to'" in cues.source_evidence
+    for v in refusal.verdicts:
+        assert {v.patterns[p].injection_risk for p in "BCF"} == {"high"}, v.judge
+    assert refusal.primary == "A" and refusal.secondary == []

@@ -113,6 +113,7 @@ def test_a_person_plays_the_safety_reviewer_in_chromium(tmp_path, hasbench_kerne
     nbformat.write(nb, notebook)
     with voila(notebook, tmp_path) as url, chromium() as browser:
         page = browser.new_page(viewport=SCREENS["1366x768"])
+        page.set_default_timeout(120_000)  # a kernel on loaded cores answers slowly
         page.goto(url, timeout=60_000)
         card = page.locator(".hb-console .hb-card")
         approve = page.locator(".hb-console .hb-answer-approve")
@@ -131,10 +132,10 @@ def test_a_person_plays_the_safety_reviewer_in_chromium(tmp_path, hasbench_kerne
         approve.click()
         page.wait_for_function(
             "document.querySelector('.hb-console .hb-card')?.textContent.includes('close_account')",
-            timeout=30_000,
+            timeout=120_000,
         )
         page.locator(".hb-console .hb-answer-approve").click()
-        page.locator(".hb-console .hb-ended").wait_for(timeout=60_000)
+        page.locator(".hb-console .hb-ended").wait_for(timeout=180_000)
         status = page.locator(".hb-console .hb-status").inner_text()
         page.screenshot(path=str(ARTIFACTS / "play_human_done.png"), full_page=True)
     assert "agent_done" in status and "success yes" in status
