@@ -6,13 +6,15 @@ and takes the snapshots a failed write is rolled back to.
 
 Domains whose code never changes a record of ``db`` in place declare ``copy_on_write``: a
 write takes its own copy of a record first (:meth:`EnvironmentState.writable`) and adds
-records with :meth:`EnvironmentState.add_record`. Their environments then start from a
-shared, immutable base (one per task content, see :func:`hasbench.envs.make_environment`)
-and fork from it by copying only the tables. A write tool's rollback and diff come from
-the records it replaced or added (:class:`WriteLog`), so a write costs what it changes,
-not the size of the database. The shared database they all come from is their
-:class:`Origin`: its text is encoded once per process, the state hash re-encodes only the
-records that differ from it, and domain checks can look only at those records
+records with :meth:`EnvironmentState.add_record`; it changes ``user_db`` only through
+:meth:`EnvironmentState.user_writable`, which copies just the containers it changes.
+Their environments then start from a shared, immutable base (one per task content, see
+:func:`hasbench.envs.make_environment`) and fork from it by copying only the tables. A
+write tool's rollback and diff come from the records it replaced or added and the
+containers it copied (:class:`WriteLog`), so a write costs what it changes, not the size
+of the database. The shared database they all come from is their :class:`Origin`: its
+text is encoded once per process, the state hash re-encodes only the records that differ
+from it, and domain checks can look only at those records
 (:meth:`EnvironmentState.changed_records`).
 """
 
@@ -40,7 +42,8 @@ class EnvironmentState:
     """True when ``db`` maps table names to tables (dicts or lists of records) and the
     domain's code never changes a record in place but takes a private copy with
     :meth:`writable` first, while :attr:`writing` is set (inside write tools, setup helpers
-    and ``after_call``), and adds records only with :meth:`add_record`."""
+    and ``after_call``), adds records only with :meth:`add_record`, and changes a part of
+    ``user_db`` only through :meth:`user_writable`."""
 
     def __init__(self, db: dict[str, Any], user_db: dict[str, Any] | None = None) -> None:
         self.db = db
@@ -58,10 +61,10 @@ class EnvironmentState:
         :func:`shared_origin`); records still identical to its records hold its values."""
         self._log: WriteLog | None = None
         self._user_copy: Any = None
-        """Copy-on-write domains: an immutable copy of ``user_db`` as the last write (or
-        the fork) left it, the next write's before-image when ``user_db`` still equals it;
-        None: none yet. It shares no dict or list with ``user_db`` and is never changed
-        in place (see :func:`follow`)."""
+        """Copy-on-write domains: ``user_db`` as the last write (or rollback) left it, the
+        next write's before-image while ``user_db`` is still this object. Nothing changes
+        it in place: a change copies the containers it reaches (:meth:`user_writable`),
+        which replaces ``user_db`` itself."""
 
     # -- state ---------------------------------------------------------------------
 
@@ -143,6 +146,27 @@ class EnvironmentState:
             self._log.replaced.append((table, key, _MISSING))
             self._log.added[table] = self._log.added.get(table, 0) + 1
 
+    def user_writable(self, *path: Any) -> Any:
+        """The container ``user_db[path[0]][path[1]]...`` as a copy the caller may change.
+
+        Copy-on-write domains change ``user_db`` only through this: ``user_db`` and each
+        container along the path are copied once (per write, or per change outside one)
+        and put in place of the shared ones; their other items stay shared. The caller
+        may set the returned container's items, not change the containers they hold.
+        """
+        own = self._own
+        container = self.user_db
+        if id(container) not in own:
+            container = self.user_db = _shallow(container)
+            own[id(container)] = (container, False)
+        for step in path:
+            inner = container[step]
+            if id(inner) not in own:
+                inner = container[step] = _shallow(inner)
+                own[id(inner)] = (inner, False)
+            container = inner
+        return container
+
     # -- writes ----------------------------------------------------------------------
 
     def begin_write(self) -> Any:
@@ -155,10 +179,8 @@ class EnvironmentState:
         if not self.copy_on_write:
             return self.snapshot()
         self._own = {}  # records copied from now on are this write's
-        before = self._user_copy
-        if before is None or before != self.user_db:  # changed since (a read, a setup)
-            before = self._user_copy = fast_copy(self.user_db)
-        self._log = WriteLog(before, sum(map(len, self.db.values())))
+        self._user_copy = self.user_db  # the same object unless changed since (a fork, a read)
+        self._log = WriteLog(self.user_db, sum(map(len, self.db.values())))
         return self._log
 
     def rollback(self, started: Any) -> None:
@@ -167,14 +189,14 @@ class EnvironmentState:
         if not self.copy_on_write:
             self.restore(started)
             return
-        self._log = None
+        self._log, self._own = None, {}
         started.check(self.db)
         for table, key, record in reversed(started.replaced):
             if record is _MISSING:
                 del self.db[table][key]
             else:
                 self.db[table][key] = record
-        self.user_db = fast_copy(started.user_db)
+        self.user_db = started.user_db  # unchanged: the write changed copies
 
     def end_write(self, started: Any) -> list[dict[str, Any]]:
         """Finish the write :meth:`begin_write` started; its changes, as :func:`state_diff`."""
@@ -184,8 +206,8 @@ class EnvironmentState:
         self._log, self._own = None, {}  # a later write copies this write's records again
         started.check(self.db)
         changes = started.changes(self.db)
-        # the user side's changes, and its copy in step (the same copy when it is unchanged)
-        self._user_copy = follow(started.user_db, self.user_db, "user_db", changes)
+        changes += state_diff(started.user_db, self.user_db, "user_db")  # shared parts: skipped
+        self._user_copy = self.user_db
         return changes
 
     def state_hash(self) -> str:
@@ -291,7 +313,7 @@ def state_diff(before: Any, after: Any, path: str = "") -> list[dict[str, Any]]:
         return []
     if isinstance(before, dict) and isinstance(after, dict):
         changes: list[dict[str, Any]] = []
-        for key in _differing_keys(before, after)[0]:
+        for key in _differing_keys(before, after):
             sub = f"{path}.{key}" if path else str(key)
             if key not in before:
                 changes.append({"path": sub, "before": None, "after": after[key]})
@@ -318,13 +340,12 @@ def state_diff(before: Any, after: Any, path: str = "") -> list[dict[str, Any]]:
     return []
 
 
-def _differing_keys(before: dict, after: dict) -> tuple[list[Any], bool]:
-    """Keys whose values differ between two dicts (sorted as text); whether the keys agree.
+def _differing_keys(before: dict, after: dict) -> list[Any]:
+    """Keys whose values differ between two dicts, sorted as text.
 
     With the same keys in the same order, only values the two do not share are compared.
     """
-    same = len(before) == len(after) and list(before) == list(after)
-    if same:
+    if len(before) == len(after) and list(before) == list(after):
         moved = compress(before, map(is_not, before.values(), after.values()))
         keys = [k for k in moved if before[k] != after[k]]
     else:
@@ -334,46 +355,7 @@ def _differing_keys(before: dict, after: dict) -> tuple[list[Any], bool]:
         keys += [k for k in after if k not in before]
     if len(keys) > 1:
         keys.sort(key=str)
-    return keys, same
-
-
-def follow(copy: Any, value: Any, path: str, changes: list[dict[str, Any]]) -> Any:
-    """Append ``state_diff(copy, value, path)`` to ``changes``; return a copy of ``value``.
-
-    ``copy`` is an immutable copy of an earlier ``value``. The result is one too: it
-    shares what did not change with ``copy`` (never changing it) and nothing with
-    ``value``, and the changes share their values only with those two copies.
-    """
-    if isinstance(copy, dict) and isinstance(value, dict):
-        keys, same = _differing_keys(copy, value)
-        if not keys and same:  # equal: the copy stays
-            return copy
-        followed = {}
-        for key in keys:
-            sub = f"{path}.{key}" if path else str(key)
-            if key not in copy:
-                followed[key] = fast_copy(value[key])
-                changes.append({"path": sub, "before": None, "after": followed[key]})
-            elif key not in value:
-                changes.append({"path": sub, "before": copy[key], "after": None})
-            elif type(value[key]) in _CONTAINERS:
-                followed[key] = follow(copy[key], value[key], sub, changes)
-            else:  # a changed leaf (shared, immutable)
-                followed[key] = value[key]
-                changes.append({"path": sub, "before": copy[key], "after": value[key]})
-        if same:
-            return {**copy, **followed}
-        return {k: followed[k] if k in followed else copy[k] for k in value}
-    if isinstance(copy, list) and isinstance(value, list) and len(copy) == len(value):
-        followed = list(copy)
-        for index in compress(count(), map(is_not, copy, value)):
-            if copy[index] != value[index]:
-                followed[index] = follow(copy[index], value[index], f"{path}[{index}]", changes)
-        return followed
-    followed = fast_copy(value)
-    if copy != value:  # a value that differs, reported whole
-        changes.append({"path": path, "before": copy, "after": followed})
-    return followed
+    return keys
 
 
 @dataclass
@@ -381,7 +363,7 @@ class WriteLog:
     """What a write in a copy-on-write environment changed: enough to undo or list it."""
 
     user_db: Any
-    """An immutable copy of the user-side state before the write (the rollback copies it)."""
+    """The user-side state before the write (it changes copies: the rollback puts it back)."""
     records: int
     """The number of records in every table before the write."""
     replaced: list[tuple[str, Any, Any]] = field(default_factory=list)

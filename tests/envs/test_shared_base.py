@@ -9,7 +9,13 @@ import pytest
 
 from hasbench.agency import Setting
 from hasbench.envs import _shared, environment_class, make_environment, replayed_environment
-from hasbench.envs.state import Origin, fast_copy, follow, shared_tables, state_diff
+from hasbench.envs.state import (
+    EnvironmentState,
+    Origin,
+    fast_copy,
+    shared_tables,
+    state_diff,
+)
 from hasbench.evaluate import evaluate, replay_gold
 from hasbench.participants.backends import make_judge
 from hasbench.paths import TASKS_DIR
@@ -245,7 +251,8 @@ def test_a_failed_write_undoes_replaced_and_added_records_and_the_user_side(doma
     env.writable(table, key)["status"] = "changed"
     env.add_record(table, {"status": "new"}, "NEW001" if domain == "airline" else None)
     if env.user_db is not None:
-        env.user_db["device"]["airplane_mode"] = not env.user_db["device"]["airplane_mode"]
+        device = env.user_writable("device")  # copy-on-write, as the domain's code changes it
+        device["airplane_mode"] = not device["airplane_mode"]
     assert env.end_write(started) != [] and env.state_hash() != before
     started = env.begin_write()
     env.writable(table, key)["status"] = "again"
@@ -256,7 +263,7 @@ def test_a_failed_write_undoes_replaced_and_added_records_and_the_user_side(doma
     env.writable(table, key)["status"] = "changed"
     env.add_record(table, {"status": "new"}, "NEW001" if domain == "airline" else None)
     if env.user_db is not None:
-        env.user_db["device"]["airplane_mode"] = "changed"
+        env.user_writable("device")["airplane_mode"] = "changed"
     env.rollback(started)
     assert env.state_hash() == before == full_hash(env)
     assert canonical_json(env.state()) == state
@@ -270,33 +277,50 @@ def test_a_write_that_adds_a_record_without_add_record_is_an_error():
         env.end_write(started)
 
 
-def containers(value) -> set[int]:
-    """Ids of every dict and list inside a value."""
-    if isinstance(value, dict):
-        return {id(value)}.union(*map(containers, value.values()))
-    if isinstance(value, list):
-        return {id(value)}.union(*map(containers, value))
-    return set()
+class UserSide(EnvironmentState):
+    """A copy-on-write state with a user side alone."""
+
+    copy_on_write = True
 
 
-def test_the_user_sides_changes_equal_the_full_diff_and_its_copies_share_nothing():
+def test_the_user_sides_changes_equal_the_full_diff_and_its_before_image_is_kept():
     before = {"device": {"on": True, "apps": {"a": {"sms": True}}, "apn": [1, {"x": 2}]}, "n": 1}
-    afters = [
-        {"device": {"on": False, "apps": {"a": {"sms": False}}, "apn": [1, {"x": 3}]}, "n": 1},
-        {"device": {"on": True, "apps": {}, "apn": [1]}, "n": None},  # removed, shorter
-        {"n": 2, "device": {"on": True, "apps": {"a": {"sms": True}, "b": {}}, "apn": "x"}},
-        {"device": None, "n": 1, "new": [{"deep": [1]}]},  # another kind, an added key
-        before,
+    edits = [
+        lambda s: (
+            s.user_writable("device").update(on=False),
+            s.user_writable("device", "apps", "a").update(sms=False),
+            s.user_writable("device", "apn", 1).update(x=3),
+        ),
+        lambda s: (  # removed, shorter
+            s.user_writable("device", "apps").pop("a"),
+            s.user_writable("device").update(apn=[1]),
+            s.user_writable().update(n=None),
+        ),
+        lambda s: (
+            s.user_writable().update(n=2),
+            s.user_writable("device", "apps").update(b={}),
+            s.user_writable("device").update(apn="x"),
+        ),
+        lambda s: s.user_writable().update(device=None, new=[{"deep": [1]}]),  # another kind
+        lambda s: s.user_writable("device", "apps", "a").update(sms=True),  # the same value
+        lambda s: None,
     ]
-    for after in map(fast_copy, afters):
-        copy = fast_copy(before)
-        frozen = canonical_json(copy)
-        changes: list = []
-        followed = follow(copy, after, "user_db", changes)
-        assert changes == state_diff(before, after, "user_db")
-        assert followed == after and canonical_json(copy) == frozen  # the copy is kept
-        assert not containers(followed) & containers(after)
-        assert not containers(changes) & containers(after)
+    frozen = canonical_json(before)
+    for edit in edits:
+        state = UserSide({}, fast_copy(before))
+        started = state.begin_write()
+        edit(state)
+        after = fast_copy(state.user_db)
+        assert state.end_write(started) == state_diff(before, after, "user_db")
+        assert canonical_json(started.user_db) == frozen  # the write changed copies only
+        assert state.user_db == after
+        state.user_writable("new" if "new" in after else "device")  # a copy outside a write
+        assert state.end_write(state.begin_write()) == []  # is no change of the next one
+        state = UserSide({}, fast_copy(before))
+        started = state.begin_write()
+        edit(state)
+        state.rollback(started)
+        assert canonical_json(state.user_db) == frozen
 
 
 def test_a_write_along_a_path_copies_only_that_path_and_shares_the_rest():

@@ -211,7 +211,7 @@ class PhoneTools:
     @tool(kind="write", side="user", risk="low")
     def reset_apn_settings(self) -> str:
         """Schedule the APN settings to return to factory values at the next restart."""
-        self._phone["active_apn_settings"]["reset_at_reboot"] = True
+        self.user_writable("device", "active_apn_settings")["reset_at_reboot"] = True
         self._network_search()
         words = tau2.with_bar("APN settings will reset at reboot.", self._phone)
         return said("APN settings will be reset to defaults when the phone restarts.", words)
@@ -359,7 +359,7 @@ class PhoneTools:
             words = (f"Error. Permission '{permission}' not tracked for app '{app_name}', "
                      f"available permissions: {list(PERMISSIONS)}")  # fmt: skip
             return self._refuse("invalid_arguments", message, tau2.with_bar(words, phone))
-        app["permissions"][permission] = True
+        self.user_writable("device", "app_statuses", app_name, "permissions")[permission] = True
         words = f"Success. Permission '{permission}' granted to app '{app_name}'."
         return said(f"Granted {permission} to {app_name}.", tau2.with_bar(words, phone))
 
@@ -404,6 +404,7 @@ class PhoneTools:
         if request is None:
             words = "You do not have a payment request."
             return self._refuse("precondition_failed", "There is no payment request to pay", words)
+        request = self.user_writable("surroundings", "payment_request")
         request["paid"] = True
         words = (
             f"Payment of {request['amount_due']} USD has been made for bill {request['bill_id']}."

@@ -74,8 +74,12 @@ class TelecomEnvironment(CarrierTools, PhoneTools, Phone, TelecomSetup, TelecomC
         return TAU2_ONLY_HIDDEN if self.compat == "tau2" else frozenset()
 
     def after_call(self, spec: ToolSpec | None) -> None:
-        """Sync the carrier database to the phone (no network search)."""
-        world = self._world
+        """Sync the carrier database to the phone (no network search).
+
+        The surroundings are copied only when the sync changes them (a read changes
+        nothing it shares).
+        """
+        world = self.user_db["surroundings"]
         phone_number = world["phone_number"]
         if phone_number is None:
             return
@@ -83,25 +87,30 @@ class TelecomEnvironment(CarrierTools, PhoneTools, Phone, TelecomSetup, TelecomC
         if line is None:
             return
         plan = self._peek("plans", "plan_id", line["plan_id"])
-        world["line_active"] = line["status"] == "Active"
-        world["roaming_allowed"] = line["roaming_enabled"]
         limit = (plan["data_limit_gb"] if plan else 0.0) + line["data_refueling_gb"]
-        world["mobile_data_usage_exceeded"] = line["data_used_gb"] >= limit
+        synced = {
+            "line_active": line["status"] == "Active",
+            "roaming_allowed": line["roaming_enabled"],
+            "mobile_data_usage_exceeded": line["data_used_gb"] >= limit,
+        }
         request = world["payment_request"]
         if request is not None and request["paid"]:
             bill = self._find("bills", "bill_id", request["bill_id"], shallow=True)
             if bill is not None:
                 bill["status"] = "Paid"
-            world["payment_request"] = request = None
+            synced["payment_request"] = request = None
         if request is None and "Awaiting Payment" in map(_STATUS, self.db["bills"]):
             # a new payment request: the customer's first bill awaiting payment
             customer = self._customer_by_phone(phone_number)
             for bill_id in customer["bill_ids"] if customer is not None else ():
                 bill = self._peek("bills", "bill_id", bill_id)
                 if bill is not None and bill["status"] == "Awaiting Payment":
-                    world["payment_request"] = {
+                    synced["payment_request"] = {
                         "bill_id": bill_id,
                         "amount_due": bill["total_due"],
                         "paid": False,
                     }
                     break
+        # booleans and None are compared by identity: a 0 or 1 loaded for one is replaced
+        if any(world[key] is not value for key, value in synced.items()):
+            self.user_writable("surroundings").update(synced)

@@ -35,19 +35,31 @@ def _speed_label(mbps: float) -> str:
 class Phone:
     """The simulated phone in ``self.user_db``: network search, data, speed and MMS.
 
-    Mixed into :class:`~hasbench.envs.telecom.environment.TelecomEnvironment`.
+    Mixed into :class:`~hasbench.envs.telecom.environment.TelecomEnvironment`, whose
+    ``user_db`` is copy-on-write: read it through :attr:`_phone` and :attr:`_world`,
+    which hand a write its own copies.
     """
 
     @property
     def _phone(self) -> dict[str, Any]:
+        """The phone's settings; while a write runs, the write's own copy (to change them).
+
+        Its containers (APN settings, apps, VPN details) stay shared: a tool changes one
+        through ``self.user_writable("device", ...)``.
+        """
+        if self.writing:
+            return self.user_writable("device")
         return self.user_db["device"]
 
     @property
     def _world(self) -> dict[str, Any]:
+        """The surroundings; while a write runs, the write's own copy (as :attr:`_phone`)."""
+        if self.writing:
+            return self.user_writable("surroundings")
         return self.user_db["surroundings"]
 
     def _network_search(self) -> None:
-        phone, world = self._phone, self._world
+        phone, world = self._phone, self.user_db["surroundings"]  # the world: read only
         sim_ok = not phone["sim_card_missing"] and phone["sim_card_status"] == "active"
         status, tech, signal = "no_service", "none", "none"
         if sim_ok:

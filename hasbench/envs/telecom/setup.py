@@ -132,12 +132,12 @@ class TelecomSetup:
 
     def break_apn_settings(self) -> None:
         """Break: an unusable APN (no service)."""
-        self._phone["active_apn_settings"]["apn_name"] = "broken"
+        self.user_writable("device", "active_apn_settings")["apn_name"] = "broken"
         self._network_search()
 
     def break_apn_mms_setting(self) -> None:
         """Break: the MMS server address is missing."""
-        self._phone["active_apn_settings"]["mmsc_url"] = None
+        self.user_writable("device", "active_apn_settings")["mmsc_url"] = None
         if self.compat != "tau2":  # τ²-bench does not search the network here
             self._network_search()
 
@@ -150,13 +150,14 @@ class TelecomSetup:
     def break_vpn(self) -> None:
         """Break: a VPN connected to a poorly performing server."""
         self.connect_vpn()
-        self._phone["vpn_details"]["server_performance"] = "poor"
+        self.user_writable("device", "vpn_details")["server_performance"] = "poor"
 
     def remove_app_permission(self, app_name: str, permission: str) -> None:
         """Break: revoke an app permission."""
         if permission not in PERMISSIONS:
             raise ToolError("invalid_arguments", f"Unknown permission {permission!r}")
-        self._app(app_name)["permissions"][permission] = False
+        self._app(app_name)  # refuses an app that is not installed
+        self.user_writable("device", "app_statuses", app_name, "permissions")[permission] = False
 
     def simulate_network_search(self) -> None:
         """Run a network search now."""
