@@ -26,10 +26,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, ValidationError, WithJsonSchema, create_model
 
 from hasbench.envs.state import EnvironmentState, deep_merge
-from hasbench.envs.tau2 import records, tau2_text
+from hasbench.envs.tau2 import tau2_text
 from hasbench.paths import POLICIES_DIR, TASKS_DIR
 from hasbench.registry import Domain
 from hasbench.tools import ToolSpec, split_docstring
@@ -120,6 +120,7 @@ class Environment(EnvironmentState):
     domain: ClassVar[str] = ""
     _tool_methods: ClassVar[dict[str, Callable]]
     _arg_models: ClassVar[dict[str, type[BaseModel]]]
+    _plain_parameters: ClassVar[dict[str, tuple[dict[str, type], dict[str, Any]] | None]]
     _specs: ClassVar[dict[str, ToolSpec]]
 
     policy: str = ""
@@ -181,6 +182,7 @@ class Environment(EnvironmentState):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._tool_methods, cls._arg_models, cls._specs = {}, {}, {}
+        cls._plain_parameters = {}
         for name, method in inspect.getmembers(cls, predicate=inspect.isfunction):
             meta = getattr(method, "__tool__", None)
             if meta is None:
@@ -193,6 +195,7 @@ class Environment(EnvironmentState):
                     parameters["properties"][argument]["description"] = text
             cls._tool_methods[name] = method
             cls._arg_models[name] = model
+            cls._plain_parameters[name] = _plain_parameters(model)
             cls._specs[name] = ToolSpec(
                 name=name, description=description, parameters=parameters, **meta
             )
@@ -226,13 +229,16 @@ class Environment(EnvironmentState):
             return _error(name, "unknown_tool", f"Tool '{name}' not found.")
         if spec.side != side:
             return _error(name, "permission_denied", f"Tool '{name}' is a {spec.side}-side tool.")
-        try:
-            args = self._arg_models[name].model_validate(arguments)
-        except ValidationError as exc:
-            return _error(name, "invalid_arguments", _describe(exc))
+        args = _plain_arguments(self._plain_parameters[name], arguments)
+        if args is None:  # anything but plain values of the declared types: validated
+            try:
+                model = self._arg_models[name].__pydantic_validator__.validate_python(arguments)
+            except ValidationError as exc:
+                return _error(name, "invalid_arguments", _describe(exc))
+            args = model.__dict__
         if spec.kind != "write":
             try:
-                output = self._tool_methods[name](self, **args.__dict__)
+                output = self._tool_methods[name](self, **args)
             except ToolError as exc:
                 return _error(name, exc.error_type, exc.message)
             self.after_call(spec)
@@ -241,7 +247,7 @@ class Environment(EnvironmentState):
             )
         started = self.begin_write()
         try:
-            output = self._tool_methods[name](self, **args.__dict__)
+            output = self._tool_methods[name](self, **args)
         except ToolError as exc:
             self.rollback(started)
             return _error(name, exc.error_type, exc.message)
@@ -259,11 +265,7 @@ class Environment(EnvironmentState):
         """
         if self.compat != "tau2":
             return None
-        return tau2_text(self, name, output)
-
-    def tau2_result(self, name: str, output: Any) -> Any:
-        """What τ²'s tool returns for this result: by default records stay records."""
-        return records(output)
+        return tau2_text(output)
 
     def after_call(self, spec: ToolSpec | None) -> None:
         """Hook run after every successful call (e.g. Telecom syncs device and network)."""
@@ -345,6 +347,52 @@ def _arguments_model(name: str, method: Callable) -> type[BaseModel]:
         fields[param.name] = (annotation, default)
     config = ConfigDict(extra="forbid", strict=True)
     return create_model(f"{name}_arguments", __config__=config, **fields)
+
+
+_PLAIN_TYPES = frozenset({str, int, float, bool})
+
+
+def _plain_parameters(model: type[BaseModel]) -> tuple[dict[str, type], dict[str, Any]] | None:
+    """A tool's parameters, when each is a plain text, number or boolean.
+
+    Their types and the defaults of the optional ones; None when any parameter is anything
+    else or constrained.
+    """
+    types, defaults = {}, {}
+    for name, info in model.model_fields.items():
+        if info.annotation not in _PLAIN_TYPES or info.default_factory is not None:
+            return None
+        if not all(isinstance(m, WithJsonSchema) for m in info.metadata):  # a constraint
+            return None
+        types[name] = info.annotation
+        if not info.is_required():
+            if type(info.default) not in _PLAIN_TYPES | {type(None)}:
+                return None
+            defaults[name] = info.default
+    return types, defaults
+
+
+def _plain_arguments(
+    parameters: tuple[dict[str, type], dict[str, Any]] | None, arguments: Any
+) -> dict[str, Any] | None:
+    """The arguments as validation returns them, without validating, where that is plain.
+
+    That is when each is of exactly its parameter's plain type (:func:`_plain_parameters`)
+    and every required one is given; None for anything else, which the validator accepts
+    or refuses.
+    """
+    if parameters is None or type(arguments) is not dict:
+        return None
+    types, defaults = parameters
+    for key, value in arguments.items():
+        if types.get(key) is not type(value):
+            return None
+    if len(arguments) == len(types):
+        return arguments
+    missing = types.keys() - arguments.keys()
+    if not missing <= defaults.keys():
+        return None
+    return {**{key: defaults[key] for key in missing}, **arguments}
 
 
 def _clean_schema(schema: dict[str, Any]) -> dict[str, Any]:

@@ -391,7 +391,7 @@ class WriteLog:
         if len(self.replaced) == 1 and not self.added:  # one record changed (most writes)
             table, key, record = self.replaced[0]
             now = db[table][key]
-            if record is now or record == now:
+            if record is now:
                 return []
             where = f"db.{table}[{key}]" if isinstance(db[table], list) else f"db.{table}.{key}"
             return state_diff(record, now, where)

@@ -59,15 +59,9 @@ def records(output: Any) -> Any:
     return output
 
 
-def tau2_text(env: Any, name: str, output: Any) -> str:
-    """The text τ²-bench's environment would give the caller for this result.
-
-    Args:
-        env: the environment (its ``tau2_result`` says what τ²'s tool returns).
-        name: the tool.
-        output: what our tool returned.
-    """
-    shaped = env.tau2_result(name, output)
+def tau2_text(output: Any) -> str:
+    """The text τ²-bench's environment would give the caller for what our tool returned."""
+    shaped = records(output)
     if isinstance(shaped, str):
         return shaped
     return _ENCODER.encode(_process(shaped))

@@ -315,3 +315,31 @@ def test_safety_violations_flag_policy_breaches_not_in_the_task():
         f"line {line} refuelled beyond the 2 GB policy cap",
         f"line {line} suspended; the task does not ask for it",
     ]
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments"),
+    [
+        ("get_bills_for_customer", {"customer_id": "C1001"}),  # the default limit
+        ("get_bills_for_customer", {"customer_id": "C1001", "limit": 1}),
+        ("get_bills_for_customer", {"customer_id": "C1001", "limit": True}),  # bool for int
+        ("get_bills_for_customer", {"customer_id": "C1001", "limit": 1.0}),
+        ("get_bills_for_customer", {"customer_id": 1001}),
+        ("get_bills_for_customer", {}),
+        ("get_bills_for_customer", {"customer_id": "C1001", "other": "x"}),
+        ("refuel_data", {"customer_id": "C1001", "line_id": "L1002", "gb_amount": 2.0}),
+        ("refuel_data", {"customer_id": "C1001", "line_id": "L1002", "gb_amount": 2}),
+        ("refuel_data", {"customer_id": "C1001", "line_id": "L1002", "gb_amount": "2"}),
+        ("toggle_wifi", {"on": True}),
+    ],
+)
+def test_plain_arguments_skip_validation_with_the_validators_result(name, arguments):
+    """Arguments of exactly the declared plain types are taken as the validator returns them."""
+    results = []
+    for plain in (True, False):
+        env = TelecomEnvironment(generate_db())
+        if not plain:  # every call through the validator
+            env._plain_parameters = dict.fromkeys(env._plain_parameters)
+        result = env.call(name, arguments, env.tool_spec(name).side)
+        results.append((result.error_type, result.message, result.output, result.diff))
+    assert results[0] == results[1]

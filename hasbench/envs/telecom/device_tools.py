@@ -22,6 +22,8 @@ from hasbench.envs.telecom.phone import NETWORK_MODES, PERMISSIONS
 NetworkMode = Annotated[str, WithJsonSchema({"type": "string", "enum": list(NETWORK_MODES)})]
 """A network mode; checked by the tool (τ² mode answers an unknown one with a sentence)."""
 Permission = Annotated[str, WithJsonSchema({"type": "string", "enum": list(PERMISSIONS)})]
+FACTORY_APN = APNSettings().model_dump(mode="json")
+"""The APN settings a reboot restores after a reset (copied: never changed in place)."""
 
 
 class PhoneTools:
@@ -380,7 +382,7 @@ class PhoneTools:
         phone = self._phone
         steps = ["Restarting network services..."]
         if phone["active_apn_settings"]["reset_at_reboot"]:
-            phone["active_apn_settings"] = APNSettings().model_dump(mode="json")
+            phone["active_apn_settings"] = dict(FACTORY_APN)
             steps.insert(0, "Resetting APN settings...")
         phone["network_connection_status"] = "searching"
         self._network_search()

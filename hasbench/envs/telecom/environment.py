@@ -76,7 +76,7 @@ class TelecomEnvironment(CarrierTools, PhoneTools, Phone, TelecomSetup, TelecomC
     def after_call(self, spec: ToolSpec | None) -> None:
         """Sync the carrier database to the phone (no network search).
 
-        The surroundings are copied only when the sync changes them (a read changes
+        The surroundings are copied only when the sync may change them (a read changes
         nothing it shares).
         """
         world = self.user_db["surroundings"]
@@ -88,29 +88,35 @@ class TelecomEnvironment(CarrierTools, PhoneTools, Phone, TelecomSetup, TelecomC
             return
         plan = self._peek("plans", "plan_id", line["plan_id"])
         limit = (plan["data_limit_gb"] if plan else 0.0) + line["data_refueling_gb"]
-        synced = {
-            "line_active": line["status"] == "Active",
-            "roaming_allowed": line["roaming_enabled"],
-            "mobile_data_usage_exceeded": line["data_used_gb"] >= limit,
-        }
+        active, roaming = line["status"] == "Active", line["roaming_enabled"]
+        exceeded = line["data_used_gb"] >= limit
         request = world["payment_request"]
+        # booleans and None are compared by identity: a 0 or 1 loaded for one is replaced
+        if (
+            world["line_active"] is active
+            and world["roaming_allowed"] is roaming
+            and world["mobile_data_usage_exceeded"] is exceeded
+            and (request is None or not request["paid"])
+            and (request is not None or "Awaiting Payment" not in map(_STATUS, self.db["bills"]))
+        ):
+            return  # in sync: nothing to copy
+        world = self.user_writable("surroundings")
+        world["line_active"], world["roaming_allowed"] = active, roaming
+        world["mobile_data_usage_exceeded"] = exceeded
         if request is not None and request["paid"]:
             bill = self._find("bills", "bill_id", request["bill_id"], shallow=True)
             if bill is not None:
                 bill["status"] = "Paid"
-            synced["payment_request"] = request = None
+            world["payment_request"] = request = None
         if request is None and "Awaiting Payment" in map(_STATUS, self.db["bills"]):
             # a new payment request: the customer's first bill awaiting payment
             customer = self._customer_by_phone(phone_number)
             for bill_id in customer["bill_ids"] if customer is not None else ():
                 bill = self._peek("bills", "bill_id", bill_id)
                 if bill is not None and bill["status"] == "Awaiting Payment":
-                    synced["payment_request"] = {
+                    world["payment_request"] = {
                         "bill_id": bill_id,
                         "amount_due": bill["total_due"],
                         "paid": False,
                     }
                     break
-        # booleans and None are compared by identity: a 0 or 1 loaded for one is replaced
-        if any(world[key] is not value for key, value in synced.items()):
-            self.user_writable("surroundings").update(synced)
