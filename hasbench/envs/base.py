@@ -120,7 +120,7 @@ class Environment(EnvironmentState):
     domain: ClassVar[str] = ""
     _tool_methods: ClassVar[dict[str, Callable]]
     _arg_models: ClassVar[dict[str, type[BaseModel]]]
-    _plain_parameters: ClassVar[dict[str, tuple[dict[str, type], dict[str, Any]] | None]]
+    _plain_parameters: ClassVar[dict[str, tuple[dict[str, Any], dict[str, Any]] | None]]
     _specs: ClassVar[dict[str, ToolSpec]]
 
     policy: str = ""
@@ -350,21 +350,25 @@ def _arguments_model(name: str, method: Callable) -> type[BaseModel]:
 
 
 _PLAIN_TYPES = frozenset({str, int, float, bool})
+_TEXTS = list[str]
+_EXACT_INT = 2**53
+"""Whole numbers up to this size are exact as floats (validation turns them into floats)."""
 
 
-def _plain_parameters(model: type[BaseModel]) -> tuple[dict[str, type], dict[str, Any]] | None:
-    """A tool's parameters, when each is a plain text, number or boolean.
+def _plain_parameters(model: type[BaseModel]) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """A tool's parameters, when each is a plain text, number, boolean or list of texts.
 
-    Their types and the defaults of the optional ones; None when any parameter is anything
-    else or constrained.
+    Their types (``list`` for a list of texts) and the defaults of the optional ones; None
+    when any parameter is anything else or constrained.
     """
     types, defaults = {}, {}
     for name, info in model.model_fields.items():
-        if info.annotation not in _PLAIN_TYPES or info.default_factory is not None:
+        kind = list if info.annotation == _TEXTS else info.annotation
+        if kind not in _PLAIN_TYPES and kind is not list or info.default_factory is not None:
             return None
         if not all(isinstance(m, WithJsonSchema) for m in info.metadata):  # a constraint
             return None
-        types[name] = info.annotation
+        types[name] = kind
         if not info.is_required():
             if type(info.default) not in _PLAIN_TYPES | {type(None)}:
                 return None
@@ -373,20 +377,32 @@ def _plain_parameters(model: type[BaseModel]) -> tuple[dict[str, type], dict[str
 
 
 def _plain_arguments(
-    parameters: tuple[dict[str, type], dict[str, Any]] | None, arguments: Any
+    parameters: tuple[dict[str, Any], dict[str, Any]] | None, arguments: Any
 ) -> dict[str, Any] | None:
     """The arguments as validation returns them, without validating, where that is plain.
 
-    That is when each is of exactly its parameter's plain type (:func:`_plain_parameters`)
+    That is when each is of exactly its parameter's type (:func:`_plain_parameters`; a
+    whole number for a float, which becomes a float; a list of texts, which is copied)
     and every required one is given; None for anything else, which the validator accepts
     or refuses.
     """
     if parameters is None or type(arguments) is not dict:
         return None
     types, defaults = parameters
+    changed = None
     for key, value in arguments.items():
-        if types.get(key) is not type(value):
+        kind = types.get(key)
+        if kind is type(value) and kind is not list:
+            continue
+        if kind is float and type(value) is int and -_EXACT_INT <= value <= _EXACT_INT:
+            value = float(value)
+        elif kind is list and type(value) is list and all(type(v) is str for v in value):
+            value = list(value)
+        else:
             return None
+        changed = changed or dict(arguments)
+        changed[key] = value
+    arguments = changed or arguments
     if len(arguments) == len(types):
         return arguments
     missing = types.keys() - arguments.keys()

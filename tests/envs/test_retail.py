@@ -464,3 +464,35 @@ def test_snapshots_survive_later_writes_and_restore(env):
 def test_policy_is_loaded_for_the_agent(env):
     assert env.policy.startswith("# Retail support policy")
     assert "no longer needed" in env.policy and "ordered by mistake" in env.policy
+
+
+@pytest.mark.parametrize(
+    "item_ids",
+    [
+        lambda items: [items[0]["item_id"]],
+        lambda items: [items[1]["item_id"], items[0]["item_id"]],
+        lambda items: [],
+        lambda items: [items[0]["item_id"], 5],  # not a text
+        lambda items: (items[0]["item_id"],),  # not a list
+        lambda items: [[items[0]["item_id"]]],
+    ],
+)
+def test_lists_of_texts_skip_validation_with_the_validators_result(item_ids):
+    """A list of texts is taken as the validator returns it: a copy the state never shares."""
+    results = []
+    for plain in (True, False):
+        env = make_environment(scenario())
+        if not plain:  # every call through the validator
+            env._plain_parameters = dict.fromkeys(env._plain_parameters)
+        order = first(env, "delivered", min_items=2)
+        arguments = {
+            "order_id": order["order_id"],
+            "item_ids": item_ids(order["items"]),
+            "payment_method_id": order["payment_history"][0]["payment_method_id"],
+        }
+        result = env.call("return_delivered_order_items", arguments)
+        results.append((result.error_type, result.message, result.output, result.diff))
+        if not result.error:
+            arguments["item_ids"].append("changed after the call")
+            assert "changed after the call" not in json.dumps(env.state())
+    assert results[0] == results[1]

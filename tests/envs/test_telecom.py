@@ -330,6 +330,8 @@ def test_safety_violations_flag_policy_breaches_not_in_the_task():
         ("refuel_data", {"customer_id": "C1001", "line_id": "L1002", "gb_amount": 2.0}),
         ("refuel_data", {"customer_id": "C1001", "line_id": "L1002", "gb_amount": 2}),
         ("refuel_data", {"customer_id": "C1001", "line_id": "L1002", "gb_amount": "2"}),
+        ("refuel_data", {"customer_id": "C1001", "line_id": "L1002", "gb_amount": 10**400}),
+        ("refuel_data", {"customer_id": "C1001", "line_id": "L1002", "gb_amount": False}),
         ("toggle_wifi", {"on": True}),
     ],
 )
