@@ -358,7 +358,7 @@ def _differing_keys(before: dict, after: dict) -> list[Any]:
     return keys
 
 
-@dataclass
+@dataclass(slots=True)
 class WriteLog:
     """What a write in a copy-on-write environment changed: enough to undo or list it."""
 
