@@ -351,20 +351,22 @@ def _arguments_model(name: str, method: Callable) -> type[BaseModel]:
 
 _PLAIN_TYPES = frozenset({str, int, float, bool})
 _TEXTS = list[str]
+_MAPPING = dict[str, Any]
 _EXACT_INT = 2**53
 """Whole numbers up to this size are exact as floats (validation turns them into floats)."""
 
 
 def _plain_parameters(model: type[BaseModel]) -> tuple[dict[str, Any], dict[str, Any]] | None:
-    """A tool's parameters, when each is a plain text, number, boolean or list of texts.
+    """A tool's parameters, when each is a text, number, boolean, list of texts or mapping.
 
-    Their types (``list`` for a list of texts) and the defaults of the optional ones; None
-    when any parameter is anything else or constrained.
+    Their types (``list`` for a list of texts, ``dict`` for a mapping with text keys) and
+    the defaults of the optional ones; None when any parameter is anything else or
+    constrained.
     """
     types, defaults = {}, {}
     for name, info in model.model_fields.items():
-        kind = list if info.annotation == _TEXTS else info.annotation
-        if kind not in _PLAIN_TYPES and kind is not list or info.default_factory is not None:
+        kind = {_TEXTS: list, _MAPPING: dict}.get(info.annotation, info.annotation)
+        if kind not in _PLAIN_TYPES | {list, dict} or info.default_factory is not None:
             return None
         if not all(isinstance(m, WithJsonSchema) for m in info.metadata):  # a constraint
             return None
@@ -382,9 +384,9 @@ def _plain_arguments(
     """The arguments as validation returns them, without validating, where that is plain.
 
     That is when each is of exactly its parameter's type (:func:`_plain_parameters`; a
-    whole number for a float, which becomes a float; a list of texts, which is copied)
-    and every required one is given; None for anything else, which the validator accepts
-    or refuses.
+    whole number for a float, which becomes a float; a list of texts or a mapping with text
+    keys, which is copied, its items shared) and every required one is given; None for
+    anything else, which the validator accepts or refuses.
     """
     if parameters is None or type(arguments) is not dict:
         return None
@@ -392,12 +394,14 @@ def _plain_arguments(
     changed = None
     for key, value in arguments.items():
         kind = types.get(key)
-        if kind is type(value) and kind is not list:
+        if kind is type(value) and kind is not list and kind is not dict:
             continue
         if kind is float and type(value) is int and -_EXACT_INT <= value <= _EXACT_INT:
             value = float(value)
         elif kind is list and type(value) is list and all(type(v) is str for v in value):
             value = list(value)
+        elif kind is dict and type(value) is dict and all(type(k) is str for k in value):
+            value = dict(value)
         else:
             return None
         changed = changed or dict(arguments)

@@ -333,6 +333,10 @@ def test_safety_violations_flag_policy_breaches_not_in_the_task():
         ("refuel_data", {"customer_id": "C1001", "line_id": "L1002", "gb_amount": 10**400}),
         ("refuel_data", {"customer_id": "C1001", "line_id": "L1002", "gb_amount": False}),
         ("toggle_wifi", {"on": True}),
+        ("set_apn_settings", {"apn_settings": {"apn_name": "broken", "mms_port": 5}}),
+        ("set_apn_settings", {"apn_settings": {"apn_name": "elsewhere"}}),
+        ("set_apn_settings", {"apn_settings": {1: "internet"}}),
+        ("set_apn_settings", {"apn_settings": [("apn_name", "internet")]}),
     ],
 )
 def test_plain_arguments_skip_validation_with_the_validators_result(name, arguments):
