@@ -117,13 +117,7 @@ class EnvironmentState:
             if whole:
                 return private
             record = private
-        for step in path:  # copy each container along the path once
-            inner = record[step]
-            if id(inner) not in own:
-                inner = record[step] = _shallow(inner)
-                own[id(inner)] = (inner, False)
-            record = inner
-        return record
+        return self._own_path(record, path)
 
     def add_record(self, table: str, record: Any, key: Any = None) -> None:
         """Add a record to ``db[table]``: under ``key`` in a dict table, at the end of a list.
@@ -154,11 +148,15 @@ class EnvironmentState:
         and put in place of the shared ones; their other items stay shared. The caller
         may set the returned container's items, not change the containers they hold.
         """
-        own = self._own
         container = self.user_db
-        if id(container) not in own:
+        if id(container) not in self._own:
             container = self.user_db = _shallow(container)
-            own[id(container)] = (container, False)
+            self._own[id(container)] = (container, False)
+        return self._own_path(container, path)
+
+    def _own_path(self, container: Any, path: tuple[Any, ...]) -> Any:
+        """The innermost container along ``path`` in an owned one, each copied once."""
+        own = self._own
         for step in path:
             inner = container[step]
             if id(inner) not in own:
