@@ -36,7 +36,7 @@ import yaml
 from hasbench.envs.base import Environment
 from hasbench.evaluate import replay_gold
 from hasbench.personas import domain_personas
-from hasbench.scenario import Scenario, check_scenario
+from hasbench.scenario import Scenario, check_scenario, scalar_values
 from hasbench.vocab import RISK_ORDER
 
 T = TypeVar("T")
@@ -249,7 +249,8 @@ def suitable_personas(
     risk = max((RISK_ORDER[specs[name].risk] for name, _ in calls if name in specs), default=0)
     floor = {3: 0.25, 2: 0.1}.get(risk, 0.0)
     values = {str(v) for v in known_info.values()}
-    asks = any(leaf in values for _, arguments in calls for leaf in _leaves(arguments))
+    leaves = (str(leaf) for _, arguments in calls for leaf in scalar_values(arguments))
+    asks = any(leaf in values for leaf in leaves)
     return [
         p.persona_id
         for p in personas
@@ -439,11 +440,3 @@ def _represent_flow(dumper: yaml.SafeDumper, value: _Flow) -> yaml.Node:
 
 _Dumper.add_representer(str, _represent_str)
 _Dumper.add_representer(_Flow, _represent_flow)
-
-
-def _leaves(value: Any) -> list[str]:
-    if isinstance(value, dict):
-        return [leaf for v in value.values() for leaf in _leaves(v)]
-    if isinstance(value, list):
-        return [leaf for v in value for leaf in _leaves(v)]
-    return [str(value)]

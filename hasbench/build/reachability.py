@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hasbench.envs.base import Environment
-from hasbench.scenario import Scenario
+from hasbench.scenario import Scenario, scalar_leaves, scalar_values
 
 LOOKUP_INFO = "added on import: a read that makes {value} known ({why})"
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -66,15 +66,6 @@ class Reach:
 def is_identifier(value: Any) -> bool:
     """A value an agent cannot invent: a non-empty string without whitespace."""
     return isinstance(value, str) and bool(value) and not any(c.isspace() for c in value)
-
-
-def leaves(value: Any, path: str = "") -> list[tuple[str, Any]]:
-    """(path, scalar) for every scalar inside nested dicts and lists."""
-    if isinstance(value, dict):
-        return [leaf for k, v in value.items() for leaf in leaves(v, f"{path}.{k}")]
-    if isinstance(value, list):
-        return [leaf for i, v in enumerate(value) for leaf in leaves(v, f"{path}[{i}]")]
-    return [(path, value)]
 
 
 class _Walker:
@@ -139,7 +130,7 @@ class _Walker:
             return True
         if depth < 4 and self.may_insert:
             for name, arguments, why in self.lookups(value, action):
-                needed = [(p, v) for p, v in leaves(arguments) if is_identifier(v)]
+                needed = [(p, v) for p, v in scalar_leaves(arguments) if is_identifier(v)]
                 if not all(self.ensure(v, action, _key(p), depth + 1) for p, v in needed):
                     continue
                 result = self.env.call(name, arguments, "agent")
@@ -169,7 +160,7 @@ class _Walker:
             str(v)
             for uid in self.customers
             for rid in self.env.db.get("users", {}).get(uid, {}).get("reservations", [])
-            for _, v in leaves(reservations.get(rid, {}))
+            for v in scalar_values(reservations.get(rid, {}))
         }
         return bool(near & booked)
 
@@ -194,7 +185,7 @@ def _customers(domain: str, db: dict[str, Any], scenario: Scenario) -> list[str]
     """The customers whose records the gold path touches (user ids, in order)."""
     found: list[str] = []
     for action in scenario.evaluation_criteria.actions:
-        for _, value in leaves(action.arguments):
+        for value in scalar_values(action.arguments):
             if not isinstance(value, str):
                 continue
             owner = None
@@ -239,7 +230,9 @@ def _retail_lookups(w: _Walker, value: str, action: dict[str, Any]) -> list[tupl
     owner = _owner_of_payment(db, value, w.customers)
     if owner:
         return [("get_user_details", {"user_id": owner}, "the customer's payment methods")]
-    orders = [v for _, v in leaves(action["arguments"]) if isinstance(v, str) and v in db["orders"]]
+    orders = [
+        v for v in scalar_values(action["arguments"]) if isinstance(v, str) and v in db["orders"]
+    ]
     for uid in w.customers:
         orders += [o for o in db["users"].get(uid, {}).get("orders", []) if o not in orders]
     for order_id in orders:
@@ -266,7 +259,9 @@ def _airline_lookups(w: _Walker, value: str, action: dict[str, Any]) -> list[tup
         return [("get_user_details", {"user_id": owner}, "the member's payment methods")]
     found: list[tuple[str, dict, str]] = []
     reservations = [
-        v for _, v in leaves(action["arguments"]) if isinstance(v, str) and v in db["reservations"]
+        v
+        for v in scalar_values(action["arguments"])
+        if isinstance(v, str) and v in db["reservations"]
     ]
     for uid in w.customers:
         reservations += [
@@ -321,7 +316,7 @@ def make_reachable(scenario: Scenario, env: Environment) -> Reach:
             failing.append(f"{gold.action_id}.{gold.name}")
             actions.append(action)
             continue
-        for path, value in leaves(gold.arguments, f"{gold.action_id}.{gold.name}"):
+        for path, value in scalar_leaves(gold.arguments, f"{gold.action_id}.{gold.name}"):
             if not is_identifier(value) or value in enums:
                 continue
             if not walker.ensure(value, action, _key(path)):
@@ -338,7 +333,7 @@ def make_reachable(scenario: Scenario, env: Environment) -> Reach:
                 }
             )
             walker.inserted_text.append(f"{lookup['name']} {lookup['arguments']}")
-        for path, value in leaves(gold.arguments, f"{gold.action_id}.{gold.name}"):
+        for path, value in scalar_leaves(gold.arguments, f"{gold.action_id}.{gold.name}"):
             sources[_source(walker, value)].append(path.lstrip("."))
         walker.run(gold.name, gold.arguments, side)
         actions.append(action)
@@ -379,7 +374,7 @@ def _shows(text: str, value: str) -> bool:
 
 
 def _values(record: Any) -> list[str]:
-    return [str(v) for _, v in leaves(record)]
+    return [str(v) for v in scalar_values(record)]
 
 
 def _key(path: str) -> str:

@@ -43,6 +43,7 @@ from hasbench.participants.base import (
     approval_reason,
     seen_about,
 )
+from hasbench.scenario import scalar_values
 
 if TYPE_CHECKING:
     from hasbench.agency import Setting
@@ -111,14 +112,6 @@ class Need:
     """Set when the fact only exists after a goal revision at this turn."""
 
 
-def _leaves(value: Any) -> list[Any]:
-    if isinstance(value, dict):
-        return [leaf for v in value.values() for leaf in _leaves(v)]
-    if isinstance(value, list):
-        return [leaf for v in value for leaf in _leaves(v)]
-    return [value]
-
-
 def _number(value: Any) -> float | None:
     if isinstance(value, bool):
         return None
@@ -143,7 +136,7 @@ def human_needs(scenario: Scenario, arguments: dict[str, Any]) -> list[Need]:
     """Human-held facts (known_info, or revised known_info) the arguments depend on."""
     public = " ".join([scenario.task, *(a.profile for a in scenario.agents)]).lower()
     needs: list[Need] = []
-    for leaf in _leaves(arguments):
+    for leaf in scalar_values(arguments):
         if _stated_in(leaf, public):
             continue
         for user in scenario.users:
@@ -410,7 +403,7 @@ class PlanAgent:
         spec = self.specs.get(gold.name)
         enums = spec.enum_values() if spec else set()
         known = self.team.knowledge.lower()
-        for leaf in _leaves(gold.arguments):
+        for leaf in scalar_values(gold.arguments):
             if _is_identifier(leaf) and leaf not in enums and str(leaf).lower() not in known:
                 if not any(_depends_on(leaf, v) for v in self.team.learned.values()):
                     return None  # never observed: the team cannot know it
@@ -437,7 +430,7 @@ class PlanAgent:
         if not self.team.guessed.get(pair) or pair in self.team.learned:
             return False
         fact = _fact(self.scenario, need.user, need.key)
-        return not any(_depends_on(leaf, fact) for leaf in _leaves(arguments))
+        return not any(_depends_on(leaf, fact) for leaf in scalar_values(arguments))
 
     def _known_arguments(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """Gold arguments with guessed (never learned) facts replaced by wrong values."""

@@ -61,6 +61,7 @@ from hasbench.participants.reading import (
     read_input,
     stated_facts,
 )
+from hasbench.scenario import scalar_values
 from hasbench.transcript import is_about
 from hasbench.vocab import RISK_ORDER, VETO_DECISIONS, FinishOutcome
 
@@ -803,7 +804,7 @@ def _slip(call: Call, case: Case) -> Call:
     the same text with other digits (another order ``#W...``, another ``credit_card_...``)
     and came out of a tool. With none, the call is carried out as meant.
     """
-    seen = [leaf for o in case.outputs if o.error is None for leaf in _leaves(o.output)]
+    seen = [leaf for o in case.outputs if o.error is None for leaf in scalar_values(o.output)]
     for name in sorted(call.arguments):
         value = call.arguments[name]
         if not (isinstance(value, str) and _IDENTIFIER.fullmatch(value)):
@@ -824,15 +825,6 @@ def _slip(call: Call, case: Case) -> Call:
 
 _IDENTIFIER = re.compile(r"(?=\S*[A-Za-z])(?=\S*\d)\S+")
 """Text a slip may swap: no spaces, letters and digits (``#W2315605``, ``HAT123``)."""
-
-
-def _leaves(value: Any) -> list[Any]:
-    """The scalar values inside tool output (lists' items, mappings' values)."""
-    if isinstance(value, dict):
-        return [leaf for item in value.values() for leaf in _leaves(item)]
-    if isinstance(value, list):
-        return [leaf for item in value for leaf in _leaves(item)]
-    return [value]
 
 
 def _about(contact: Contact, words: tuple[str, ...]) -> bool:

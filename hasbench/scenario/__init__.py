@@ -26,6 +26,7 @@ from hasbench.scenario.checks import (
     held_facts,
     leak_pattern,
     scalar_leaves,
+    scalar_values,
     structure_problems,
 )
 from hasbench.scenario.loading import load_task, load_tasks, read_tasks, validate_file
@@ -93,6 +94,7 @@ __all__ = [
     "load_tasks",
     "read_tasks",
     "scalar_leaves",
+    "scalar_values",
     "structure_problems",
     "validate_file",
 ]

@@ -296,13 +296,22 @@ def _check_requestors(scn: Scenario) -> list[tuple[str, str]]:
     return problems
 
 
-def scalar_leaves(value: Any, path: str) -> list[tuple[str, Any]]:
+def scalar_leaves(value: Any, path: str = "") -> list[tuple[str, Any]]:
     """(path, leaf) for every scalar inside a nested mapping/list value."""
     if isinstance(value, dict):
         return [leaf for k, v in value.items() for leaf in scalar_leaves(v, f"{path}.{k}")]
     if isinstance(value, list):
         return [leaf for i, v in enumerate(value) for leaf in scalar_leaves(v, f"{path}[{i}]")]
     return [(path, value)]
+
+
+def scalar_values(value: Any) -> list[Any]:
+    """Every scalar inside a nested mapping/list value (mappings' values, lists' items)."""
+    if isinstance(value, dict):
+        return [leaf for item in value.values() for leaf in scalar_values(item)]
+    if isinstance(value, list):
+        return [leaf for item in value for leaf in scalar_values(item)]
+    return [value]
 
 
 def leak_pattern(value: Any) -> re.Pattern[str] | None:
