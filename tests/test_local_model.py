@@ -166,3 +166,18 @@ def test_required_tool_choice_never_gives_prose():
     assert_well_formed(auto)
     assert required.content is None and len(required.tool_calls) == 1
     assert_well_formed(required)
+
+
+def test_reply_is_the_same_on_one_thread_as_on_two(monkeypatch):
+    from hasbench.llm import llama
+
+    chat = [{"role": "user", "content": "Name three colours of a rainbow. " * 30}]  # > 1 batch
+    path = llama.model_file("smollm2-135m")
+    replies = []
+    for threads in (1, 2):
+        monkeypatch.setattr(llama, "LOCAL_THREADS", threads)
+        model = llama._LocalModel("smollm2-135m", path)
+        assert model.llama.context_params.n_threads_batch == threads
+        replies.append(model.generate(chat, None, temperature=0.0, seed=0))
+        model.llama.close()
+    assert replies[0] == replies[1]

@@ -44,6 +44,11 @@ LOCAL_SEED = 0
 
 LOCAL_BATCH = 128
 """Tokens evaluated per llama.cpp batch; also the granularity of prompt-prefix reuse."""
+LOCAL_THREADS = 1
+"""Threads a local model computes with, for prompts as for replies. One: llama.cpp's threads
+wait for each other by spinning, which on a shared machine costs several times the work
+(a 256-token prompt took 8.5 CPU-s on two threads beside other work, 1.7 on one), and the
+run's worker processes already use every core. Replies are the same with any count."""
 LOCAL_KEPT_STATES = 4
 """Prompt states a local model keeps for reuse (about 23 kB per token each)."""
 
@@ -71,6 +76,8 @@ class _LocalModel:
             n_ctx=LOCAL_CONTEXT,
             n_batch=LOCAL_BATCH,
             n_ubatch=LOCAL_BATCH,
+            n_threads=LOCAL_THREADS,
+            n_threads_batch=LOCAL_THREADS,
             seed=LOCAL_SEED,
             verbose=False,
         )
