@@ -18,8 +18,6 @@ import html
 import json
 import os
 import re
-import resource
-import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -54,45 +52,37 @@ def run_all(
         figures_dir: the figures directory (default ``FIGURES_DIR``); each notebook's
             ``output_dir`` is its folder in it.
         per_notebook: extra parameters by notebook name (``{"rq3": {...}}``).
-        progress: show papermill's cell progress.
+        progress: say which notebooks run (each one's seconds and CPU-s are printed as it
+            ends; the notebooks run side by side, so without their cell progress).
 
     Raises:
         NotebookRunError: a notebook failed (the others still ran and the index lists the
             failure).
     """
-    from hasbench.runner import run_notebook
-    from hasbench.runner.notebooks import NotebookError
+    from hasbench.runner.notebooks import run_side_by_side
 
     figures = Path(figures_dir) if figures_dir is not None else FIGURES_DIR
+    notebooks = sorted(figure_notebooks(), key=lambda notebook: not notebook.runs_long)
+    runs = [
+        (notebook.name, {**(parameters or {}), **(per_notebook or {}).get(notebook.name, {}),
+                         "output_dir": str(figures / notebook.folder)})
+        for notebook in notebooks
+    ]  # fmt: skip
+    if progress:
+        print(f"running {', '.join(name for name, _ in runs)}, side by side ...", flush=True)
     executed: dict[str, Path] = {}
     errors: dict[str, str] = {}
-    for notebook in figure_notebooks():
-        given = {
-            **(parameters or {}),
-            **(per_notebook or {}).get(notebook.name, {}),
-            "output_dir": str(figures / notebook.folder),
-        }
-        print(f"running {notebook.name} ...", flush=True)
-        began, cpu = time.monotonic(), _kernels_cpu()
-        try:
-            executed[notebook.name] = run_notebook(notebook.name, given, executed_dir, progress)
-        except NotebookError as error:
-            errors[notebook.name] = str(error)
-            executed[notebook.name] = error.executed
-        print(f"{notebook.name} {'failed' if notebook.name in errors else 'done'} in "
-              f"{time.monotonic() - began:.1f} s ({_kernels_cpu() - cpu:.1f} CPU-s)",
-              flush=True)  # fmt: skip
+    for done in run_side_by_side(runs, executed_dir):
+        executed[done.name] = done.executed
+        if done.error is not None:
+            errors[done.name] = done.error
+        print(f"{done.name} {'failed' if done.error else 'done'} in {done.seconds:.1f} s "
+              f"({done.cpu:.1f} CPU-s)", flush=True)  # fmt: skip
     index = write_index(figures, executed, errors)
     if errors:
         failed = "; ".join(f"{name}: {message}" for name, message in errors.items())
         raise NotebookRunError(f"{len(errors)} notebook(s) failed ({failed}); see {index}")
     return index
-
-
-def _kernels_cpu() -> float:
-    """CPU seconds of the finished child processes (the notebooks' kernels and their own)."""
-    used = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return used.ru_utime + used.ru_stime
 
 
 def describe(folder: Path) -> dict[str, Any] | None:

@@ -86,19 +86,22 @@ class FigureNotebook:
     """A registered notebook that writes paper tables and figures.
 
     Declared in its metadata: ``{"hasbench": {"name": ..., "figures": {"order": 1,
-    "title": ..., "folder": ...}}}``.
+    "title": ..., "folder": ..., "runs_long": true}}}`` (``runs_long`` optional).
 
     Attributes:
         name: its registered name.
         title: what it reproduces.
         folder: its folder under the figures directory (its ``output_dir``).
-        order: its place in ``hasbench notebook all`` and the index page.
+        order: its place on the index page, and in ``hasbench notebook all``'s queue.
+        runs_long: it takes longer than the others together, so ``hasbench notebook all``
+            starts it first, beside them.
     """
 
     name: str
     title: str
     folder: str
     order: int
+    runs_long: bool = False
 
 
 def figure_notebooks(directory: Path | None = None) -> list[FigureNotebook]:
@@ -109,7 +112,13 @@ def figure_notebooks(directory: Path | None = None) -> list[FigureNotebook]:
         figures = metadata.get("figures")
         if figures is not None:
             found.append(
-                FigureNotebook(name, figures["title"], figures["folder"], figures["order"])
+                FigureNotebook(
+                    name,
+                    figures["title"],
+                    figures["folder"],
+                    figures["order"],
+                    bool(figures.get("runs_long", False)),
+                )  # fmt: skip
             )
     return sorted(found, key=lambda notebook: notebook.order)
 
@@ -211,6 +220,74 @@ def run_notebook(
             ) from None
     export_html(target)
     return target
+
+
+@dataclass(frozen=True)
+class NotebookRun:
+    """One notebook run by :func:`run_side_by_side`.
+
+    Attributes:
+        name: its registered name.
+        executed: its executed copy (with the traceback in the failing cell on an error).
+        error: why it failed (:class:`NotebookError`'s message), or None.
+        seconds: wall-clock seconds it took.
+        cpu: CPU seconds of its kernel and of every process the kernel waited for.
+    """
+
+    name: str
+    executed: Path
+    error: str | None
+    seconds: float
+    cpu: float
+
+
+def run_side_by_side(
+    runs: list[tuple[str, dict[str, Any]]],
+    output_dir: str | Path | None = None,
+    workers: int | None = None,
+) -> Iterator[NotebookRun]:
+    """Run notebooks ``(name, parameters)`` a few at a time; yield each as it ends.
+
+    Each runs in a worker process of its own (default: one per CPU), taking the next
+    notebook in ``runs``' order when it is free, so a notebook that waits on one core
+    (a local model answering one request after another) leaves the other to the rest.
+    No cell progress is shown (several would interleave on one terminal).
+
+    Raises:
+        ExperimentError: an unknown notebook or parameter, or no ``hasbench`` kernel.
+    """
+    from concurrent.futures import as_completed
+
+    from hasbench.runner.pool import machine_workers, worker_pool
+
+    for name, parameters in runs:  # a bad name or parameter fails before any runs
+        source = find_notebook(name)
+        unknown = sorted(set(parameters) - set(notebook_parameters(source)))
+        if unknown:
+            raise ExperimentError(f"{source}: no parameter {', '.join(map(repr, unknown))}")
+    require_kernel()
+    with worker_pool(max(1, min(workers or machine_workers(), len(runs)))) as pool:
+        futures = [pool.submit(_run_measured, name, p, output_dir) for name, p in runs]
+        for future in as_completed(futures):
+            yield future.result()
+
+
+def _run_measured(
+    name: str, parameters: dict[str, Any], output_dir: str | Path | None
+) -> NotebookRun:
+    """:func:`run_notebook` in a worker, timed with the CPU of the processes it waited for."""
+    import resource
+
+    def children_cpu() -> float:
+        used = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return used.ru_utime + used.ru_stime
+
+    began, cpu, error = time.monotonic(), children_cpu(), None
+    try:
+        executed = run_notebook(name, parameters, output_dir, progress=False)
+    except NotebookError as failure:
+        executed, error = failure.executed, str(failure)
+    return NotebookRun(name, executed, error, time.monotonic() - began, children_cpu() - cpu)
 
 
 GRID_KEYS = ("fixed", "vary", "sets")
