@@ -280,3 +280,37 @@ def test_index_shows_figures_at_the_page_width_tables_inline_and_links_the_repor
             for note in (line[len("Note: "):] for line in text.splitlines()
                          if line.startswith("Note: ")):  # fmt: skip
                 assert html.escape(note) in page
+
+
+def test_notebook_all_starts_the_long_notebook_first_and_reports_each_as_it_ends(
+    monkeypatch, tmp_path, capsys
+):
+    from hasbench.runner import notebooks
+
+    long = [notebook.name for notebook in figure_notebooks() if notebook.runs_long]
+    assert long == ["robustness"]
+    asked = []
+
+    def side_by_side(runs, executed_dir):
+        asked.extend(runs)
+        for name, _ in reversed(runs):  # in the order they end, not the order they started
+            failed = "boom" if name == "rq2" else None
+            yield notebooks.NotebookRun(name, tmp_path / f"{name}.ipynb", failed, 2.0, 3.5)
+
+    monkeypatch.setattr(notebooks, "run_side_by_side", side_by_side)
+    with pytest.raises(figures_index.NotebookRunError, match="rq2: boom"):
+        figures_index.run_all({"seed": 1}, figures_dir=tmp_path, progress=False)
+    order = [name for name, _ in asked]
+    assert order == long + [n.name for n in figure_notebooks() if not n.runs_long]
+    assert all(p["seed"] == 1 and p["output_dir"].startswith(str(tmp_path)) for _, p in asked)
+    printed = capsys.readouterr().out
+    assert "robustness done in 2.0 s (3.5 CPU-s)" in printed and "rq2 failed in" in printed
+    assert (tmp_path / "index.html").exists()
+
+
+def test_notebooks_side_by_side_refuse_an_unknown_parameter_before_any_runs():
+    from hasbench.runner import ExperimentError
+    from hasbench.runner.notebooks import run_side_by_side
+
+    with pytest.raises(ExperimentError, match="no parameter 'nosuch'"):
+        list(run_side_by_side([("rq1", {"seed": 0}), ("rq2", {"nosuch": 1})]))
