@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +36,6 @@ from hasbench.agency import Setting
 from hasbench.experiments.common import (
     DASH,
     FIGURE_KEY,
-    PAPER_DOMAINS,
     bars,
     fmt,
     fmt_ci,
@@ -48,26 +46,10 @@ from hasbench.experiments.common import (
     tick_labels,
     usable,
 )
-from hasbench.experiments.defaults import OFFLINE_JUDGE
 from hasbench.experiments.study import Analysis, Outputs, SimulatorStudy, Table
-from hasbench.runner import Experiment
 
 METRICS = {"pass1": "Pass@1", "task_score": "Task Score"}
 """Both in percent."""
-
-
-def experiment(
-    agent_models: Sequence[str],
-    user_models: Sequence[str],
-    judge_model: str = OFFLINE_JUDGE,
-    domains: Sequence[str] = PAPER_DOMAINS,
-    max_tasks_per_domain: int | None = None,
-    seed: int = 0,
-) -> Experiment:
-    """The grid: task subset × agents × user simulators, all under A3, process not judged."""
-    return STUDY.experiment(
-        agent_models, user_models, judge_model, domains, max_tasks_per_domain, seed
-    )
 
 
 def _values(results: pd.DataFrame) -> pd.DataFrame:
@@ -262,6 +244,9 @@ STUDY = SimulatorStudy(name="robustness", title="Robustness", settings=(Setting(
                        judge_process=False, analyse=analyse)  # fmt: skip
 """The simulator study: every agent under A3 with every user simulator."""
 
+
+experiment = STUDY.experiment
+"""The grid: task subset × agents × user simulators, all under A3, process not judged."""
 
 plan = STUDY.plan
 """How much work :func:`run` is, before it runs: the study's episodes, those stored, and the

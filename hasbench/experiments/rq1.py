@@ -24,7 +24,6 @@ figure label them as such.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -42,34 +41,14 @@ from hasbench.experiments.common import (
     run_notes,
     save_figure,
 )
-from hasbench.experiments.defaults import OFFLINE_JUDGE, OFFLINE_USER
 from hasbench.experiments.study import Analysis, Outputs, Study, Table
 from hasbench.experiments.study import write_tables as write_study_tables
 from hasbench.metrics import rate, rescue_rate
 from hasbench.report import undefined_notes, undelivered
-from hasbench.runner import Experiment
 
 DEFAULT_DOMAINS = PAPER_DOMAINS
 """Table 4 covers the paper's six domains."""
 SETTINGS = (Setting(agency="A1"), Setting(agency="A3"))
-
-
-def experiment(
-    agent_models: Sequence[str],
-    user_model: str = OFFLINE_USER,
-    judge_model: str = OFFLINE_JUDGE,
-    domains: Sequence[str] = DEFAULT_DOMAINS,
-    max_tasks_per_domain: int | None = None,
-    seed: int = 0,
-) -> Experiment:
-    """The RQ1 grid: the domains' task files × agent models × {A1, A3} × one seed.
-
-    The process metrics (CQS, FUR, CRJ, judged initiative) are judged; Table 4 itself
-    reports only DR and HIR of them.
-    """
-    return STUDY.experiment(
-        agent_models, [user_model], judge_model, domains, max_tasks_per_domain, seed
-    )
 
 
 def _usable(results: pd.DataFrame) -> pd.DataFrame:
@@ -384,6 +363,12 @@ STUDY = Study(name="rq1", title="RQ1", settings=SETTINGS, judge_process=True, an
               domains=DEFAULT_DOMAINS)  # fmt: skip
 """The RQ1 study: A1 vs A3 for every agent, process judged."""
 
+
+experiment = STUDY.experiment
+"""The RQ1 grid: the domains' task files × agent models × {A1, A3} × one seed.
+
+The process metrics (CQS, FUR, CRJ, judged initiative) are judged; Table 4 itself reports
+only DR and HIR of them."""
 
 plan = STUDY.plan
 """How much work :func:`run` is, before it runs: the grid's episodes, those stored, and the

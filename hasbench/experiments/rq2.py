@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -51,7 +50,6 @@ from hasbench.experiments.common import (
     save_figure,
     usable,
 )
-from hasbench.experiments.defaults import OFFLINE_JUDGE, OFFLINE_USER
 from hasbench.experiments.study import Analysis, Outputs, Study, Table
 from hasbench.metrics import event_conditioned
 from hasbench.runner import Experiment
@@ -75,20 +73,6 @@ HARM_COLUMNS = [
 LEVEL_NAMES = {"A1": "A1 full automation", "A3": "A3 equal partnership",
                "A4": "A4 proactive humans"}  # fmt: skip
 """How the figure's legend names the agency levels."""
-
-
-def experiment(
-    agent_models: Sequence[str],
-    user_model: str = OFFLINE_USER,
-    judge_model: str = OFFLINE_JUDGE,
-    domains: Sequence[str] = DEFAULT_DOMAINS,
-    max_tasks_per_domain: int | None = None,
-    seed: int = 0,
-) -> Experiment:
-    """The RQ2 grid: the domains' tasks × agent models × {A1, A3, A4}, process judged."""
-    return STUDY.experiment(
-        agent_models, [user_model], judge_model, domains, max_tasks_per_domain, seed
-    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -442,6 +426,9 @@ STUDY = Study(name="rq2", title="RQ2", settings=tuple(Setting(agency=level) for 
               domains=DEFAULT_DOMAINS)  # fmt: skip
 """The RQ2 study: A1, A3 and A4 with the single sweep agent, process judged."""
 
+
+experiment = STUDY.experiment
+"""The RQ2 grid: the domains' tasks × agent models × {A1, A3, A4}, process judged."""
 
 plan = STUDY.plan
 """How much work :func:`run` is, before it runs: the sweep's episodes, those stored, and the

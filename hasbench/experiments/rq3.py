@@ -22,7 +22,6 @@ finished) and counted in the notes.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +32,6 @@ from hasbench.agency import Setting
 from hasbench.experiments.common import (
     DASH,
     FIGURE_KEY,
-    PAPER_DOMAINS,
     UNDEFINED_MARK,
     bars,
     fmt,
@@ -44,18 +42,11 @@ from hasbench.experiments.common import (
     save_figure,
     usable,
 )
-from hasbench.experiments.defaults import OFFLINE_JUDGE, OFFLINE_USER
 from hasbench.experiments.study import Analysis, Outputs, Study, Table
-from hasbench.runner import Experiment
+from hasbench.scenario import PATTERN_NAMES
 
-PATTERNS = {
-    "A": "Information Asymmetry",
-    "B": "Latent Constraint",
-    "C": "Safety-Critical Authorization",
-    "D": "Multi-Stakeholder Specification",
-    "E": "Iterative Verification",
-    "F": "Dynamic Goal Revision",
-}
+PATTERNS = PATTERN_NAMES
+"""Table 5's rows: the six collaboration patterns, by letter."""
 SINGLE = ("clar-only", "feed-only", "cont-only")
 TABLE5_SETTINGS = (*SINGLE, "full")
 GRID_SETTINGS = ("full", "no-clar", "no-feed", "no-cont", *SINGLE)
@@ -68,23 +59,6 @@ CHANNEL_NAMES = {
     "full": "full (all three channels)",
 }
 """How the figure's legend names the channel settings."""
-
-
-def experiment(
-    agent_models: Sequence[str],
-    user_model: str = OFFLINE_USER,
-    judge_model: str = OFFLINE_JUDGE,
-    domains: Sequence[str] = PAPER_DOMAINS,
-    max_tasks_per_domain: int | None = None,
-    seed: int = 0,
-) -> Experiment:
-    """The RQ3 grid: tasks × agent models × (A1, and A3 under every channel setting).
-
-    Outcomes and safety only: the process is not judged.
-    """
-    return STUDY.experiment(
-        agent_models, [user_model], judge_model, domains, max_tasks_per_domain, seed
-    )
 
 
 def _runs(frame: pd.DataFrame, agency: str, channels: str, column: str) -> dict[tuple, Any]:
@@ -307,6 +281,11 @@ STUDY = Study(
 )  # fmt: skip
 """The RQ3 study: A1 and A3 under every channel setting, with the single sweep agent."""
 
+
+experiment = STUDY.experiment
+"""The RQ3 grid: tasks × agent models × (A1, and A3 under every channel setting).
+
+Outcomes and safety only: the process is not judged."""
 
 plan = STUDY.plan
 """How much work :func:`run` is, before it runs: the ablation's episodes, those stored, and

@@ -90,9 +90,8 @@ def experiment(
     Raises:
         ValueError: the domain has fewer than two personas.
     """
-    return STUDY.experiment(
-        agent_models, [user_model], judge_model, [domain], max_tasks_per_domain, seed
-    )
+    return STUDY.experiment(agent_models, user_model, judge_model, [domain], max_tasks_per_domain,
+                            seed)  # fmt: skip
 
 
 def _matrices(frame: pd.DataFrame) -> tuple[list[str], dict[str, np.ndarray], int]:

@@ -200,6 +200,24 @@ class Study:
     def experiment(
         self,
         agent_models: Sequence[str],
+        user_model: str = OFFLINE_USER,
+        judge_model: str = OFFLINE_JUDGE,
+        domains: Sequence[str] | None = None,
+        max_tasks_per_domain: int | None = None,
+        seed: int = 0,
+    ) -> Experiment:
+        """The study's grid of the generated tasks, as :meth:`run` runs it with these arguments.
+
+        ``domains`` None: the study's :attr:`domains`; a study with settings per domain
+        takes one domain.
+        """
+        domains = self.domains if domains is None else domains
+        return self.grid(agent_models, [user_model], judge_model, domains, max_tasks_per_domain,
+                         seed)  # fmt: skip
+
+    def grid(
+        self,
+        agent_models: Sequence[str],
         user_models: Sequence[str],
         judge_model: str,
         domains: Sequence[str],
@@ -317,12 +335,12 @@ class Study:
         bench = None if p.benchmark is None else identify(p.benchmark)
         if callable(self.settings):
             return [
-                (self.experiment(p.agent_models, p.user_models, p.judge_model, [domain],
-                                 p.max_tasks_per_domain, p.seed, bench), root / domain)
+                (self.grid(p.agent_models, p.user_models, p.judge_model, [domain],
+                           p.max_tasks_per_domain, p.seed, bench), root / domain)
                 for domain in p.domains
             ]  # fmt: skip
-        grid = self.experiment(p.agent_models, p.user_models, p.judge_model, p.domains,
-                               p.max_tasks_per_domain, p.seed, bench)  # fmt: skip
+        grid = self.grid(p.agent_models, p.user_models, p.judge_model, p.domains,
+                         p.max_tasks_per_domain, p.seed, bench)  # fmt: skip
         return [(grid, root)]
 
     # -- the notebook's parameters -----------------------------------------------------
@@ -476,6 +494,20 @@ class SimulatorStudy(Study):
     """
 
     compares_simulators: ClassVar[bool] = True
+
+    def experiment(
+        self,
+        agent_models: Sequence[str],
+        user_models: Sequence[str],
+        judge_model: str = OFFLINE_JUDGE,
+        domains: Sequence[str] | None = None,
+        max_tasks_per_domain: int | None = None,
+        seed: int = 0,
+    ) -> Experiment:
+        """The study's grid of the generated tasks: agents × the given user simulators."""
+        domains = self.domains if domains is None else domains
+        return self.grid(agent_models, user_models, judge_model, domains, max_tasks_per_domain,
+                         seed)  # fmt: skip
 
     def plan(
         self,
