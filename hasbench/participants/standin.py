@@ -401,15 +401,7 @@ class StandIn:
         )  # fmt: skip
         if person is None:
             return SendMessage(errand.requester, f"I cannot reach {errand.person}.\nFacts: none")
-        self.expect = ("errand", errand)
-        return CallTool(
-            "ask_clarification",
-            {
-                "question": errand.question,
-                "topics": [errand.slot, *errand.topics],
-                "target": person.participant_id,
-            },
-        )
+        return self._ask(person, errand, "errand")
 
     def _next_action(self, obs: AgentObservation) -> Action:
         for _ in range(MAX_THOUGHTS):
@@ -533,15 +525,7 @@ class StandIn:
         asked = self.asked.get(need.slot, 0)
         if person is not None and asked < MAX_ASKS and self._chance(self.profile.ask):
             self.asked[need.slot] = asked + 1
-            self.expect = ("ask", need)
-            return CallTool(
-                "ask_clarification",
-                {
-                    "question": need.question,
-                    "topics": [need.slot, *need.topics],
-                    "target": person.participant_id,
-                },
-            )
+            return self._ask(person, need, "ask")
         if person is None:  # nobody to ask: a draft with the gap, for whoever may review it
             label = need.slot.replace("_", " ")
             draft = Review(
@@ -555,6 +539,18 @@ class StandIn:
             if action is not None:
                 return action
         return self._guess(need)
+
+    def _ask(self, person: Contact, about: Need | Errand, expect: str) -> Action:
+        """Ask ``person`` the question of a need (``expect`` "ask") or an errand ("errand")."""
+        self.expect = (expect, about)
+        return CallTool(
+            "ask_clarification",
+            {
+                "question": about.question,
+                "topics": [about.slot, *about.topics],
+                "target": person.participant_id,
+            },
+        )
 
     def _guess(self, need: Need) -> None:
         """Settle a fact by its first plausible candidate (None when there is none)."""
