@@ -42,9 +42,8 @@ from typing import Any
 from hasbench.build.adaptation import AdaptContext, Declined, template
 from hasbench.build.base_tasks import BaseTask
 from hasbench.build.builder import env_assertion
-from hasbench.build.marble import MarbleRecord, RecordSkipped
 from hasbench.build.marble_coding import convert, requirements
-from hasbench.build.templates.people import gather, instruct, offers, person, persona
+from hasbench.build.templates.people import converted, gather, instruct, offers, person, persona
 
 REQUESTER = "user_0"
 ORDER = re.compile(
@@ -66,12 +65,7 @@ PACKAGES = {
 
 def _fields(base: BaseTask) -> dict[str, Any]:
     """The converted record's fields (no id, pattern or provenance), ready to change."""
-    if base.record is None:
-        raise Declined(f"{base.key}: no MultiAgentBench record")
-    try:
-        data, _ = convert(MarbleRecord("marble/coding", 0, base.record), "A")
-    except RecordSkipped as reason:
-        raise Declined(f"{base.key}: {reason}") from None
+    data = converted(base, convert, "A")
     for key in ("task_id", "source_task_id", "adaptation_pattern"):
         data.pop(key)
     return data

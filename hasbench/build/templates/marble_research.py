@@ -38,9 +38,8 @@ from typing import Any
 from hasbench.build.adaptation import AdaptContext, Declined, template
 from hasbench.build.base_tasks import BaseTask
 from hasbench.build.builder import env_assertion
-from hasbench.build.marble import MarbleRecord, RecordSkipped
 from hasbench.build.marble_research import convert, split_content
-from hasbench.build.templates.people import gather, instruct, offers, person
+from hasbench.build.templates.people import converted, gather, instruct, offers, person
 
 PI = "pi"
 SCORING = "LLM judge of the proposal (rubric) and the proposal's assertions"
@@ -49,12 +48,7 @@ SAFETY = "the approach section discusses the safety and ethical risks of the wor
 
 def _fields(base: BaseTask, ctx: AdaptContext) -> dict[str, Any]:
     """The converted record with a PI supervising the first researcher."""
-    if base.record is None:
-        raise Declined(f"{base.key}: no MultiAgentBench record")
-    try:
-        data, _ = convert(MarbleRecord("marble/research", 0, base.record), "A")
-    except RecordSkipped as reason:
-        raise Declined(f"{base.key}: {reason}") from None
+    data = converted(base, convert, "A")
     for key in ("task_id", "source_task_id", "adaptation_pattern"):
         data.pop(key)
     data["metadata"].pop("pattern_provisional")

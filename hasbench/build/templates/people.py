@@ -1,18 +1,41 @@
-"""What the MultiAgentBench coding and research templates add alike: people and their part.
+"""What the MultiAgentBench templates do alike: read the record, add people and their part.
 
-A template that moves part of a task to a person adds the person (:func:`person`, with a
-persona of the domain drawn from the adaptation's generator), has them offer what they
-hold unprompted (:func:`offers`, used under A4) and gives the oracle of the checks a gold
-step that depends on every hidden part (:func:`gather`). Registers no template.
+Each template starts from its record converted as the importer converts it
+(:func:`converted`). A template that moves part of a task to a person adds the person
+(:func:`person`, with a persona of the domain drawn from the adaptation's generator), has
+them offer what they hold unprompted (:func:`offers`, used under A4) and gives the oracle
+of the checks a gold step that depends on every hidden part (:func:`gather`). Registers no
+template.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from hasbench.build.adaptation import AdaptContext
+from hasbench.build.adaptation import AdaptContext, Declined
+from hasbench.build.base_tasks import BaseTask
 from hasbench.build.builder import PROACTIVE_TURN
+from hasbench.build.marble import MarbleRecord, RecordSkipped
 from hasbench.personas import domain_personas
+
+Converter = Callable[[MarbleRecord, str], tuple[dict[str, Any], list[str]]]
+"""A domain's importer of MultiAgentBench records (``convert`` of ``build.marble_<domain>``)."""
+
+
+def converted(base: BaseTask, convert: Converter, pattern: str) -> dict[str, Any]:
+    """The task's MultiAgentBench record as ``convert`` imports it under ``pattern``.
+
+    Raises:
+        Declined: the task has no record, or the importer skips it (the reason).
+    """
+    if base.record is None:
+        raise Declined(f"{base.key}: no MultiAgentBench record")
+    try:
+        data, _ = convert(MarbleRecord(f"marble/{base.domain}", 0, base.record), pattern)
+    except RecordSkipped as reason:
+        raise Declined(f"{base.key}: {reason}") from None
+    return data
 
 
 def persona(domain: str, ctx: AdaptContext) -> str | None:
