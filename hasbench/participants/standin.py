@@ -469,17 +469,8 @@ class StandIn:
                           "may give it, so I did not run it.")  # fmt: skip
                 return self._finish(reason, obs, "unable")
         if needs_approval and approver is not None and self._chance(self.profile.approval):
-            self.expect = ("approval", call)
-            return CallTool(
-                "request_control",
-                {
-                    "tool_name": call.name,
-                    "arguments": call.arguments,
-                    "mode": "approval",
-                    "reason": approval_reason(call.name, call.arguments, self._seen()),
-                    "target": approver.participant_id,
-                },
-            )
+            reason = approval_reason(call.name, call.arguments, self._seen())
+            return self._request_control(approver, call, "approval", reason)
         self.expect = ("call", call)
         return CallTool(call.name, call.arguments)
 
@@ -496,17 +487,8 @@ class StandIn:
             None,
         )
         if person is not None and self._first_time(person.participant_id, call.name):
-            self.expect = ("execute", call)
-            return CallTool(
-                "request_control",
-                {
-                    "tool_name": call.name,
-                    "arguments": call.arguments,
-                    "mode": "execute",
-                    "reason": f"Only you can do this on your side: {call.name}.",
-                    "target": person.participant_id,
-                },
-            )
+            reason = f"Only you can do this on your side: {call.name}."
+            return self._request_control(person, call, "execute", reason)
         self.case.unable.add(call.name)
         return None
 
@@ -539,6 +521,20 @@ class StandIn:
             if action is not None:
                 return action
         return self._guess(need)
+
+    def _request_control(self, person: Contact, call: Call, mode: str, reason: str) -> Action:
+        """Put ``call`` to ``person``: to approve it (``mode`` "approval") or to run it."""
+        self.expect = (mode, call)
+        return CallTool(
+            "request_control",
+            {
+                "tool_name": call.name,
+                "arguments": call.arguments,
+                "mode": mode,
+                "reason": reason,
+                "target": person.participant_id,
+            },
+        )
 
     def _ask(self, person: Contact, about: Need | Errand, expect: str) -> Action:
         """Ask ``person`` the question of a need (``expect`` "ask") or an errand ("errand")."""
