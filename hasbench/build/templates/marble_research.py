@@ -39,7 +39,14 @@ from hasbench.build.adaptation import AdaptContext, Declined, template
 from hasbench.build.base_tasks import BaseTask
 from hasbench.build.builder import env_assertion
 from hasbench.build.marble_research import convert, split_content
-from hasbench.build.templates.people import converted, gather, instruct, offers, person
+from hasbench.build.templates.people import (
+    adds_requirement,
+    converted,
+    gather,
+    instruct,
+    offers,
+    person,
+)
 
 PI = "pi"
 SCORING = "LLM judge of the proposal (rubric) and the proposal's assertions"
@@ -249,21 +256,8 @@ def added_requirement(base: BaseTask, ctx: AdaptContext) -> dict[str, Any]:
             "The proposal discusses the safety and ethical risks of the work, as the PI "
             "required during the work.")  # fmt: skip
     pi = data["users"][0]
-    pi["goal_revisions"] = [{
-        "at_turn": at_turn, "goal": f"{pi['goal']} It must discuss the work's risks.",
-        "known_info": {"added_requirement": added},
-    }]  # fmt: skip
-    pi["responsibilities"] = ["say so as soon as your requirements change"]
-    instruct(pi, "Later in the work you will add a requirement; tell the team the next time "
-                  "it asks.")  # fmt: skip
-    pi["spontaneous_config"] = {
-        "mode": "predefined",
-        "trigger_rules": [{
-            "rule_id": "added_requirement", "action_type": "clarification",
-            "condition": {"type": "at_turn", "turn_number": at_turn},
-            "predefined_message": f"A new requirement: {added}.",
-        }],
-    }  # fmt: skip
+    goal = f"{pi['goal']} It must discuss the work's risks."
+    adds_requirement(pi, at_turn, goal, added, f"A new requirement: {added}.")
     gather(data, ("read_proposal", {}), [f"{PI}.added_requirement"])
     data["metadata"]["revision"] = {"at_turn": at_turn}
     return data
