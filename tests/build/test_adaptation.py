@@ -62,6 +62,8 @@ def test_what_each_pattern_adds():
     criterion = b.users[0].known_info["acceptance_criteria"]
     assert "willing to pay up to $500" in criterion
     assert "up to $500" not in b.users[0].task_instructions + b.users[0].goal
+    assert "birthday" not in criterion  # what they tell the agent is behaviour, not a criterion
+    assert "prefer not to provide it" in b.users[0].task_instructions
     assert [a.depends_on for a in b.evaluation_criteria.actions if a.depends_on] == [
         ["user_0.acceptance_criteria"]
     ]

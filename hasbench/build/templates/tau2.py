@@ -54,6 +54,12 @@ VERIFY = {
     "mms_issue": "can_send_mms",
 }
 """The phone check that shows a telecom task's problem is gone, by τ² task family."""
+DISCLOSURE = re.compile(
+    r"\b(?:prefer not|do not prefer|don'?t prefer|rather not) to (?:provide|give|share|tell"
+    r"|disclose|say)\b",
+    re.IGNORECASE,
+)
+"""A customer's preference about what they tell the agent (not an acceptance criterion)."""
 
 
 # -- shared helpers ------------------------------------------------------------------------
@@ -176,11 +182,17 @@ def _criteria_sentences(instructions: str) -> list[str]:
     These are the sentences that set a condition or a preference (the cue phrases of pattern
     B, :data:`hasbench.build.patterns.CUES`), in what only the customer holds: the
     behaviour instructions, without the persona paragraph. The opening request is public
-    task setup, so its preferences are not latent.
+    task setup, so its preferences are not latent. A preference about what the customer
+    tells the agent ("you prefer not to provide your birthday") is how they behave in the
+    conversation, not a criterion a result could meet, so it stays in the instructions.
     """
     behaviour = instructions.split("\n\nHow you come across:")[0]
     sentences = re.split(r"(?<=[.!?])\s+|\n+", behaviour.strip())
-    return [s.strip() for s in sentences if re.search(CUES["B"], s, re.IGNORECASE)]
+    return [
+        s.strip()
+        for s in sentences
+        if re.search(CUES["B"], s, re.IGNORECASE) and not DISCLOSURE.search(s)
+    ]
 
 
 @template(DOMAINS, "B")
