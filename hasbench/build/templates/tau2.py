@@ -380,7 +380,11 @@ def verify_on_device(base: BaseTask, ctx: AdaptContext) -> dict[str, Any]:
 
 @template(("retail", "airline"), "F")
 def added_request(base: BaseTask, ctx: AdaptContext) -> dict[str, Any]:
-    """F: the first write is the whole request at first; the rest comes as a revision."""
+    """F: the first write is the whole request at first; the rest comes as a revision.
+
+    The customer's goal before the revision states the first write only; the source's full
+    request replaces it at the revision turn, with the facts only the later writes use.
+    """
     data = _fields(base)
     writes = _writes(base.domain, data)
     if len(writes) < 2:
@@ -409,17 +413,13 @@ def added_request(base: BaseTask, ctx: AdaptContext) -> dict[str, Any]:
             "known_info": {**moved, "added_request": f"I also need: {rest}"},
         }
     ]
-    user["goal"] = (
-        f"At first you only ask for this: {_describe(first)}. Later in the conversation your "
-        "plans grow into the full request below; bring up the rest only then.\n\n"
-        f"Full request: {user['goal']}"
-    )
+    # Until the revision the customer wants the first write only: the source's whole request
+    # (and every fact only the later writes use) reaches them with the revision, never before.
+    user["goal"] = f"You want this done: {_describe(first)}."
     user["role"] = ROLE[base.domain]
     user["responsibilities"] = ["say so as soon as your plans change"]
     _add_instruction(
-        user,
-        "Start with the first part of your request only. Once your plans change, tell the agent "
-        "the rest the next time it asks you anything.",
+        user, "If your plans change, tell the agent the rest the next time it asks you anything."
     )
     for action in later:
         action.setdefault("depends_on", []).append(f"{user['user_id']}.added_request")
