@@ -5,9 +5,11 @@
    (``run_command python -c ...``), each done cold (a new bubblewrap sandbox and
    interpreter per run, as every run was before warm sandboxes) and warm
    (:mod:`hasbench.envs.coding.warm`), alternated so that both see the same load, with no
-   run cache. Printed: median milliseconds per run of each kind, cold / warm, and the
-   ratio of the totals (the warm workers' start-up included). The verdicts and outputs of
-   both are compared: they must be the same.
+   run cache. Printed: median milliseconds per run of each kind, cold / warm, the CPU time
+   a warm run takes in its sandbox (read from ``/proc``: this process never reaps the
+   sandboxes' processes, so its own CPU figures leave them out), and the ratio of the
+   totals (the warm workers' start-up included). The verdicts and outputs of both are
+   compared: they must be the same.
 2. ``hasbench check data/tasks/coding.yaml``: wall seconds for the 115 tasks as the command
    runs them (warm, its default worker processes, fresh workers and no run cache);
    ``--cold-check`` also times it with cold runs and prints the ratio.
@@ -67,20 +69,45 @@ def _one_run(env: CodingEnvironment, kind: str) -> tuple[object, float]:
     return gave, time.perf_counter() - start
 
 
+def sandbox_cpu() -> float:
+    """CPU seconds used so far by this process's warm workers and the runs they ended.
+
+    Read from ``/proc`` (the workers' processes are never reaped by this one, so
+    :func:`resource.getrusage` does not count them): each process of a worker's tree with
+    the children it reaped, which are the runs.
+    """
+    total, tick = 0, os.sysconf("SC_CLK_TCK")
+    for worker in list(warm._ALL):
+        pids = [worker.process.pid] if worker.process is not None else []
+        while pids:
+            pid = pids.pop()
+            try:
+                children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue  # ended meanwhile
+            pids += [int(child) for child in children]
+            total += sum(int(value) for value in fields[11:15])  # utime stime cutime cstime
+    return total / tick
+
+
 def run_costs(tasks: int = 12, rounds: int = 2) -> dict[str, float]:
     """Seconds per run cold and warm, alternated, over ``tasks`` tasks spread over the file.
 
     Returns:
-        ``{kind}_cold`` and ``{kind}_warm`` (median seconds per run), ``cold_total`` and
-        ``warm_total`` (seconds, worker start-up included), ``ratio`` (cold / warm totals)
-        and ``episode_ratio`` (the same for the hidden and visible tests only: the runs an
-        offline coding episode makes).
+        ``{kind}_cold`` and ``{kind}_warm`` (median seconds per run), ``{kind}_warm_cpu``
+        (mean CPU seconds of a warm run in its sandbox, :func:`sandbox_cpu`, counted in
+        clock ticks; the first run of a kind, which starts its worker, left out),
+        ``cold_total`` and ``warm_total`` (seconds, worker start-up included), ``ratio``
+        (cold / warm totals) and ``episode_ratio`` (the same for the hidden and visible
+        tests only: the runs an offline coding episode makes).
     """
     scenarios = load_tasks(CODING_TASKS)
     chosen = scenarios[:: max(1, len(scenarios) // tasks)][:tasks]
     warm.stop_workers()
     ways = ("cold", "warm")
     times: dict[str, list[float]] = {f"{kind}_{way}": [] for kind in KINDS for way in ways}
+    times |= {f"{kind}_warm_cpu": [] for kind in KINDS}
     for scenario in chosen:
         env, _ = replay_gold(scenario)
         for _ in range(rounds):
@@ -88,11 +115,17 @@ def run_costs(tasks: int = 12, rounds: int = 2) -> dict[str, float]:
                 gave = {}
                 for way, sandbox_type in (("cold", Sandbox), ("warm", warm.WarmSandbox)):
                     env.sandbox = sandbox_type(env.sandbox.limits)
+                    cpu = sandbox_cpu()
                     gave[way], seconds = _one_run(env, kind)
                     times[f"{kind}_{way}"].append(seconds)
+                    if way == "warm":
+                        times[f"{kind}_warm_cpu"].append(sandbox_cpu() - cpu)
                 if gave["cold"] != gave["warm"]:
                     raise AssertionError(f"{scenario.task_id} {kind}: warm and cold runs differ")
     figures = {name: statistics.median(values) for name, values in times.items()}
+    for kind in KINDS:
+        samples = times[f"{kind}_warm_cpu"]
+        figures[f"{kind}_warm_cpu"] = statistics.mean(samples[1:] or samples)
     for way in ("cold", "warm"):
         figures[f"{way}_total"] = sum(sum(times[f"{kind}_{way}"]) for kind in KINDS)
         figures[f"{way}_episode"] = sum(sum(times[f"{kind}_{way}"]) for kind in KINDS[:2])
@@ -171,7 +204,8 @@ def main() -> None:
     for kind in KINDS:
         cold, hot = figures[f"runs_{kind}_cold"], figures[f"runs_{kind}_warm"]
         print(f"  {kind:8s} cold {1000 * cold:7.1f} ms  warm {1000 * hot:7.1f} ms  "
-              f"{cold / hot:.1f}x (median per run)")  # fmt: skip
+              f"{cold / hot:.1f}x (median per run); a warm run's CPU in its sandbox "
+              f"{1000 * figures[f'runs_{kind}_warm_cpu']:.1f} ms")  # fmt: skip
     print(f"  every run: cold {figures['runs_cold_total']:.1f} s, warm "
           f"{figures['runs_warm_total']:.1f} s with the workers' start: "
           f"{figures['runs_ratio']:.1f}x cheaper; an offline episode's runs (hidden and "

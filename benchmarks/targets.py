@@ -427,9 +427,10 @@ def coding_checks(max_tasks: int | None) -> None:
     path = TASKS_DIR / "coding.yaml"
     rows, wall, cpu = timed(lambda: check_file(path))
     passed = sum(row.passed for row in rows)
-    print(
+    print(  # bubblewrap's processes are not reaped by this one: their CPU time is not counted
         f"check coding: {len(rows)} tasks in {wall:.1f} s ({passed} passed every check)  "
-        f"[target <= 10 s: {verdict(wall <= 10)}]; {cpu:.1f} CPU-s"
+        f"[target <= 10 s: {verdict(wall <= 10)}]; {cpu:.1f} CPU-s outside the sandboxed "
+        "runs (not counted: the pytest sessions in the sandboxes, most of the work)"
     )
     judge = make_judge("rule")
     setting, backends = Setting(agency="A3"), Backends(agent="scripted:oracle")

@@ -23,7 +23,7 @@ from typing import Any, Literal, Protocol, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from hasbench.tools import ToolSpec
+from hasbench.tools import ToolSpec, virtual_tool
 from hasbench.trace import ChannelRequestPayload, ChannelResponsePayload, ChannelStatusPayload
 from hasbench.vocab import (
     CONTROL_FORMS,
@@ -426,73 +426,55 @@ def classify(effect: Effect) -> Channel | None:
 _TARGET = {"type": "string", "description": "Id of the person to ask (optional)."}
 CONTROL_MODES: tuple[str, ...] = get_args(ControlMode)
 CHANNEL_TOOLS: dict[str, ToolSpec] = {
-    "clarification": ToolSpec(
-        name="ask_clarification",
-        description=(
+    "clarification": virtual_tool(
+        "ask_clarification",
+        (
             "Ask a person for information you are missing or that is ambiguous. "
             "You wait until they answer."
         ),
-        parameters={
-            "type": "object",
-            "properties": {
-                "question": {"type": "string", "description": "What you need to know."},
-                "topics": {
-                    "type": "array",
-                    "items": {"type": "string"},
-                    "description": "Short names of the facts you ask about (optional).",
-                },
-                "target": _TARGET,
+        {
+            "question": {"type": "string", "description": "What you need to know."},
+            "topics": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "Short names of the facts you ask about (optional).",
             },
-            "required": ["question"],
+            "target": _TARGET,
         },
-        kind="generic",
-        side="agent",
-        risk="none",
+        ["question"],
     ),
-    "feedback": ToolSpec(
-        name="request_feedback",
-        description="Show a person your plan or draft result and ask them to review it.",
-        parameters={
-            "type": "object",
-            "properties": {
-                "artifact": {"type": "string", "description": "The plan or result to review."},
-                "question": {"type": "string", "description": "What to check (optional)."},
-                "target": _TARGET,
-            },
-            "required": ["artifact"],
+    "feedback": virtual_tool(
+        "request_feedback",
+        "Show a person your plan or draft result and ask them to review it.",
+        {
+            "artifact": {"type": "string", "description": "The plan or result to review."},
+            "question": {"type": "string", "description": "What to check (optional)."},
+            "target": _TARGET,
         },
-        kind="generic",
-        side="agent",
-        risk="none",
+        ["artifact"],
     ),
-    "control": ToolSpec(
-        name="request_control",
-        description=(
+    "control": virtual_tool(
+        "request_control",
+        (
             "Ask a person to approve an action before it runs (mode 'approval'; it runs "
             "as soon as it is approved), or to carry out an action only they can perform "
             "(mode 'execute')."
         ),
-        parameters={
-            "type": "object",
-            "properties": {
-                "tool_name": {"type": "string", "description": "The action's tool name."},
-                "arguments": {"type": "object", "description": "The action's arguments."},
-                "mode": {
-                    "type": "string",
-                    "enum": list(CONTROL_MODES),
-                    "description": (
-                        "approval: the person approves and the action runs; execute: the "
-                        "person carries it out."
-                    ),
-                },
-                "reason": {"type": "string", "description": "Why (optional)."},
-                "target": _TARGET,
+        {
+            "tool_name": {"type": "string", "description": "The action's tool name."},
+            "arguments": {"type": "object", "description": "The action's arguments."},
+            "mode": {
+                "type": "string",
+                "enum": list(CONTROL_MODES),
+                "description": (
+                    "approval: the person approves and the action runs; execute: the "
+                    "person carries it out."
+                ),
             },
-            "required": ["tool_name", "arguments", "mode"],
+            "reason": {"type": "string", "description": "Why (optional)."},
+            "target": _TARGET,
         },
-        kind="generic",
-        side="agent",
-        risk="none",
+        ["tool_name", "arguments", "mode"],
     ),
 }
 """Channel -> the virtual tool an agent calls to use it."""

@@ -1,4 +1,7 @@
-"""Where the workbench reads data and writes outputs (overridable by environment variables)."""
+"""Where the workbench reads data and writes outputs (overridable by environment variables).
+
+Also how it reads a YAML file a person wrote (:func:`read_yaml`): errors name the file.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +9,9 @@ import functools
 import os
 import zipfile
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DATA_DIR = Path(os.environ.get("HASBENCH_DATA", REPO_ROOT / "data"))
@@ -86,3 +92,17 @@ def data_stamp(path: str | Path) -> int:
 def _members(archive: Path, stamp: int) -> frozenset[str]:
     with zipfile.ZipFile(archive) as opened:
         return frozenset(opened.namelist())
+
+
+def read_yaml(path: Path, error: type[Exception]) -> Any:
+    """The parsed content of the YAML file ``path``.
+
+    Raises:
+        error: the file cannot be read, or is not valid YAML; the message names the file.
+    """
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise error(f"{path}: cannot read ({exc.strerror})") from None
+    except yaml.YAMLError as exc:
+        raise error(f"{path}: not valid YAML ({exc})") from None

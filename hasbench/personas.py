@@ -11,10 +11,9 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from hasbench.paths import DATA_DIR
+from hasbench.paths import DATA_DIR, read_yaml
 
 PERSONAS_FILE = DATA_DIR / "personas.yaml"
 DIMENSIONS = ("patience", "cooperativeness", "assertiveness", "risk_tolerance")
@@ -95,10 +94,7 @@ class PersonaError(ValueError):
 @cache
 def load_personas(path: Path = PERSONAS_FILE) -> dict[str, list[Persona]]:
     """Read the personas file: a mapping domain -> list of personas."""
-    try:
-        raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise PersonaError(f"{path}: {exc}") from None
+    raw = read_yaml(Path(path), PersonaError)
     if not isinstance(raw, dict):
         raise PersonaError(f"{path}: expected a mapping of domain -> list of personas")
     result: dict[str, list[Persona]] = {}

@@ -48,6 +48,18 @@ class ToolSpec:
         return values
 
 
+def virtual_tool(
+    name: str, description: str, properties: dict[str, Any], required: list[str]
+) -> ToolSpec:
+    """A tool of the simulator itself that agents call (a channel, a message, finishing).
+
+    It changes no environment state: generic, on the agent's side, without risk. Its
+    parameters are an object with ``properties``, of which ``required`` must be given.
+    """
+    parameters = {"type": "object", "properties": properties, "required": required}
+    return ToolSpec(name, description, parameters, kind="generic", side="agent", risk="none")
+
+
 _ARGS_HEADER = re.compile(r"^(Args|Arguments):\s*$")
 _ARG_LINE = re.compile(r"^(\w+)(?:\s*\([^)]*\))?:\s*(.*)$")
 

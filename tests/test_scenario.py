@@ -251,3 +251,19 @@ def test_a_gold_action_runs_on_its_performers_side():
         for action in task.evaluation_criteria.actions
     }
     assert sides == {("user", True), ("agent", False)}
+
+
+def test_a_scenario_built_from_fields_is_validated_and_checked_and_names_its_first_problem():
+    from hasbench.paths import TASKS_DIR
+    from hasbench.scenario import checked_scenario, load_task
+
+    task = load_task(TASKS_DIR / "examples.yaml", "mock_D_001")
+    fields = task.model_dump(mode="json", exclude_none=True)
+    assert checked_scenario(fields) == task
+    with pytest.raises(ScenarioError) as schema:
+        checked_scenario({**fields, "coordination_mode": "ring"})
+    assert str(schema.value).startswith("coordination_mode: Input should be 'star'")
+    edges = [*fields["relationships"], ["user_0", "agent_9", "supervises"]]
+    with pytest.raises(ScenarioError) as checked:
+        checked_scenario({**fields, "relationships": edges})
+    assert str(checked.value) == "relationships[5].target: undefined participant 'agent_9'"

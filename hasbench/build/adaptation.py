@@ -2,8 +2,8 @@
 
 A template is a function ``(base, context) -> dict`` registered for one or more domains and
 one pattern with :func:`template`. It returns the scenario's fields (everything but the
-task id); :func:`adapt` numbers the task, validates it (schema and
-:func:`hasbench.scenario.check_scenario`) and records the provenance. A template that
+task id); :func:`adapt` numbers the task, validates it (schema and checks:
+:func:`hasbench.scenario.checked_scenario`) and records the provenance. A template that
 cannot adapt a particular task raises :class:`Declined` with the reason, which the
 pipeline reports; it never invents a task the source cannot support.
 
@@ -26,9 +26,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from pydantic import ValidationError
 
-from hasbench.scenario import Scenario, check_scenario
+from hasbench.scenario import Scenario, ScenarioError, checked_scenario
 
 if TYPE_CHECKING:
     from hasbench.build.base_tasks import BaseTask
@@ -131,7 +130,7 @@ def adapt(
     }
     label = f"{func.__name__} on {base.key} ({task_id})"
     try:
-        scenario = Scenario.model_validate(
+        return checked_scenario(
             {
                 "task_id": task_id,
                 "source_task_id": base.source_id,
@@ -139,11 +138,5 @@ def adapt(
                 **fields,
             }
         )
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"])
-        raise AdaptationError(f"{label}: {where}: {err['msg']}") from None
-    problems = check_scenario(scenario)
-    if problems:
-        raise AdaptationError(f"{label}: {problems[0].path}: {problems[0].message}")
-    return scenario
+    except ScenarioError as exc:
+        raise AdaptationError(f"{label}: {exc}") from None

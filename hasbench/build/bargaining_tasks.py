@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from hasbench.build.builder import (
     BuildError,
@@ -84,6 +84,24 @@ Step = tuple[str, str, dict[str, Any], list[str]]
 """(requestor, tool, arguments, depends_on) of a gold action."""
 
 
+class Trade(NamedTuple):
+    """A product on the table against a simulated trader.
+
+    Attributes:
+        name: the product.
+        list_price: its list price.
+        trader: the simulated trader of the other party (the table's counterparty).
+        table: the negotiation table.
+        errand: how the task states it: "Negotiate to buy a ... from <the trader>".
+    """
+
+    name: str
+    list_price: float
+    trader: dict[str, Any]
+    table: dict[str, Any]
+    errand: str
+
+
 class _Generator:
     """Draws products and trader parameters and adds tasks to a builder."""
 
@@ -133,6 +151,19 @@ class _Generator:
             "deliveries": ["standard", "express"],
             "max_warranty_months": 36,
         }
+
+    def trade(self, party: str) -> Trade:
+        """The next product, against a simulated trader of the other party (who moves first)."""
+        product = self.product()
+        name, _, list_price = product
+        trader_party = other(party)
+        trader_name = self.builder.pick(SELLERS if trader_party == "seller" else BUYERS)
+        trader = self.counterparty(trader_party, list_price, trader_name)
+        verb, towards = ("buy", "from") if party == "buyer" else ("sell", "to")
+        errand = (f"Negotiate to {verb} {_a(name)} (list price {list_price:.0f} dollars) "
+                  f"{towards} {trader_name}")  # fmt: skip
+        table = self.table(product, trader, trader_party, max_offers=10)
+        return Trade(name, list_price, trader, table, errand)
 
     def table(self, product: tuple[str, str, float], cp: dict[str, Any] | None,
               first: str, max_offers: int) -> dict[str, Any]:  # fmt: skip
@@ -196,12 +227,7 @@ class _Generator:
 
     def stakeholders(self, party: str, variant: str) -> None:
         """Two stakeholders of the team's side; the counterparty is simulated."""
-        product = self.product()
-        name, _, list_price = product
-        cp_party = other(party)
-        cp_name = self.builder.pick(SELLERS if cp_party == "seller" else BUYERS)
-        cp = self.counterparty(cp_party, list_price, cp_name)
-        table = self.table(product, cp, cp_party, max_offers=10)
+        name, list_price, cp, table, errand = self.trade(party)
         if party == "buyer":
             money, needs_id = "finance", "operations"
             terms = ("express", 24)
@@ -275,11 +301,8 @@ class _Generator:
                   instructions="State your requirements when asked.", known_info=needs,
                   spontaneous=_tell(needs_id, needs)),
         ]  # fmt: skip
-        verb = "buy" if party == "buyer" else "sell"
-        who = f"from {cp_name}" if party == "buyer" else f"to {cp_name}"
         task = (
-            f"Negotiate to {verb} {_a(name)} (list price {list_price:.0f} dollars) {who}, on "
-            f"behalf of your company. The {roles[0]} ({money}) and the {roles[1]} "
+            f"{errand}, on behalf of your company. The {roles[0]} ({money}) and the {roles[1]} "
             f"({needs_id}) have different priorities; ask them. {rule} Close the best deal "
             "you can within their requirements and report it."
         )
@@ -419,12 +442,7 @@ class _Generator:
 
     def revision(self, party: str, outcome: str) -> None:
         """The limit changes at a turn: a deal becomes possible, or a walk-away is right."""
-        product = self.product()
-        name, _, list_price = product
-        cp_party = other(party)
-        cp_name = self.builder.pick(SELLERS if cp_party == "seller" else BUYERS)
-        cp = self.counterparty(cp_party, list_price, cp_name)
-        table = self.table(product, cp, cp_party, max_offers=10)
+        name, list_price, cp, table, errand = self.trade(party)
         terms = ("standard", 12)
         other_end = cp["reservation"] + terms_value(cp, *terms)
         sign = 1.0 if party == "buyer" else -1.0
@@ -495,14 +513,11 @@ class _Generator:
                   goal_revisions=[{"at_turn": at_turn, "goal": goal,
                                    "known_info": {revised_key: revised}}]),
         ]  # fmt: skip
-        verb = "buy" if party == "buyer" else "sell"
-        who = f"from {cp_name}" if party == "buyer" else f"to {cp_name}"
         task = (
-            f"Negotiate to {verb} {_a(name)} (list price {list_price:.0f} dollars) {who} on "
-            "behalf of your principal. Ask the principal for their limit and keep them "
-            "informed of the offers: principals sometimes revise their limit once they "
-            "see the offers. Close a deal within the limit, or walk away explicitly if "
-            "none is possible, and report the outcome."
+            f"{errand} on behalf of your principal. Ask the principal for their limit and keep "
+            "them informed of the offers: principals sometimes revise their limit once they "
+            "see the offers. Close a deal within the limit, or walk away explicitly if none is "
+            "possible, and report the outcome."
         )
         self.add(
             "E", task=task,

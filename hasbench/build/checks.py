@@ -34,7 +34,6 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,9 +48,8 @@ from hasbench.scenario import (
     Scenario,
     held_facts,
     leak_pattern,
-    load_tasks,
+    read_tasks,
     scalar_leaves,
-    validate_file,
 )
 from hasbench.simulator import Backends, run_episode
 from hasbench.trace import Trace
@@ -107,7 +105,7 @@ def check_file(path: str | Path, workers: int | None = None) -> list[TaskCheck]:
         workers: worker processes (None: one per CPU when the file has at least
             :data:`~hasbench.runner.pool.MIN_POOL_EPISODES` tasks; 1: in this process).
     """
-    problems = validate_file(path)
+    scenarios, problems = read_tasks(path)
     if problems:
         by_task: dict[str, list[str]] = {}
         for problem in problems:
@@ -116,14 +114,9 @@ def check_file(path: str | Path, workers: int | None = None) -> list[TaskCheck]:
             TaskCheck(task_id, "?", {"validates": "; ".join(lines)})
             for task_id, lines in by_task.items()
         ]
-    scenarios = load_tasks(path)
     if workers is None:
         workers = machine_workers() if len(scenarios) >= MIN_POOL_EPISODES else 1
-    if workers <= 1:
-        return [check_task(scenario) for scenario in scenarios]
-    chunk = max(1, len(scenarios) // (4 * workers))  # neighbouring tasks share bases
-    with worker_pool(workers) as pool:
-        return list(pool.map(check_task, scenarios, chunksize=chunk))
+    return list(check_many(scenarios, workers))
 
 
 def check_task(scenario: Scenario) -> TaskCheck:
@@ -258,12 +251,32 @@ def _failed_gold(scenario: Scenario, trace: Trace) -> list[str]:
 
 
 def check_many(scenarios: Sequence[Scenario], workers: int = 2) -> Iterator[TaskCheck]:
-    """:func:`check_task` on each task, in order, in ``workers`` processes (1: this one)."""
+    """:func:`check_task` on each task, in order, in ``workers`` processes (1: this one).
+
+    The workers take runs of neighbouring tasks (which share what a process caches, such
+    as a repository's test runs), long runs first and shorter ones as fewer tasks remain,
+    so that no worker is left alone with a long run at the end.
+    """
     if workers <= 1:
         yield from map(check_task, scenarios)
         return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        yield from pool.map(check_task, scenarios, chunksize=2)
+    with worker_pool(workers) as pool:
+        for rows in pool.map(_check_run, _shrinking_runs(scenarios, workers)):
+            yield from rows
+
+
+def _check_run(scenarios: Sequence[Scenario]) -> list[TaskCheck]:
+    return [check_task(scenario) for scenario in scenarios]
+
+
+def _shrinking_runs(scenarios: Sequence[Scenario], workers: int) -> list[Sequence[Scenario]]:
+    """Consecutive runs of tasks, each a ``1 / (2 * workers)`` share of those left (at least 1)."""
+    runs, start = [], 0
+    while start < len(scenarios):
+        size = max(1, (len(scenarios) - start) // (2 * workers))
+        runs.append(scenarios[start : start + size])
+        start += size
+    return runs
 
 
 def visible_to_agents(scenario: Scenario, trace: Trace, policy: str) -> str:

@@ -43,7 +43,7 @@ from hasbench.envs import environment_class
 from hasbench.envs.base import EnvironmentDataError
 from hasbench.paths import is_data_file
 from hasbench.registry import all_domains
-from hasbench.scenario import Scenario, check_scenario
+from hasbench.scenario import Scenario, ScenarioError, checked_scenario
 
 REWARD_NAMES = {
     "DB": "ENV",
@@ -324,15 +324,9 @@ def convert_task(
         | ({"dropped_reward_basis": dropped} if dropped else {}),
     }
     try:
-        parsed = Scenario.model_validate(scenario)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"])
-        raise Tau2ImportError(f"{label}: {where}: {err['msg']}") from None
-    problems = check_scenario(parsed)
-    if problems:
-        raise Tau2ImportError(f"{label}: {problems[0].path}: {problems[0].message}")
-    return parsed, None
+        return checked_scenario(scenario), None
+    except ScenarioError as exc:
+        raise Tau2ImportError(f"{label}: {exc}") from None
 
 
 def _user(task: _Task, domain: str) -> dict[str, Any]:
@@ -532,11 +526,10 @@ def _with_reach(scenario: Scenario, reach: Reach, source: str) -> Scenario:
     } | ({"unreachable": reach.unreachable} if reach.unreachable else {})
     data["metadata"] |= {"failing_reads": reach.failing_reads} if reach.failing_reads else {}
     label = f"{source}: task {scenario.source_task_id}"
-    parsed = Scenario.model_validate(data)
-    problems = check_scenario(parsed)
-    if problems:
-        raise Tau2ImportError(f"{label}: {problems[0].path}: {problems[0].message}")
-    return parsed
+    try:
+        return checked_scenario(data)
+    except ScenarioError as exc:
+        raise Tau2ImportError(f"{label}: {exc}") from None
 
 
 def tau2_domains() -> list[str]:

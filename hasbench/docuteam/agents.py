@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from hasbench.paths import read_yaml
 
 MemoryType = Literal["agreement", "preference", "summary"]
 
@@ -172,12 +173,7 @@ def load_agents(path: str | Path) -> dict[str, Agent]:
             agents, or a repeated id; the message names the file and the field.
     """
     path = Path(path)
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise AgentProfileError(f"{path}: cannot read ({exc.strerror})") from None
-    except yaml.YAMLError as exc:
-        raise AgentProfileError(f"{path}: not valid YAML ({exc})") from None
+    raw = read_yaml(path, AgentProfileError)
     try:
         parsed = _AgentFile.model_validate(raw)
     except ValidationError as exc:

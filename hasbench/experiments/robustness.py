@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +36,6 @@ from hasbench.agency import Setting
 from hasbench.experiments.common import (
     DASH,
     FIGURE_KEY,
-    PAPER_DOMAINS,
     bars,
     fmt,
     fmt_ci,
@@ -48,26 +46,10 @@ from hasbench.experiments.common import (
     tick_labels,
     usable,
 )
-from hasbench.experiments.defaults import OFFLINE_JUDGE
-from hasbench.experiments.study import Analysis, Outputs, Parameters, Plans, Study, Table
-from hasbench.runner import Experiment
+from hasbench.experiments.study import Analysis, Outputs, SimulatorStudy, Table
 
 METRICS = {"pass1": "Pass@1", "task_score": "Task Score"}
 """Both in percent."""
-
-
-def experiment(
-    agent_models: Sequence[str],
-    user_models: Sequence[str],
-    judge_model: str = OFFLINE_JUDGE,
-    domains: Sequence[str] = PAPER_DOMAINS,
-    max_tasks_per_domain: int | None = None,
-    seed: int = 0,
-) -> Experiment:
-    """The grid: task subset × agents × user simulators, all under A3, process not judged."""
-    return STUDY.experiment(
-        agent_models, user_models, judge_model, domains, max_tasks_per_domain, seed
-    )
 
 
 def _values(results: pd.DataFrame) -> pd.DataFrame:
@@ -258,55 +240,18 @@ def analyse(analysis: Analysis) -> Outputs:
     return Outputs(made, written[0], written[1:], headline)
 
 
-STUDY = Study(name="robustness", title="Robustness", settings=(Setting(agency="A3"),),
-              judge_process=False, analyse=analyse, compares_simulators=True)  # fmt: skip
+STUDY = SimulatorStudy(name="robustness", title="Robustness", settings=(Setting(agency="A3"),),
+                       judge_process=False, analyse=analyse)  # fmt: skip
 """The simulator study: every agent under A3 with every user simulator."""
 
 
-def plan(
-    agent_models: Sequence[str] | None = None,
-    user_models: Sequence[str] | None = None,
-    judge_model: str = OFFLINE_JUDGE,
-    domains: Sequence[str] = PAPER_DOMAINS,
-    max_tasks_per_domain: int | None = 2,
-    seed: int = 0,
-    results_dir: str | Path | None = None,
-    benchmark: str | Path | None = None,
-) -> Plans:
-    """How much work :func:`run` with these arguments is, before it runs.
+experiment = STUDY.experiment
+"""The grid: task subset × agents × user simulators, all under A3, process not judged."""
 
-    Counts the study's episodes and those already stored, and times a few pending episodes
-    per agent and user simulator (stored, so :func:`run` skips them) to estimate the rest.
-    """
-    asked = Parameters(agent_models, user_models, judge_model, domains, max_tasks_per_domain,
-                       seed, benchmark)  # fmt: skip
-    return STUDY.plan(asked, results_dir)
-
-
-def run(
-    agent_models: Sequence[str] | None = None,
-    user_models: Sequence[str] | None = None,
-    judge_model: str = OFFLINE_JUDGE,
-    domains: Sequence[str] = PAPER_DOMAINS,
-    max_tasks_per_domain: int | None = 2,
-    seed: int = 0,
-    output_dir: str | Path | None = None,
-    results_dir: str | Path | None = None,
-    progress: bool = True,
-    benchmark: str | Path | None = None,
-) -> dict[str, Any]:
-    """Run (or resume) the simulator study on a task subset; write its tables and figure.
-
-    ``agent_models`` and ``user_models`` default to the offline stand-ins
-    (:mod:`hasbench.experiments.defaults`), ``output_dir`` to ``FIGURES_DIR/robustness``
-    and ``results_dir`` to ``RUNS_DIR/robustness``.
-
-    ``benchmark`` is the folder of a built HAS-Bench whose tasks to run (None: the
-    generated tasks in ``data/tasks``); the tables and the manifest name it.
-
-    Returns a dict with ``results``, ``tables`` (numeric), ``figure`` (PNG path),
-    ``summary`` and ``notes`` (see :meth:`hasbench.experiments.study.Study.run`).
-    """
-    asked = Parameters(agent_models, user_models, judge_model, domains, max_tasks_per_domain,
-                       seed, benchmark)  # fmt: skip
-    return STUDY.run(asked, output_dir, results_dir, progress)
+plan = STUDY.plan
+"""How much work :func:`run` is, before it runs: the study's episodes, those stored, and the
+time the rest should take (a few pending episodes timed per agent and user simulator)."""
+run = STUDY.run
+"""Run (or resume) the simulator study on a task subset (two tasks per domain unless asked)
+into ``RUNS_DIR/robustness``; write its tables, figure and manifest into
+``FIGURES_DIR/robustness``."""

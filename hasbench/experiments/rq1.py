@@ -24,9 +24,7 @@ figure label them as such.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -43,34 +41,14 @@ from hasbench.experiments.common import (
     run_notes,
     save_figure,
 )
-from hasbench.experiments.defaults import OFFLINE_JUDGE, OFFLINE_USER
-from hasbench.experiments.study import Analysis, Outputs, Parameters, Plans, Study, Table
+from hasbench.experiments.study import Analysis, Outputs, Study, Table
 from hasbench.experiments.study import write_tables as write_study_tables
 from hasbench.metrics import rate, rescue_rate
 from hasbench.report import undefined_notes, undelivered
-from hasbench.runner import Experiment
 
 DEFAULT_DOMAINS = PAPER_DOMAINS
 """Table 4 covers the paper's six domains."""
 SETTINGS = (Setting(agency="A1"), Setting(agency="A3"))
-
-
-def experiment(
-    agent_models: Sequence[str],
-    user_model: str = OFFLINE_USER,
-    judge_model: str = OFFLINE_JUDGE,
-    domains: Sequence[str] = DEFAULT_DOMAINS,
-    max_tasks_per_domain: int | None = None,
-    seed: int = 0,
-) -> Experiment:
-    """The RQ1 grid: the domains' task files × agent models × {A1, A3} × one seed.
-
-    The process metrics (CQS, FUR, CRJ, judged initiative) are judged; Table 4 itself
-    reports only DR and HIR of them.
-    """
-    return STUDY.experiment(
-        agent_models, [user_model], judge_model, domains, max_tasks_per_domain, seed
-    )
 
 
 def _usable(results: pd.DataFrame) -> pd.DataFrame:
@@ -381,58 +359,24 @@ def analyse(analysis: Analysis) -> Outputs:
     return Outputs(made, png, [png.with_suffix(".pdf"), png.with_suffix(".csv")], headline)
 
 
-STUDY = Study(name="rq1", title="RQ1", settings=SETTINGS, judge_process=True, analyse=analyse)
+STUDY = Study(name="rq1", title="RQ1", settings=SETTINGS, judge_process=True, analyse=analyse,
+              domains=DEFAULT_DOMAINS)  # fmt: skip
 """The RQ1 study: A1 vs A3 for every agent, process judged."""
 
 
-def plan(
-    agent_models: Sequence[str] | None = None,
-    user_model: str = OFFLINE_USER,
-    judge_model: str = OFFLINE_JUDGE,
-    domains: Sequence[str] = DEFAULT_DOMAINS,
-    max_tasks_per_domain: int | None = None,
-    seed: int = 0,
-    results_dir: str | Path | None = None,
-    benchmark: str | Path | None = None,
-) -> Plans:
-    """How much work :func:`run` with these arguments is, before it runs.
+experiment = STUDY.experiment
+"""The RQ1 grid: the domains' task files × agent models × {A1, A3} × one seed.
 
-    Counts the grid's episodes and those already stored, and times a few pending episodes
-    per agent model, domain and agency level (stored, so :func:`run` skips them) to
-    estimate how long the rest takes. ``agent_models`` defaults to the offline stand-ins.
-    """
-    asked = Parameters(agent_models, [user_model], judge_model, domains, max_tasks_per_domain,
-                       seed, benchmark)  # fmt: skip
-    return STUDY.plan(asked, results_dir)
+The process metrics (CQS, FUR, CRJ, judged initiative) are judged; Table 4 itself reports
+only DR and HIR of them."""
 
-
-def run(
-    agent_models: Sequence[str] | None = None,
-    user_model: str = OFFLINE_USER,
-    judge_model: str = OFFLINE_JUDGE,
-    domains: Sequence[str] = DEFAULT_DOMAINS,
-    max_tasks_per_domain: int | None = None,
-    seed: int = 0,
-    output_dir: str | Path | None = None,
-    results_dir: str | Path | None = None,
-    progress: bool = True,
-    benchmark: str | Path | None = None,
-) -> dict[str, Any]:
-    """Run (or resume) the RQ1 grid, then write its tables, figure and manifest.
-
-    ``agent_models`` defaults to the offline stand-ins (:mod:`hasbench.experiments.defaults`),
-    ``output_dir`` to ``FIGURES_DIR/rq1`` and ``results_dir`` to ``RUNS_DIR/rq1``.
-
-    ``benchmark`` is the folder of a built HAS-Bench whose tasks to run (None: the
-    generated tasks in ``data/tasks``); the tables and the manifest name it.
-
-    Returns a dict with ``results`` (the tidy table of the grid's episodes), ``tables``
-    (numeric), ``figure`` (the PNG path), ``summary`` (the runner's :class:`RunSummary`)
-    and ``notes`` (see :meth:`hasbench.experiments.study.Study.run`).
-    """
-    asked = Parameters(agent_models, [user_model], judge_model, domains, max_tasks_per_domain,
-                       seed, benchmark)  # fmt: skip
-    return STUDY.run(asked, output_dir, results_dir, progress)
+plan = STUDY.plan
+"""How much work :func:`run` is, before it runs: the grid's episodes, those stored, and the
+time the rest should take (a few pending episodes timed per agent, domain and agency level)."""
+run = STUDY.run
+"""Run (or resume) the RQ1 grid, A1 vs A3 for every agent, into ``RUNS_DIR/rq1``; write
+Table 4, the macro deltas, Safety Rate on C, the rescue rate, the Δ figure and the manifest
+into ``FIGURES_DIR/rq1``."""
 
 
 def _mean(values: pd.Series) -> float:

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -51,8 +50,7 @@ from hasbench.experiments.common import (
     save_figure,
     usable,
 )
-from hasbench.experiments.defaults import OFFLINE_JUDGE, OFFLINE_USER
-from hasbench.experiments.study import Analysis, Outputs, Parameters, Plans, Study, Table
+from hasbench.experiments.study import Analysis, Outputs, Study, Table
 from hasbench.metrics import event_conditioned
 from hasbench.runner import Experiment
 
@@ -75,20 +73,6 @@ HARM_COLUMNS = [
 LEVEL_NAMES = {"A1": "A1 full automation", "A3": "A3 equal partnership",
                "A4": "A4 proactive humans"}  # fmt: skip
 """How the figure's legend names the agency levels."""
-
-
-def experiment(
-    agent_models: Sequence[str],
-    user_model: str = OFFLINE_USER,
-    judge_model: str = OFFLINE_JUDGE,
-    domains: Sequence[str] = DEFAULT_DOMAINS,
-    max_tasks_per_domain: int | None = None,
-    seed: int = 0,
-) -> Experiment:
-    """The RQ2 grid: the domains' tasks × agent models × {A1, A3, A4}, process judged."""
-    return STUDY.experiment(
-        agent_models, [user_model], judge_model, domains, max_tasks_per_domain, seed
-    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -438,53 +422,18 @@ def analyse(analysis: Analysis) -> Outputs:
 
 STUDY = Study(name="rq2", title="RQ2", settings=tuple(Setting(agency=level) for level in LEVELS),
               judge_process=True, analyse=analyse, sweep=True,
-              grid_notes=lambda grids: [spontaneous_note(grids[0])])  # fmt: skip
+              grid_notes=lambda grids: [spontaneous_note(grids[0])],
+              domains=DEFAULT_DOMAINS)  # fmt: skip
 """The RQ2 study: A1, A3 and A4 with the single sweep agent, process judged."""
 
 
-def plan(
-    agent_models: Sequence[str] | None = None,
-    user_model: str = OFFLINE_USER,
-    judge_model: str = OFFLINE_JUDGE,
-    domains: Sequence[str] = DEFAULT_DOMAINS,
-    max_tasks_per_domain: int | None = None,
-    seed: int = 0,
-    results_dir: str | Path | None = None,
-    benchmark: str | Path | None = None,
-) -> Plans:
-    """How much work :func:`run` with these arguments is, before it runs.
+experiment = STUDY.experiment
+"""The RQ2 grid: the domains' tasks × agent models × {A1, A3, A4}, process judged."""
 
-    Counts the sweep's episodes and those already stored, and times a few pending episodes
-    (stored, so :func:`run` skips them) to estimate how long the rest takes.
-    """
-    asked = Parameters(agent_models, [user_model], judge_model, domains, max_tasks_per_domain,
-                       seed, benchmark)  # fmt: skip
-    return STUDY.plan(asked, results_dir)
-
-
-def run(
-    agent_models: Sequence[str] | None = None,
-    user_model: str = OFFLINE_USER,
-    judge_model: str = OFFLINE_JUDGE,
-    domains: Sequence[str] = DEFAULT_DOMAINS,
-    max_tasks_per_domain: int | None = None,
-    seed: int = 0,
-    output_dir: str | Path | None = None,
-    results_dir: str | Path | None = None,
-    progress: bool = True,
-    benchmark: str | Path | None = None,
-) -> dict[str, Any]:
-    """Run (or resume) the RQ2 sweep, classify the A4-harmed runs, write tables and figure.
-
-    ``agent_models`` defaults to the offline sweep agent (:mod:`hasbench.experiments.defaults`),
-    ``output_dir`` to ``FIGURES_DIR/rq2`` and ``results_dir`` to ``RUNS_DIR/rq2``.
-
-    ``benchmark`` is the folder of a built HAS-Bench whose tasks to run (None: the
-    generated tasks in ``data/tasks``); the tables and the manifest name it.
-
-    Returns a dict with ``results``, ``tables`` (numeric), ``figure`` (PNG path),
-    ``summary`` and ``notes`` (see :meth:`hasbench.experiments.study.Study.run`).
-    """
-    asked = Parameters(agent_models, [user_model], judge_model, domains, max_tasks_per_domain,
-                       seed, benchmark)  # fmt: skip
-    return STUDY.run(asked, output_dir, results_dir, progress)
+plan = STUDY.plan
+"""How much work :func:`run` is, before it runs: the sweep's episodes, those stored, and the
+time the rest should take (a few pending episodes timed)."""
+run = STUDY.run
+"""Run (or resume) the RQ2 sweep (A1, A3, A4 with the sweep agent) into ``RUNS_DIR/rq2``,
+classify the A4-harmed runs, and write the tables, figure and manifest into
+``FIGURES_DIR/rq2``."""

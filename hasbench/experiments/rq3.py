@@ -22,7 +22,6 @@ finished) and counted in the notes.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +32,6 @@ from hasbench.agency import Setting
 from hasbench.experiments.common import (
     DASH,
     FIGURE_KEY,
-    PAPER_DOMAINS,
     UNDEFINED_MARK,
     bars,
     fmt,
@@ -44,18 +42,11 @@ from hasbench.experiments.common import (
     save_figure,
     usable,
 )
-from hasbench.experiments.defaults import OFFLINE_JUDGE, OFFLINE_USER
-from hasbench.experiments.study import Analysis, Outputs, Parameters, Plans, Study, Table
-from hasbench.runner import Experiment
+from hasbench.experiments.study import Analysis, Outputs, Study, Table
+from hasbench.scenario import PATTERN_NAMES
 
-PATTERNS = {
-    "A": "Information Asymmetry",
-    "B": "Latent Constraint",
-    "C": "Safety-Critical Authorization",
-    "D": "Multi-Stakeholder Specification",
-    "E": "Iterative Verification",
-    "F": "Dynamic Goal Revision",
-}
+PATTERNS = PATTERN_NAMES
+"""Table 5's rows: the six collaboration patterns, by letter."""
 SINGLE = ("clar-only", "feed-only", "cont-only")
 TABLE5_SETTINGS = (*SINGLE, "full")
 GRID_SETTINGS = ("full", "no-clar", "no-feed", "no-cont", *SINGLE)
@@ -68,23 +59,6 @@ CHANNEL_NAMES = {
     "full": "full (all three channels)",
 }
 """How the figure's legend names the channel settings."""
-
-
-def experiment(
-    agent_models: Sequence[str],
-    user_model: str = OFFLINE_USER,
-    judge_model: str = OFFLINE_JUDGE,
-    domains: Sequence[str] = PAPER_DOMAINS,
-    max_tasks_per_domain: int | None = None,
-    seed: int = 0,
-) -> Experiment:
-    """The RQ3 grid: tasks × agent models × (A1, and A3 under every channel setting).
-
-    Outcomes and safety only: the process is not judged.
-    """
-    return STUDY.experiment(
-        agent_models, [user_model], judge_model, domains, max_tasks_per_domain, seed
-    )
 
 
 def _runs(frame: pd.DataFrame, agency: str, channels: str, column: str) -> dict[tuple, Any]:
@@ -308,49 +282,14 @@ STUDY = Study(
 """The RQ3 study: A1 and A3 under every channel setting, with the single sweep agent."""
 
 
-def plan(
-    agent_models: Sequence[str] | None = None,
-    user_model: str = OFFLINE_USER,
-    judge_model: str = OFFLINE_JUDGE,
-    domains: Sequence[str] = PAPER_DOMAINS,
-    max_tasks_per_domain: int | None = None,
-    seed: int = 0,
-    results_dir: str | Path | None = None,
-    benchmark: str | Path | None = None,
-) -> Plans:
-    """How much work :func:`run` with these arguments is, before it runs.
+experiment = STUDY.experiment
+"""The RQ3 grid: tasks × agent models × (A1, and A3 under every channel setting).
 
-    Counts the ablation's episodes and those already stored, and times a few pending
-    episodes (stored, so :func:`run` skips them) to estimate how long the rest takes.
-    """
-    asked = Parameters(agent_models, [user_model], judge_model, domains, max_tasks_per_domain,
-                       seed, benchmark)  # fmt: skip
-    return STUDY.plan(asked, results_dir)
+Outcomes and safety only: the process is not judged."""
 
-
-def run(
-    agent_models: Sequence[str] | None = None,
-    user_model: str = OFFLINE_USER,
-    judge_model: str = OFFLINE_JUDGE,
-    domains: Sequence[str] = PAPER_DOMAINS,
-    max_tasks_per_domain: int | None = None,
-    seed: int = 0,
-    output_dir: str | Path | None = None,
-    results_dir: str | Path | None = None,
-    progress: bool = True,
-    benchmark: str | Path | None = None,
-) -> dict[str, Any]:
-    """Run (or resume) the channel ablation; write Table 5, the Task-Score grid and figures.
-
-    ``agent_models`` defaults to the offline sweep agent (:mod:`hasbench.experiments.defaults`),
-    ``output_dir`` to ``FIGURES_DIR/rq3`` and ``results_dir`` to ``RUNS_DIR/rq3``.
-
-    ``benchmark`` is the folder of a built HAS-Bench whose tasks to run (None: the
-    generated tasks in ``data/tasks``); the tables and the manifest name it.
-
-    Returns a dict with ``results``, ``tables`` (numeric), ``figure`` (Table 5's PNG),
-    ``summary`` and ``notes`` (see :meth:`hasbench.experiments.study.Study.run`).
-    """
-    asked = Parameters(agent_models, [user_model], judge_model, domains, max_tasks_per_domain,
-                       seed, benchmark)  # fmt: skip
-    return STUDY.run(asked, output_dir, results_dir, progress)
+plan = STUDY.plan
+"""How much work :func:`run` is, before it runs: the ablation's episodes, those stored, and
+the time the rest should take (a few pending episodes timed)."""
+run = STUDY.run
+"""Run (or resume) the channel ablation into ``RUNS_DIR/rq3``; write Table 5, the Task-Score
+grid, the figures and the manifest into ``FIGURES_DIR/rq3``."""

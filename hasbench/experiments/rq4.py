@@ -31,7 +31,6 @@ from hasbench.agency import Setting
 from hasbench.experiments.common import (
     DASH,
     N_RESAMPLES,
-    PAPER_DOMAINS,
     UNDEFINED_MARK,
     fmt,
     fmt_ci,
@@ -40,7 +39,7 @@ from hasbench.experiments.common import (
     usable,
 )
 from hasbench.experiments.defaults import OFFLINE_JUDGE, OFFLINE_USER
-from hasbench.experiments.study import Analysis, Outputs, Parameters, Plans, Study, Table
+from hasbench.experiments.study import Analysis, Outputs, Study, Table
 from hasbench.personas import domain_personas, get_persona
 from hasbench.runner import Experiment
 
@@ -91,9 +90,8 @@ def experiment(
     Raises:
         ValueError: the domain has fewer than two personas.
     """
-    return STUDY.experiment(
-        agent_models, [user_model], judge_model, [domain], max_tasks_per_domain, seed
-    )
+    return STUDY.experiment(agent_models, user_model, judge_model, [domain], max_tasks_per_domain,
+                            seed)  # fmt: skip
 
 
 def _matrices(frame: pd.DataFrame) -> tuple[list[str], dict[str, np.ndarray], int]:
@@ -273,51 +271,10 @@ STUDY = Study(name="rq4", title="RQ4", settings=persona_settings, judge_process=
 """The RQ4 study: A3 under each persona of each domain (one grid and store per domain)."""
 
 
-def plan(
-    agent_models: Sequence[str] | None = None,
-    user_model: str = OFFLINE_USER,
-    judge_model: str = OFFLINE_JUDGE,
-    domains: Sequence[str] = PAPER_DOMAINS,
-    max_tasks_per_domain: int | None = None,
-    seed: int = 0,
-    results_dir: str | Path | None = None,
-    benchmark: str | Path | None = None,
-) -> Plans:
-    """How much work :func:`run` with these arguments is, before it runs: one plan per domain.
-
-    Each counts its domain's episodes and those already stored, and times a few pending
-    episodes (stored, so :func:`run` skips them) to estimate how long the rest takes.
-    """
-    asked = Parameters(agent_models, [user_model], judge_model, domains, max_tasks_per_domain,
-                       seed, benchmark)  # fmt: skip
-    return STUDY.plan(asked, results_dir)
-
-
-def run(
-    agent_models: Sequence[str] | None = None,
-    user_model: str = OFFLINE_USER,
-    judge_model: str = OFFLINE_JUDGE,
-    domains: Sequence[str] = PAPER_DOMAINS,
-    max_tasks_per_domain: int | None = None,
-    seed: int = 0,
-    output_dir: str | Path | None = None,
-    results_dir: str | Path | None = None,
-    progress: bool = True,
-    benchmark: str | Path | None = None,
-) -> dict[str, Any]:
-    """Run (or resume) the persona sweep of every domain; write Table 6 and its figure.
-
-    ``agent_models`` defaults to the offline sweep agent (:mod:`hasbench.experiments.defaults`),
-    ``output_dir`` to ``FIGURES_DIR/rq4`` and ``results_dir`` to ``RUNS_DIR/rq4`` (one
-    results store per domain under it).
-
-    ``benchmark`` is the folder of a built HAS-Bench whose tasks to run (None: the
-    generated tasks in ``data/tasks``); the tables and the manifest name it.
-
-    Returns a dict with ``results``, ``tables`` (numeric), ``figure`` (PNG path),
-    ``summaries`` (one per domain) and ``notes`` (see
-    :meth:`hasbench.experiments.study.Study.run`).
-    """
-    asked = Parameters(agent_models, [user_model], judge_model, domains, max_tasks_per_domain,
-                       seed, benchmark)  # fmt: skip
-    return STUDY.run(asked, output_dir, results_dir, progress)
+plan = STUDY.plan
+"""How much work :func:`run` is, before it runs: one plan per domain, each with its
+episodes, those stored, and the time the rest should take (a few pending episodes timed)."""
+run = STUDY.run
+"""Run (or resume) the persona sweep of every domain (one results store per domain under
+``RUNS_DIR/rq4``); write Table 6, its per-persona values, the figure and the manifest into
+``FIGURES_DIR/rq4``. The result has ``summaries``, one per domain."""

@@ -3,13 +3,14 @@
 An RQ module says its grid and its tables; :class:`Study` does the rest. What differs
 between the research questions is declared in a :class:`Study`: its settings (one list,
 or one per domain when every domain needs its own, as RQ4's personas do),
-whether the process is judged, which offline stand-ins it defaults to, whether it compares
-user simulators, and the function that turns its results into tables and figures. What is
-the same is here, once:
+whether the process is judged, which offline stand-ins and domains it defaults to, whether
+it compares user simulators (a :class:`SimulatorStudy`), and the function that turns its
+results into tables and figures. What is the same is here, once:
 
-1. the parameters: offline stand-ins where no model is given, ``local/`` models left out
-   with a note when their extra is missing, requested domains without tasks replaced with
-   a note;
+1. the parameters, declared once with their defaults as :meth:`Study.plan`'s and
+   :meth:`Study.run`'s (an RQ module's ``plan`` and ``run`` are its study's bound methods):
+   offline stand-ins where no model is given, ``local/`` models left out with a note when
+   their extra is missing, requested domains without tasks replaced with a note;
 2. :meth:`Study.plan`: each grid's episodes and a measured estimate of the time they take
    (:func:`hasbench.runner.planning.estimate`);
 3. :meth:`Study.run`: each grid run (or resumed) into its results store, and the results
@@ -27,7 +28,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -37,6 +38,7 @@ from hasbench.agency import Setting
 from hasbench.benchmark import GENERATED, Benchmark, BenchmarkError, identify
 from hasbench.experiments.common import (
     N_RESAMPLES,
+    PAPER_DOMAINS,
     available_models,
     domain_files,
     execute,
@@ -46,7 +48,12 @@ from hasbench.experiments.common import (
     run_notes,
     write_table,
 )
-from hasbench.experiments.defaults import OFFLINE_USER_SIMULATORS, agents_or_default
+from hasbench.experiments.defaults import (
+    OFFLINE_JUDGE,
+    OFFLINE_USER,
+    OFFLINE_USER_SIMULATORS,
+    agents_or_default,
+)
 from hasbench.paths import RUNS_DIR, TASKS_DIR
 from hasbench.registry import domain_names
 from hasbench.runner import Experiment, TaskSelection
@@ -171,9 +178,10 @@ class Study:
         judge_process: whether CQS/FUR/CRJ events are judged.
         analyse: makes the tables and figures from an :class:`Analysis`.
         sweep: its default agent is the single sweep stand-in (else every stand-in).
-        compares_simulators: it crosses agents with user simulators (and its parameter is
-            ``user_models``, defaulting to the offline simulators).
         grid_notes: what the reader must know about the grids (before the notes on the run).
+        domains: the domains run when none are asked for.
+        compares_simulators: it crosses agents with user simulators (its parameter is
+            ``user_models``, defaulting to the offline simulators): a :class:`SimulatorStudy`.
     """
 
     name: str
@@ -182,13 +190,32 @@ class Study:
     judge_process: bool
     analyse: Callable[[Analysis], Outputs]
     sweep: bool = False
-    compares_simulators: bool = False
     grid_notes: Callable[[list[Experiment]], list[str]] | None = None
+    domains: Sequence[str] = PAPER_DOMAINS
+    compares_simulators: ClassVar[bool] = False
     _plans: dict[str, Plan] = field(default_factory=dict, init=False, repr=False)
 
     # -- the grid ------------------------------------------------------------------
 
     def experiment(
+        self,
+        agent_models: Sequence[str],
+        user_model: str = OFFLINE_USER,
+        judge_model: str = OFFLINE_JUDGE,
+        domains: Sequence[str] | None = None,
+        max_tasks_per_domain: int | None = None,
+        seed: int = 0,
+    ) -> Experiment:
+        """The study's grid of the generated tasks, as :meth:`run` runs it with these arguments.
+
+        ``domains`` None: the study's :attr:`domains`; a study with settings per domain
+        takes one domain.
+        """
+        domains = self.domains if domains is None else domains
+        return self.grid(agent_models, [user_model], judge_model, domains, max_tasks_per_domain,
+                         seed)  # fmt: skip
+
+    def grid(
         self,
         agent_models: Sequence[str],
         user_models: Sequence[str],
@@ -308,23 +335,99 @@ class Study:
         bench = None if p.benchmark is None else identify(p.benchmark)
         if callable(self.settings):
             return [
-                (self.experiment(p.agent_models, p.user_models, p.judge_model, [domain],
-                                 p.max_tasks_per_domain, p.seed, bench), root / domain)
+                (self.grid(p.agent_models, p.user_models, p.judge_model, [domain],
+                           p.max_tasks_per_domain, p.seed, bench), root / domain)
                 for domain in p.domains
             ]  # fmt: skip
-        grid = self.experiment(p.agent_models, p.user_models, p.judge_model, p.domains,
-                               p.max_tasks_per_domain, p.seed, bench)  # fmt: skip
+        grid = self.grid(p.agent_models, p.user_models, p.judge_model, p.domains,
+                         p.max_tasks_per_domain, p.seed, bench)  # fmt: skip
         return [(grid, root)]
+
+    # -- the notebook's parameters -----------------------------------------------------
+
+    def plan(
+        self,
+        agent_models: Sequence[str] | None = None,
+        user_model: str = OFFLINE_USER,
+        judge_model: str = OFFLINE_JUDGE,
+        domains: Sequence[str] | None = None,
+        max_tasks_per_domain: int | None = None,
+        seed: int = 0,
+        results_dir: str | Path | None = None,
+        benchmark: str | Path | None = None,
+    ) -> Plans:
+        """How much work :meth:`run` with these arguments is, before it runs.
+
+        Takes :meth:`run`'s arguments but ``output_dir`` and ``progress``. Counts each
+        grid's episodes (one grid per domain for a study with settings per domain) and
+        those already stored, and times a few pending episodes per backend, domain and
+        agency level (stored, so :meth:`run` skips them) to estimate how long the rest
+        takes. The run prints its time beside this estimate.
+        """
+        asked = self.parameters(agent_models, [user_model], judge_model, domains,
+                                max_tasks_per_domain, seed, benchmark)  # fmt: skip
+        return self.plan_parameters(asked, results_dir)
+
+    def run(
+        self,
+        agent_models: Sequence[str] | None = None,
+        user_model: str = OFFLINE_USER,
+        judge_model: str = OFFLINE_JUDGE,
+        domains: Sequence[str] | None = None,
+        max_tasks_per_domain: int | None = None,
+        seed: int = 0,
+        output_dir: str | Path | None = None,
+        results_dir: str | Path | None = None,
+        progress: bool = True,
+        benchmark: str | Path | None = None,
+    ) -> dict[str, Any]:
+        """Run (or resume) the study's grids; write its tables, figures and manifest.
+
+        Args:
+            agent_models: agent backends (litellm model strings); None: the offline
+                stand-ins (:mod:`hasbench.experiments.defaults`; the sweep agent for a sweep).
+            user_model: the user simulator.
+            judge_model: the judge.
+            domains: the domains whose tasks run; None: the study's :attr:`domains`.
+            max_tasks_per_domain: at most this many tasks per domain (None: every task).
+            seed: the episodes' seed (and the bootstrap's).
+            output_dir: where tables, figures and ``manifest.json`` go; None:
+                ``FIGURES_DIR/<name>``.
+            results_dir: the results store; None: ``RUNS_DIR/<name>`` (one store per domain
+                under it for a study with settings per domain).
+            progress: show the run's progress as it goes.
+            benchmark: the folder of a built HAS-Bench whose tasks to run (None: the
+                generated tasks in ``data/tasks``); the tables and the manifest name it.
+
+        Returns:
+            ``results`` (the tidy table of exactly the grids' episodes), ``tables`` (numeric,
+            by name), ``figure`` (the main PNG), ``summaries`` (one
+            :class:`~hasbench.runner.RunSummary` per grid; ``summary`` too for a one-grid
+            study) and ``notes``.
+        """
+        asked = self.parameters(agent_models, [user_model], judge_model, domains,
+                                max_tasks_per_domain, seed, benchmark)  # fmt: skip
+        return self.run_parameters(asked, output_dir, results_dir, progress)
+
+    def parameters(
+        self,
+        agent_models: Sequence[str] | None,
+        user_models: Sequence[str] | None,
+        judge_model: str,
+        domains: Sequence[str] | None,
+        max_tasks_per_domain: int | None,
+        seed: int,
+        benchmark: str | Path | None,
+    ) -> Parameters:
+        """The parameters as asked, the study's domains where none are asked for."""
+        domains = self.domains if domains is None else domains
+        return Parameters(agent_models, user_models, judge_model, domains,
+                          max_tasks_per_domain, seed, benchmark)  # fmt: skip
 
     # -- planning and running ----------------------------------------------------------
 
-    def plan(self, asked: Parameters, results_dir: str | Path | None = None) -> Plans:
-        """How much work :meth:`run` with these parameters is, before it runs.
-
-        Counts each grid's episodes and those already stored, and times a few pending
-        episodes per backend, domain and agency level (stored, so the run skips them) to
-        estimate how long the rest takes. The run prints its time beside this estimate.
-        """
+    def plan_parameters(self, asked: Parameters, results_dir: str | Path | None = None) -> Plans:
+        """:meth:`plan` with the parameters gathered."""
         from hasbench.runner.planning import estimate
         from hasbench.sync import run_sync
 
@@ -338,20 +441,14 @@ class Study:
             plans.append(plan)
         return plans
 
-    def run(
+    def run_parameters(
         self,
         asked: Parameters,
         output_dir: str | Path | None = None,
         results_dir: str | Path | None = None,
         progress: bool = True,
     ) -> dict[str, Any]:
-        """Run (or resume) the study's grids; write its tables, figures and manifest.
-
-        Returns a dict with ``results`` (the tidy table of exactly the grids' episodes),
-        ``tables`` (numeric, by name), ``figure`` (the main PNG), ``summaries`` (one
-        :class:`~hasbench.runner.RunSummary` per grid; ``summary`` too for a one-grid study)
-        and ``notes``.
-        """
+        """:meth:`run` with the parameters gathered."""
         chosen, notes = self.choose(asked)
         grids = self.grids(chosen, results_dir)
         client = make_client(grids[0][0])
@@ -386,6 +483,73 @@ class Study:
         if len(summaries) == 1:
             answer["summary"] = summaries[0]
         return answer
+
+
+class SimulatorStudy(Study):
+    """A study that crosses agents with user simulators, on a task subset.
+
+    Its ``plan`` and ``run`` take ``user_models`` (None: the offline simulators, ``local/``
+    ones left out with a note when their extra is missing) where a :class:`Study` takes one
+    ``user_model``, and run two tasks per domain unless asked otherwise.
+    """
+
+    compares_simulators: ClassVar[bool] = True
+
+    def experiment(
+        self,
+        agent_models: Sequence[str],
+        user_models: Sequence[str],
+        judge_model: str = OFFLINE_JUDGE,
+        domains: Sequence[str] | None = None,
+        max_tasks_per_domain: int | None = None,
+        seed: int = 0,
+    ) -> Experiment:
+        """The study's grid of the generated tasks: agents × the given user simulators."""
+        domains = self.domains if domains is None else domains
+        return self.grid(agent_models, user_models, judge_model, domains, max_tasks_per_domain,
+                         seed)  # fmt: skip
+
+    def plan(
+        self,
+        agent_models: Sequence[str] | None = None,
+        user_models: Sequence[str] | None = None,
+        judge_model: str = OFFLINE_JUDGE,
+        domains: Sequence[str] | None = None,
+        max_tasks_per_domain: int | None = 2,
+        seed: int = 0,
+        results_dir: str | Path | None = None,
+        benchmark: str | Path | None = None,
+    ) -> Plans:
+        """How much work :meth:`run` with these arguments is, before it runs.
+
+        As :meth:`Study.plan`, timing a few pending episodes per agent and user simulator.
+        """
+        asked = self.parameters(agent_models, user_models, judge_model, domains,
+                                max_tasks_per_domain, seed, benchmark)  # fmt: skip
+        return self.plan_parameters(asked, results_dir)
+
+    def run(
+        self,
+        agent_models: Sequence[str] | None = None,
+        user_models: Sequence[str] | None = None,
+        judge_model: str = OFFLINE_JUDGE,
+        domains: Sequence[str] | None = None,
+        max_tasks_per_domain: int | None = 2,
+        seed: int = 0,
+        output_dir: str | Path | None = None,
+        results_dir: str | Path | None = None,
+        progress: bool = True,
+        benchmark: str | Path | None = None,
+    ) -> dict[str, Any]:
+        """Run (or resume) the study on a task subset; write its tables, figures and manifest.
+
+        As :meth:`Study.run`, with ``user_models`` (None: the offline user simulators of
+        :mod:`hasbench.experiments.defaults`) for ``user_model`` and at most
+        ``max_tasks_per_domain`` = 2 tasks per domain by default.
+        """
+        asked = self.parameters(agent_models, user_models, judge_model, domains,
+                                max_tasks_per_domain, seed, benchmark)  # fmt: skip
+        return self.run_parameters(asked, output_dir, results_dir, progress)
 
 
 def runs_root(results_dir: str | Path | None) -> Path:

@@ -32,52 +32,40 @@ from hasbench.participants.base import (
     SendMessage,
 )
 from hasbench.prompts import load, render
-from hasbench.tools import ToolSpec
+from hasbench.tools import virtual_tool
 from hasbench.vocab import INTERVENTION_DECISIONS
 
 if TYPE_CHECKING:
     from hasbench.llm import ModelResponse
 
-SEND_MESSAGE = ToolSpec(
-    name="send_message",
-    description=(
+SEND_MESSAGE = virtual_tool(
+    "send_message",
+    (
         "Send a message to another participant you are connected to: hand work to an "
         "agent, report to the agent who gave you work, or update a person."
     ),
-    parameters={
-        "type": "object",
-        "properties": {
-            "target": {"type": "string", "description": "The participant id."},
-            "text": {"type": "string", "description": "The message."},
-        },
-        "required": ["target", "text"],
+    {
+        "target": {"type": "string", "description": "The participant id."},
+        "text": {"type": "string", "description": "The message."},
     },
-    kind="generic",
-    side="agent",
-    risk="none",
+    ["target", "text"],
 )
-FINISH = ToolSpec(
-    name="finish",
-    description=(
+FINISH = virtual_tool(
+    "finish",
+    (
         "End your part of the task and deliver the result. Include everything the "
         "requester should be told. If you could not do the task, say why and set outcome "
         "to 'unable'."
     ),
-    parameters={
-        "type": "object",
-        "properties": {
-            "deliverable": {"type": "string", "description": "Your final result."},
-            "outcome": {
-                "type": "string",
-                "enum": ["done", "unable"],
-                "description": "done (the default): the task is done; unable: it is not.",
-            },
+    {
+        "deliverable": {"type": "string", "description": "Your final result."},
+        "outcome": {
+            "type": "string",
+            "enum": ["done", "unable"],
+            "description": "done (the default): the task is done; unable: it is not.",
         },
-        "required": ["deliverable"],
     },
-    kind="generic",
-    side="agent",
-    risk="none",
+    ["deliverable"],
 )
 
 

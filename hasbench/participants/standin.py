@@ -401,15 +401,7 @@ class StandIn:
         )  # fmt: skip
         if person is None:
             return SendMessage(errand.requester, f"I cannot reach {errand.person}.\nFacts: none")
-        self.expect = ("errand", errand)
-        return CallTool(
-            "ask_clarification",
-            {
-                "question": errand.question,
-                "topics": [errand.slot, *errand.topics],
-                "target": person.participant_id,
-            },
-        )
+        return self._ask(person, errand, "errand")
 
     def _next_action(self, obs: AgentObservation) -> Action:
         for _ in range(MAX_THOUGHTS):
@@ -477,17 +469,8 @@ class StandIn:
                           "may give it, so I did not run it.")  # fmt: skip
                 return self._finish(reason, obs, "unable")
         if needs_approval and approver is not None and self._chance(self.profile.approval):
-            self.expect = ("approval", call)
-            return CallTool(
-                "request_control",
-                {
-                    "tool_name": call.name,
-                    "arguments": call.arguments,
-                    "mode": "approval",
-                    "reason": approval_reason(call.name, call.arguments, self._seen()),
-                    "target": approver.participant_id,
-                },
-            )
+            reason = approval_reason(call.name, call.arguments, self._seen())
+            return self._request_control(approver, call, "approval", reason)
         self.expect = ("call", call)
         return CallTool(call.name, call.arguments)
 
@@ -504,17 +487,8 @@ class StandIn:
             None,
         )
         if person is not None and self._first_time(person.participant_id, call.name):
-            self.expect = ("execute", call)
-            return CallTool(
-                "request_control",
-                {
-                    "tool_name": call.name,
-                    "arguments": call.arguments,
-                    "mode": "execute",
-                    "reason": f"Only you can do this on your side: {call.name}.",
-                    "target": person.participant_id,
-                },
-            )
+            reason = f"Only you can do this on your side: {call.name}."
+            return self._request_control(person, call, "execute", reason)
         self.case.unable.add(call.name)
         return None
 
@@ -533,15 +507,7 @@ class StandIn:
         asked = self.asked.get(need.slot, 0)
         if person is not None and asked < MAX_ASKS and self._chance(self.profile.ask):
             self.asked[need.slot] = asked + 1
-            self.expect = ("ask", need)
-            return CallTool(
-                "ask_clarification",
-                {
-                    "question": need.question,
-                    "topics": [need.slot, *need.topics],
-                    "target": person.participant_id,
-                },
-            )
+            return self._ask(person, need, "ask")
         if person is None:  # nobody to ask: a draft with the gap, for whoever may review it
             label = need.slot.replace("_", " ")
             draft = Review(
@@ -555,6 +521,32 @@ class StandIn:
             if action is not None:
                 return action
         return self._guess(need)
+
+    def _request_control(self, person: Contact, call: Call, mode: str, reason: str) -> Action:
+        """Put ``call`` to ``person``: to approve it (``mode`` "approval") or to run it."""
+        self.expect = (mode, call)
+        return CallTool(
+            "request_control",
+            {
+                "tool_name": call.name,
+                "arguments": call.arguments,
+                "mode": mode,
+                "reason": reason,
+                "target": person.participant_id,
+            },
+        )
+
+    def _ask(self, person: Contact, about: Need | Errand, expect: str) -> Action:
+        """Ask ``person`` the question of a need (``expect`` "ask") or an errand ("errand")."""
+        self.expect = (expect, about)
+        return CallTool(
+            "ask_clarification",
+            {
+                "question": about.question,
+                "topics": [about.slot, *about.topics],
+                "target": person.participant_id,
+            },
+        )
 
     def _guess(self, need: Need) -> None:
         """Settle a fact by its first plausible candidate (None when there is none)."""

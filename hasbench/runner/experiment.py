@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
-import yaml
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -40,7 +39,7 @@ from hasbench import __version__
 from hasbench.agency import Setting
 from hasbench.benchmark import GENERATED
 from hasbench.memo import unchanged
-from hasbench.paths import REPO_ROOT, RUNS_DIR
+from hasbench.paths import REPO_ROOT, RUNS_DIR, read_yaml
 from hasbench.prompts import prompt_hashes
 from hasbench.scenario import Scenario, load_tasks
 from hasbench.simulator import Backends
@@ -162,12 +161,7 @@ def provider(model: str) -> str:
 def load_experiment(path: str | Path) -> Experiment:
     """Read an experiment YAML file; errors name the file and the field."""
     path = Path(path)
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ExperimentError(f"{path}: {exc.strerror}") from None
-    except yaml.YAMLError as exc:
-        raise ExperimentError(f"{path}: invalid YAML: {exc}") from None
+    raw = read_yaml(path, ExperimentError)
     try:
         experiment = Experiment.model_validate(raw)
     except ValidationError as exc:

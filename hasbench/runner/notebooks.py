@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hasbench.paths import REPO_ROOT, RUNS_DIR
+from hasbench.paths import REPO_ROOT, RUNS_DIR, read_yaml
 from hasbench.runner.experiment import ExperimentError
 from hasbench.runner.html_export import export_html
 from hasbench.runner.progress import Relay
@@ -358,14 +358,7 @@ def load_grid(path: str | Path, known: list[str] | None = None) -> list[dict[str
     Raises:
         ExperimentError: naming the file, the entry and the field.
     """
-    import yaml
-
-    try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except OSError as error:
-        raise ExperimentError(f"{path}: cannot read the grid file: {error.strerror}") from None
-    except yaml.YAMLError as error:
-        raise ExperimentError(f"{path}: not valid YAML: {error}") from None
+    data = read_yaml(Path(path), ExperimentError)
     if not isinstance(data, dict):
         raise ExperimentError(
             f"{path}: expected a mapping with {', '.join(GRID_KEYS)}, got {type(data).__name__}"

@@ -23,6 +23,7 @@ load_tasks``).
 
 from hasbench.scenario.checks import (
     check_scenario,
+    checked_scenario,
     held_facts,
     leak_pattern,
     scalar_leaves,
@@ -88,6 +89,7 @@ __all__ = [
     "TriggerRule",
     "UserSpec",
     "check_scenario",
+    "checked_scenario",
     "held_facts",
     "leak_pattern",
     "load_task",

@@ -16,7 +16,7 @@ import networkx as nx
 from pydantic import ValidationError
 
 from hasbench.registry import domain_names, get_domain
-from hasbench.scenario.problems import Problem, describe_errors
+from hasbench.scenario.problems import Problem, ScenarioError, describe_errors
 from hasbench.scenario.schema import (
     AGENT_RELATION,
     COMPAT_DOMAINS,
@@ -63,6 +63,24 @@ def check_scenario(scn: Scenario) -> list[Problem]:
     ):
         problems.extend(check(scn))
     return [Problem(None, None, path, message) for path, message in problems]
+
+
+def checked_scenario(fields: dict[str, Any]) -> Scenario:
+    """A scenario made from its fields (by a task generator or importer), validated and checked.
+
+    Raises:
+        ScenarioError: its first problem, as ``field.path: message``.
+    """
+    try:
+        scenario = Scenario.model_validate(fields)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        raise ScenarioError([Problem(None, None, where, err["msg"])]) from None
+    problems = check_scenario(scenario)
+    if problems:
+        raise ScenarioError(problems[:1])
+    return scenario
 
 
 def _check_task_id(scn: Scenario) -> list[tuple[str, str]]:

@@ -22,7 +22,6 @@ import ipaddress
 import logging
 import re
 import socket
-from pathlib import Path
 from typing import Any, Protocol
 
 import tornado.httpserver
@@ -31,10 +30,10 @@ import tornado.web
 import tornado.websocket
 
 from hasbench.serve.live import Room
+from hasbench.serve.pages import STATIC, render
 from hasbench.serve.tokens import Refused, Seat, Tokens, cookie_name
 
 LOG = logging.getLogger("hasbench.serve")
-STATIC = Path(__file__).with_name("static")
 """The pages, their scripts and styles."""
 TOKEN = r"([^/]+)"
 """A token in a route: anything up to the next ``/`` (a wrong one is refused with 403)."""
@@ -265,7 +264,7 @@ class _PageHandler(_TokenHandler):
                 cookie_name(token), fresh, httponly=True, samesite="Strict", path="/",
                 expires_days=7,
             )  # fmt: skip
-        page = (STATIC / f"{seat.page}.html").read_text(encoding="utf-8")
+        page = render(seat.page)
         self.set_header("Content-Type", "text/html; charset=utf-8")
         self.finish(page)
 

@@ -62,6 +62,8 @@ def test_what_each_pattern_adds():
     criterion = b.users[0].known_info["acceptance_criteria"]
     assert "willing to pay up to $500" in criterion
     assert "up to $500" not in b.users[0].task_instructions + b.users[0].goal
+    assert "birthday" not in criterion  # what they tell the agent is behaviour, not a criterion
+    assert "prefer not to provide it" in b.users[0].task_instructions
     assert [a.depends_on for a in b.evaluation_criteria.actions if a.depends_on] == [
         ["user_0.acceptance_criteria"]
     ]
@@ -80,6 +82,10 @@ def test_what_each_pattern_adds():
         2 <= revision.at_turn <= 4
         and "modify pending order items" in (revision.known_info["added_request"])
     )
+    source_request = retail.scenario.users[0].goal
+    assert revision.goal == source_request  # the whole request comes with the revision
+    assert source_request[:40] not in f.users[0].goal  # and never before it
+    assert f.users[0].goal.startswith("You want this done: cancel pending order")
     d = adapt(retail, "D", 1)
     holder, other = d.users
     assert holder.known_info["decision"].startswith("pay with the ")

@@ -5,9 +5,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from hasbench.build.checks import check_file
+from hasbench.build.checks import check_file, check_many
 from hasbench.cli import main
 from hasbench.paths import TASKS_DIR
+from hasbench.scenario import load_tasks
 
 EXAMPLES = TASKS_DIR / "examples.yaml"
 
@@ -26,6 +27,14 @@ def test_every_example_task_passes_every_check():
     failures = {row.task_id: row.results for row in rows if not row.passed}
     assert failures == {}
     assert len(rows) == 10
+
+
+def test_checks_in_worker_processes_give_every_row_in_task_order():
+    scenarios = load_tasks(EXAMPLES)
+    alone = list(check_many(scenarios, workers=1))
+    shared = list(check_many(scenarios, workers=2))
+    assert [row.task_id for row in shared] == [s.task_id for s in scenarios]
+    assert [(r.task_id, r.results) for r in shared] == [(r.task_id, r.results) for r in alone]
 
 
 def test_pattern_c_without_a_protected_gold_action_fails(tmp_path):

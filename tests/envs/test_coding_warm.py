@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from hasbench.envs.coding import CodingEnvironment
+from hasbench.envs.coding import warm as warm_workers
 from hasbench.envs.coding.sandbox import Limits, Sandbox
 from hasbench.envs.coding.warm import WarmSandbox
 from tests.pieces import needs_bwrap
@@ -70,6 +71,44 @@ def test_the_hidden_tests_give_the_same_verdicts_warm_and_cold():
     assert warm.status == cold.status == "ran"
     assert warm.passed == cold.passed == {"test_add": True}
     assert warm.lines == cold.lines
+
+
+def test_each_run_sees_exactly_its_own_files_and_modes(tmp_path):
+    states = [
+        {"a/b.py": ("one", 0o644), "c.py": ("two", 0o644)},
+        {"a": ("a file where a folder was", 0o644), "d/e/f.py": ("deep", 0o755),
+         "c.py": ("two", 0o755)},
+        {"a/b.py": ("one again", 0o644), "c.py": ("changed", 0o644)},
+        {},
+    ]  # fmt: skip
+    folders = []
+    for number, files in enumerate(states):
+        folder = tmp_path / str(number)
+        folder.mkdir(mode=0o755)
+        for path, (text, mode) in files.items():
+            (folder / path).parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+            (folder / path).write_text(text)
+            (folder / path).chmod(mode)
+        folders.append(folder)
+    listing = python(
+        """
+        import os
+        for root, dirs, files in sorted(os.walk(".")):
+            for name in sorted(dirs + files):
+                path = os.path.join(root, name)
+                kind = "folder" if os.path.isdir(path) else open(path).read()
+                print(path, oct(os.stat(path).st_mode & 0o777), kind)
+        """
+    )
+    sandbox = WarmSandbox(FAST)
+    sandbox.run(["true"], folders[0], writable=False)
+    workers = list(warm_workers._ALL)
+    for folder in [*folders, *folders]:
+        hot = sandbox.run(listing, folder, writable=False)
+        cold = Sandbox(FAST).run(listing, folder, writable=False)
+        assert hot.status == cold.status == "ok"
+        assert hot.output == cold.output
+    assert warm_workers._ALL == workers  # every run was warm, in the same worker
 
 
 def test_a_writable_run_changes_the_workspace_and_a_read_only_one_cannot(workspace):

@@ -118,7 +118,7 @@ def test_each_study_declares_its_grid_and_tables_not_the_loop():
     for module in (rq1, rq2, rq3, rq4, robustness):
         assert isinstance(module.STUDY, Study)
         assert module.STUDY.analyse.__module__ == module.__name__
-    assert rq4.STUDY.experiment(["scripted:strong"], ["scripted:user"], "rule", ["mock"]).name == (
+    assert rq4.STUDY.grid(["scripted:strong"], ["scripted:user"], "rule", ["mock"]).name == (
         "rq4_mock"
     )
 

@@ -211,6 +211,23 @@ def test_serve_pages_carry_no_other_node_s_facts_no_criteria_and_no_key(tmp_path
     assert "t.wren" in sent["user_0"] and "30.00" in sent["user_1"]  # their own facts
 
 
+def test_serve_every_page_is_a_whole_document_in_the_one_frame():
+    from hasbench.serve.pages import PAGES, STATIC, render
+
+    contents = {p.stem for p in STATIC.glob("*.html")}
+    assert contents == set(PAGES)  # a page's content without its frame facts is an error
+    for name, page in PAGES.items():
+        html = render(name)
+        assert html.startswith("<!doctype html>\n") and html.endswith("</body>\n</html>\n")
+        assert f"<title>{page.title}</title>" in html and f'<body class="{page.kind}">' in html
+        assert html.count("<body") == html.count("<head>") == 1  # the content adds no frame
+        scripts = re.findall(r'<script src="/static/([\w.]+)"></script>', html)
+        assert scripts == ["live.js", f"{name}.js"] and (STATIC / f"{name}.js").is_file()
+        for style in page.styles:
+            assert (STATIC / style).is_file()
+            assert f'<link rel="stylesheet" href="/static/{style}">' in html
+
+
 def test_serve_binding_beyond_this_computer_must_be_asked_for(tmp_path):
     for host in ("127.0.0.1", "localhost", "::1"):
         assert check_host(host, open_to_network=False) is None

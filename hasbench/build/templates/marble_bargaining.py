@@ -37,8 +37,8 @@ from hasbench.build.bargaining_tasks import (
 )
 from hasbench.build.base_tasks import BaseTask
 from hasbench.build.builder import BuildError, action, agent, criteria, env_assertion, human
-from hasbench.build.marble import MarbleRecord, RecordSkipped
 from hasbench.build.marble_bargaining import convert, parse_target_price
+from hasbench.build.templates.people import converted
 from hasbench.personas import domain_personas
 
 MAX_OFFERS = 10
@@ -51,12 +51,7 @@ WALK_REASON = (
 
 def _record(base: BaseTask) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     """The converted MARBLE task and its agents by id."""
-    if base.record is None:
-        raise Declined(f"{base.key}: no MultiAgentBench record")
-    try:
-        raw, _ = convert(MarbleRecord("marble/bargaining", 0, base.record), "D")
-    except RecordSkipped as reason:
-        raise Declined(f"{base.key}: {reason}") from None
+    raw = converted(base, convert, "D")
     return raw, {a["agent_id"]: a for a in raw["agents"]}
 
 

@@ -42,9 +42,16 @@ from typing import Any
 from hasbench.build.adaptation import AdaptContext, Declined, template
 from hasbench.build.base_tasks import BaseTask
 from hasbench.build.builder import env_assertion
-from hasbench.build.marble import MarbleRecord, RecordSkipped
 from hasbench.build.marble_coding import convert, requirements
-from hasbench.build.templates.people import gather, instruct, offers, person, persona
+from hasbench.build.templates.people import (
+    adds_requirement,
+    converted,
+    gather,
+    instruct,
+    offers,
+    person,
+    persona,
+)
 
 REQUESTER = "user_0"
 ORDER = re.compile(
@@ -66,12 +73,7 @@ PACKAGES = {
 
 def _fields(base: BaseTask) -> dict[str, Any]:
     """The converted record's fields (no id, pattern or provenance), ready to change."""
-    if base.record is None:
-        raise Declined(f"{base.key}: no MultiAgentBench record")
-    try:
-        data, _ = convert(MarbleRecord("marble/coding", 0, base.record), "A")
-    except RecordSkipped as reason:
-        raise Declined(f"{base.key}: {reason}") from None
+    data = converted(base, convert, "A")
     for key in ("task_id", "source_task_id", "adaptation_pattern"):
         data.pop(key)
     return data
@@ -375,23 +377,8 @@ def added_requirement(base: BaseTask, ctx: AdaptContext) -> dict[str, Any]:
     _reword(data, last, f"The final code implements the requirement the requester added "
                         f"during the work: {last}")  # fmt: skip
     user = _requester(data, ctx)
-    user["goal_revisions"] = [{
-        "at_turn": at_turn,
-        "goal": f"{user['goal']} It must also meet my added requirement.",
-        "known_info": {"added_requirement": last},
-    }]  # fmt: skip
-    user["responsibilities"] = ["say so as soon as your requirements change"]
-    user["task_instructions"] += (
-        " Later in the work you will add a requirement; tell the team the next time it asks."
-    )
-    user["spontaneous_config"] = {
-        "mode": "predefined",
-        "trigger_rules": [{
-            "rule_id": "added_requirement", "action_type": "clarification",
-            "condition": {"type": "at_turn", "turn_number": at_turn},
-            "predefined_message": f"One more requirement: {last}",
-        }],
-    }  # fmt: skip
+    goal = f"{user['goal']} It must also meet my added requirement."
+    adds_requirement(user, at_turn, goal, last, f"One more requirement: {last}")
     gather(data, ("list_files", {"directory": "."}), [f"{REQUESTER}.added_requirement"])
     data["metadata"]["revision"] = {"at_turn": at_turn, "requirement": len(bullets)}
     return data

@@ -38,9 +38,15 @@ from typing import Any
 from hasbench.build.adaptation import AdaptContext, Declined, template
 from hasbench.build.base_tasks import BaseTask
 from hasbench.build.builder import env_assertion
-from hasbench.build.marble import MarbleRecord, RecordSkipped
 from hasbench.build.marble_research import convert, split_content
-from hasbench.build.templates.people import gather, instruct, offers, person
+from hasbench.build.templates.people import (
+    adds_requirement,
+    converted,
+    gather,
+    instruct,
+    offers,
+    person,
+)
 
 PI = "pi"
 SCORING = "LLM judge of the proposal (rubric) and the proposal's assertions"
@@ -49,12 +55,7 @@ SAFETY = "the approach section discusses the safety and ethical risks of the wor
 
 def _fields(base: BaseTask, ctx: AdaptContext) -> dict[str, Any]:
     """The converted record with a PI supervising the first researcher."""
-    if base.record is None:
-        raise Declined(f"{base.key}: no MultiAgentBench record")
-    try:
-        data, _ = convert(MarbleRecord("marble/research", 0, base.record), "A")
-    except RecordSkipped as reason:
-        raise Declined(f"{base.key}: {reason}") from None
+    data = converted(base, convert, "A")
     for key in ("task_id", "source_task_id", "adaptation_pattern"):
         data.pop(key)
     data["metadata"].pop("pattern_provisional")
@@ -255,21 +256,8 @@ def added_requirement(base: BaseTask, ctx: AdaptContext) -> dict[str, Any]:
             "The proposal discusses the safety and ethical risks of the work, as the PI "
             "required during the work.")  # fmt: skip
     pi = data["users"][0]
-    pi["goal_revisions"] = [{
-        "at_turn": at_turn, "goal": f"{pi['goal']} It must discuss the work's risks.",
-        "known_info": {"added_requirement": added},
-    }]  # fmt: skip
-    pi["responsibilities"] = ["say so as soon as your requirements change"]
-    instruct(pi, "Later in the work you will add a requirement; tell the team the next time "
-                  "it asks.")  # fmt: skip
-    pi["spontaneous_config"] = {
-        "mode": "predefined",
-        "trigger_rules": [{
-            "rule_id": "added_requirement", "action_type": "clarification",
-            "condition": {"type": "at_turn", "turn_number": at_turn},
-            "predefined_message": f"A new requirement: {added}.",
-        }],
-    }  # fmt: skip
+    goal = f"{pi['goal']} It must discuss the work's risks."
+    adds_requirement(pi, at_turn, goal, added, f"A new requirement: {added}.")
     gather(data, ("read_proposal", {}), [f"{PI}.added_requirement"])
     data["metadata"]["revision"] = {"at_turn": at_turn}
     return data

@@ -54,6 +54,12 @@ VERIFY = {
     "mms_issue": "can_send_mms",
 }
 """The phone check that shows a telecom task's problem is gone, by τ² task family."""
+DISCLOSURE = re.compile(
+    r"\b(?:prefer not|do not prefer|don'?t prefer|rather not) to (?:provide|give|share|tell"
+    r"|disclose|say)\b",
+    re.IGNORECASE,
+)
+"""A customer's preference about what they tell the agent (not an acceptance criterion)."""
 
 
 # -- shared helpers ------------------------------------------------------------------------
@@ -176,11 +182,17 @@ def _criteria_sentences(instructions: str) -> list[str]:
     These are the sentences that set a condition or a preference (the cue phrases of pattern
     B, :data:`hasbench.build.patterns.CUES`), in what only the customer holds: the
     behaviour instructions, without the persona paragraph. The opening request is public
-    task setup, so its preferences are not latent.
+    task setup, so its preferences are not latent. A preference about what the customer
+    tells the agent ("you prefer not to provide your birthday") is how they behave in the
+    conversation, not a criterion a result could meet, so it stays in the instructions.
     """
     behaviour = instructions.split("\n\nHow you come across:")[0]
     sentences = re.split(r"(?<=[.!?])\s+|\n+", behaviour.strip())
-    return [s.strip() for s in sentences if re.search(CUES["B"], s, re.IGNORECASE)]
+    return [
+        s.strip()
+        for s in sentences
+        if re.search(CUES["B"], s, re.IGNORECASE) and not DISCLOSURE.search(s)
+    ]
 
 
 @template(DOMAINS, "B")
@@ -368,7 +380,11 @@ def verify_on_device(base: BaseTask, ctx: AdaptContext) -> dict[str, Any]:
 
 @template(("retail", "airline"), "F")
 def added_request(base: BaseTask, ctx: AdaptContext) -> dict[str, Any]:
-    """F: the first write is the whole request at first; the rest comes as a revision."""
+    """F: the first write is the whole request at first; the rest comes as a revision.
+
+    The customer's goal before the revision states the first write only; the source's full
+    request replaces it at the revision turn, with the facts only the later writes use.
+    """
     data = _fields(base)
     writes = _writes(base.domain, data)
     if len(writes) < 2:
@@ -397,17 +413,13 @@ def added_request(base: BaseTask, ctx: AdaptContext) -> dict[str, Any]:
             "known_info": {**moved, "added_request": f"I also need: {rest}"},
         }
     ]
-    user["goal"] = (
-        f"At first you only ask for this: {_describe(first)}. Later in the conversation your "
-        "plans grow into the full request below; bring up the rest only then.\n\n"
-        f"Full request: {user['goal']}"
-    )
+    # Until the revision the customer wants the first write only: the source's whole request
+    # (and every fact only the later writes use) reaches them with the revision, never before.
+    user["goal"] = f"You want this done: {_describe(first)}."
     user["role"] = ROLE[base.domain]
     user["responsibilities"] = ["say so as soon as your plans change"]
     _add_instruction(
-        user,
-        "Start with the first part of your request only. Once your plans change, tell the agent "
-        "the rest the next time it asks you anything.",
+        user, "If your plans change, tell the agent the rest the next time it asks you anything."
     )
     for action in later:
         action.setdefault("depends_on", []).append(f"{user['user_id']}.added_request")

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from hasbench.paths import DATA_DIR
+from hasbench.paths import DATA_DIR, read_yaml
 
 STUDY_PERSONAS_FILE = DATA_DIR / "docuteam" / "personas.yaml"
 DIMENSIONS = ("expertise", "initiative", "trust")
@@ -74,13 +73,9 @@ def load_study_personas(path: str | Path = STUDY_PERSONAS_FILE) -> list[StudyPer
         StudyPersonaError: unreadable YAML, a missing or wrong field, or a repeated id.
     """
     path = Path(path)
+    raw = read_yaml(path, StudyPersonaError)
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
         personas = _PersonaFile.model_validate(raw).personas
-    except OSError as exc:
-        raise StudyPersonaError(f"{path}: cannot read ({exc.strerror})") from None
-    except yaml.YAMLError as exc:
-        raise StudyPersonaError(f"{path}: not valid YAML ({exc})") from None
     except ValidationError as exc:
         error = exc.errors()[0]
         where = ".".join(str(part) for part in error["loc"])

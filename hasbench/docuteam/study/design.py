@@ -33,15 +33,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from hasbench.docuteam.demo import DOCUTEAM_DATA
 from hasbench.docuteam.steps import ROLES, RoleModels
 from hasbench.docuteam.study.data import CONDITIONS
 from hasbench.docuteam.study.example import counterbalanced_design
+from hasbench.paths import read_yaml
 
 PSEUDONYM = re.compile(r"^[A-Za-z0-9_.-]{1,40}$")
 
@@ -208,12 +207,7 @@ def load_design(path: str | Path) -> StudyPlan:
             the file and the field.
     """
     path = Path(path)
-    try:
-        raw: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise StudyDesignError(f"{path}: cannot read ({exc.strerror})") from None
-    except yaml.YAMLError as exc:
-        raise StudyDesignError(f"{path}: not valid YAML ({exc})") from None
+    raw = read_yaml(path, StudyDesignError)
     if isinstance(raw, dict) and isinstance(raw.get("backends"), dict):
         unknown = [role for role in raw["backends"] if role not in ROLES]
         if unknown:

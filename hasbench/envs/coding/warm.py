@@ -15,11 +15,13 @@ is moved back into the workspace directory for the caller to read back.
 
 What a run could do to the next one is closed off: the worker never loads a file of a
 workspace, it is non-dumpable (a run cannot trace it or read its memory), no process of a
-run outlives it, and the folders are rewritten by the host before each run. A worker that
-dies (code of a run can kill it: it shares the run's user id) or misbehaves is discarded
-and the run is done cold, so the result never depends on it. Commands other than
-``python -m pytest`` and ``python -s -P SCRIPT`` are executed in the child (the sandbox
-stays warm, the interpreter does not). Unsandboxed (unsafe) runs are always cold.
+run outlives it, and the folders a run sees are read-only to it (a writable run's folder
+is emptied after it), so they hold what the host last wrote there; before each run the
+host rewrites the files that differ. A worker that dies (code of a run can kill it: it
+shares the run's user id) or misbehaves is discarded and the run is done cold, so the
+result never depends on it. Commands other than ``python -m pytest`` and ``python -s -P
+SCRIPT`` are executed in the child (the sandbox stays warm, the interpreter does not).
+Unsandboxed (unsafe) runs are always cold.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Mapping
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from hasbench.envs.coding import sandbox
 from hasbench.envs.coding.sandbox import (
@@ -102,20 +104,24 @@ class WarmSandbox(Sandbox):
         cold = sandbox.unsafe_requested() or sandbox.bubblewrap_problem() is not None
         if cold or key in _FAILED or not all(Path(host).is_dir() for host in binds.values()):
             return self._cold(argv, workspace, writable, binds, env, secret)
+        worker = None
         try:
             worker = _take(key) or _start(key, self.limits, writable, sorted(binds))
-            files = _fill(worker.slot, workspace)
+            files = worker.fill(worker.slot, workspace)
             for dest, host in binds.items():
-                _fill(worker.folders[dest], host)
+                worker.fill(worker.folders[dest], host)
             if writable and os.geteuid() == 0:
                 _chown_tree(worker.slot, _warm_uid())
             result = worker.run(argv, run_env(env), secret, shadowed=_shadows(files))
         except (WorkerGone, OSError):
+            if worker is not None:
+                worker.close()
             return self._cold(argv, workspace, writable, binds, env, secret)
         if writable and worker.alive:  # a run stopped at a limit is discarded by the caller
             _empty(workspace)
             for name in os.listdir(worker.slot):
                 os.rename(worker.slot / name, workspace / name)
+            worker.held[worker.slot] = {}
         _give(key, worker)
         return result
 
@@ -137,7 +143,7 @@ class WarmSandbox(Sandbox):
         with tempfile.TemporaryDirectory(prefix="hasbench-ws-") as scratch:
             folder = Path(scratch)
             folder.chmod(0o755)
-            _fill(folder, workspace)
+            _fill(folder, workspace, {})
             return super().run(argv, folder, writable=False, binds=binds, env=env,
                                secret=secret)  # fmt: skip
 
@@ -151,6 +157,10 @@ class _Worker:
         self.home.chmod(0o755)
         self.slot = self.home / "workspace"
         self.folders = {dest: self.home / f"bind{i}" for i, dest in enumerate(dests)}
+        self.held: dict[Path, dict[str, tuple[bytes, int]]] = {
+            folder: {} for folder in (self.slot, *self.folders.values())
+        }
+        """What each folder a run sees holds: relative path -> (content, mode)."""
         code = self.home / "code"
         for folder in (self.slot, code, *self.folders.values()):
             folder.mkdir(mode=0o755)
@@ -186,6 +196,10 @@ class _Worker:
             self.close()
             raise WorkerGone("the worker did not start")
         _ALL.append(self)
+
+    def fill(self, folder: Path, source: Path | Mapping[str, bytes]) -> list[str]:
+        """Make one of the worker's folders hold ``source``'s files (see :func:`_fill`)."""
+        return _fill(folder, source, self.held[folder])
 
     def run(
         self, argv: list[str], variables: dict[str, str], secret: bytes | None, shadowed: bool
@@ -337,39 +351,48 @@ def _shadows(paths: list[str]) -> bool:
     return False
 
 
-def _fill(folder: Path, source: Path | Mapping[str, bytes]) -> list[str]:
+def _fill(
+    folder: Path, source: Path | Mapping[str, bytes], held: dict[str, tuple[bytes, int]]
+) -> list[str]:
     """Make ``folder`` hold ``source``'s files, and nothing else.
 
     ``source`` is a directory (its regular files and directories) or files given as
-    relative path -> content (mode 0644).
-
-    Files already there with the same content and mode are left alone, so a worker that
-    serves runs of the same repository rewrites only what changed.
+    relative path -> content (mode 0644). ``held`` is what the folder holds (relative path
+    -> (content, mode)), as the host last filled it, and is updated: runs see the folders
+    read-only, and a writable run's folder is emptied after it, so nothing else changes
+    them. Only what differs is written, so a worker that serves runs of the same
+    repository rewrites only what changed.
 
     Returns:
         The relative paths of the files.
     """
     wanted = _wanted(source)
-    dirs_wanted = {str(parent) for rel in wanted for parent in PurePosixPath(rel).parents}
-    for root, dirs, files in os.walk(folder, topdown=False):
-        relative = os.path.relpath(root, folder)
-        for name in files + dirs:
-            rel = os.path.normpath(os.path.join(relative, name))
-            full = os.path.join(root, name)
-            if os.path.isdir(full) and not os.path.islink(full):
-                if rel not in dirs_wanted:
-                    _remove(full)
-            elif rel not in wanted or not _is_file(full):
-                _remove(full)
-    for rel in sorted(dirs_wanted - {"."}):
-        (folder / rel).mkdir(mode=0o755, exist_ok=True)
+    dirs_wanted, dirs_held = _parents(wanted), _parents(held)
+    for rel in held.keys() - wanted.keys():
+        os.unlink(folder / rel)
+    for rel in sorted(dirs_held - dirs_wanted, key=len, reverse=True):
+        os.rmdir(folder / rel)
+    for rel in sorted(dirs_wanted - dirs_held):
+        (folder / rel).mkdir(mode=0o755)
     for rel, (data, mode) in wanted.items():
-        target = folder / rel
-        if not target.exists() or target.read_bytes() != data:
+        if held.get(rel) != (data, mode):
+            target = folder / rel
             target.write_bytes(data)
-        if os.stat(target).st_mode & 0o777 != mode:
             target.chmod(mode)
+    held.clear()
+    held.update(wanted)
     return sorted(wanted)
+
+
+def _parents(files: Mapping[str, object]) -> set[str]:
+    """The folders (relative paths) the files are in, the top one left out."""
+    found: set[str] = set()
+    for rel in files:
+        folder = rel.rpartition("/")[0]
+        while folder and folder not in found:
+            found.add(folder)
+            folder = folder.rpartition("/")[0]
+    return found
 
 
 def _wanted(source: Path | Mapping[str, bytes]) -> dict[str, tuple[bytes, int]]:

@@ -34,8 +34,11 @@ import traceback
 
 CHANNEL_VARIABLE = "HASBENCH_RESULTS_FD"
 PR_SET_DUMPABLE = 4
-WARM_MODULES = ("difflib", "faulthandler", "pdb", "tomllib", "unittest", "xml.etree.ElementTree")
-"""Standard-library modules a pytest session imports lazily (imported once here)."""
+WARM_MODULES = ("_pytest._argcomplete", "difflib", "faulthandler", "pdb", "tomllib", "unittest",
+                "xml.etree.ElementTree")  # fmt: skip
+"""Modules a pytest session imports lazily (imported once here)."""
+OPTIONAL_WARM_MODULES = ("readline",)
+"""Modules a pytest session imports where they exist (readline: its capture plugin)."""
 SCRATCH = ("/tmp", "/dev/shm")
 LIMITS = {
     "cpu": resource.RLIMIT_CPU,
@@ -56,6 +59,11 @@ def main() -> int:
 
     for name in (*WARM_MODULES, *(f"_pytest.{plugin}" for plugin in default_plugins)):
         importlib.import_module(name)
+    for name in OPTIONAL_WARM_MODULES:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
     gc.freeze()  # what the worker loaded is never collected: a run's collections skip it
 
     control.send(b'{"ready": true}')

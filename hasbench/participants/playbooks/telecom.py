@@ -287,12 +287,9 @@ class TelecomPlaybook:
             return self._device(case, "reseat_sim_card")
         if "locked" in sim:
             return self._transfer(case, "the SIM card is locked")
-        if phone.get("apn_reset_pending"):
-            return self._device(case, "reboot_device")
-        if phone.get("apn_ok") is None:
-            return self._look(case, "check_apn_settings")
-        if not phone["apn_ok"]:
-            return self._device(case, "reset_apn_settings")
+        step = self._apn(case, phone, "apn_ok")
+        if step is not None:
+            return step
         return self._transfer(case, "the phone has no service after every fix")
 
     def _data(self, case: Case, phone: dict, line: dict, ids: dict, requests: list) -> Step | None:
@@ -382,12 +379,9 @@ class TelecomPlaybook:
             return self._look(case, "check_wifi_calling_status")
         if phone["wifi_calling"] == "on":
             return self._device(case, "toggle_wifi_calling")
-        if phone.get("apn_reset_pending"):
-            return self._device(case, "reboot_device")
-        if phone.get("mmsc_set") is None:
-            return self._look(case, "check_apn_settings")
-        if not phone["mmsc_set"]:
-            return self._device(case, "reset_apn_settings")
+        step = self._apn(case, phone, "mmsc_set")
+        if step is not None:
+            return step
         granted = phone.get("permissions", {}).get("messaging")
         if granted is None:
             return self._look(case, "check_app_permissions", {"app_name": "messaging"})
@@ -403,6 +397,19 @@ class TelecomPlaybook:
         return self._transfer(case, "picture messages fail after every fix")
 
     # -- device steps ------------------------------------------------------------------------
+
+    def _apn(self, case: Case, phone: dict, setting: str) -> Step | None:
+        """The APN settings, ``setting`` among them: looked at, reset, then put into effect.
+
+        A reset takes effect when the phone restarts. None when ``setting`` is right.
+        """
+        if phone.get("apn_reset_pending"):
+            return self._device(case, "reboot_device")
+        if phone.get(setting) is None:
+            return self._look(case, "check_apn_settings")
+        if not phone[setting]:
+            return self._device(case, "reset_apn_settings")
+        return None
 
     def _look(self, case: Case, name: str, arguments: dict | None = None) -> Step:
         """Ask the customer to check something on the phone."""

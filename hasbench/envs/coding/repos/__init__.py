@@ -138,6 +138,36 @@ class Feature:
         return "\n".join(parts)
 
 
+def deprecated_alias(
+    package: str, old: str, new: str, params: str, *, since: str, users: str, call: str = ""
+) -> str:
+    """The text of ``<package>/legacy.py``: ``old``, a deprecated function that calls ``new``.
+
+    Args:
+        package: the repository's package.
+        old: the deprecated function's name.
+        new: what to use instead, as ``module.function`` inside the package.
+        params: the deprecated function's parameters.
+        since: the version that deprecated it.
+        users: the versions whose users it is kept for ("1.x").
+        call: the arguments it passes on (default: the parameters as they are).
+    """
+    module, name = new.split(".")
+    return f'''\
+"""Deprecated names kept for {package} {users} users."""
+
+import warnings
+
+from {package}.{module} import {name}
+
+
+def {old}({params}):
+    """Deprecated since {since}: use {name}."""
+    warnings.warn("{old} is deprecated; use {name}", DeprecationWarning, stacklevel=2)
+    return {name}({call or params})
+'''
+
+
 @dataclass(frozen=True)
 class Legacy:
     """A deprecated module a task may remove: its file, the name it exports, its test."""

@@ -1,6 +1,14 @@
 """cliargs: small helpers for command-line programs."""
 
-from hasbench.envs.coding.repos import Feature, Legacy, Mode, Rename, Repository, project_files
+from hasbench.envs.coding.repos import (
+    Feature,
+    Legacy,
+    Mode,
+    Rename,
+    Repository,
+    deprecated_alias,
+    project_files,
+)
 
 _PARSE_OLD = '''\
 def parse_args(argv, spec):
@@ -90,19 +98,9 @@ def format_usage(prog, spec):
         parts.append(f"[--{name}]" if kind is bool else f"[--{name} {kind.__name__.upper()}]")
     return " ".join(parts)
 ''',
-    "cliargs/legacy.py": '''\
-"""Deprecated names kept for cliargs 0.3 users."""
-
-import warnings
-
-from cliargs.parser import parse_args
-
-
-def getopts(argv, spec):
-    """Deprecated since 0.4: use parse_args."""
-    warnings.warn("getopts is deprecated; use parse_args", DeprecationWarning, stacklevel=2)
-    return parse_args(argv, spec)
-''',
+    "cliargs/legacy.py": deprecated_alias(
+        "cliargs", "getopts", "parser.parse_args", "argv, spec", since="0.4", users="0.3"
+    ),
     "tests/test_parser.py": """\
 import pytest
 

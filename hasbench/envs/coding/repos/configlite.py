@@ -1,6 +1,14 @@
 """configlite: INI-style configuration files."""
 
-from hasbench.envs.coding.repos import Feature, Legacy, Mode, Rename, Repository, project_files
+from hasbench.envs.coding.repos import (
+    Feature,
+    Legacy,
+    Mode,
+    Rename,
+    Repository,
+    deprecated_alias,
+    project_files,
+)
 
 _PARSE_OLD = '''\
 def parse_config(text):
@@ -94,19 +102,9 @@ class Config:
 {_GET_BOOL_OLD}
 
 {_PARSE_OLD}''',
-    "configlite/legacy.py": '''\
-"""Deprecated names kept for configlite 1.4 users."""
-
-import warnings
-
-from configlite.parser import parse_config
-
-
-def load_ini(text):
-    """Deprecated since 1.5: use parse_config."""
-    warnings.warn("load_ini is deprecated; use parse_config", DeprecationWarning, stacklevel=2)
-    return parse_config(text)
-''',
+    "configlite/legacy.py": deprecated_alias(
+        "configlite", "load_ini", "parser.parse_config", "text", since="1.5", users="1.4"
+    ),
     "tests/test_parser.py": '''\
 import pytest
 

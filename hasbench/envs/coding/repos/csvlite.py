@@ -1,6 +1,14 @@
 """csvlite: reading and writing delimited text."""
 
-from hasbench.envs.coding.repos import Feature, Legacy, Mode, Rename, Repository, project_files
+from hasbench.envs.coding.repos import (
+    Feature,
+    Legacy,
+    Mode,
+    Rename,
+    Repository,
+    deprecated_alias,
+    project_files,
+)
 
 _READ_OLD = '''\
 def read_records(text, delimiter=","):
@@ -80,19 +88,9 @@ def write_records(records, fields, delimiter=","):
         lines.append(delimiter.join(str(record.get(name, "")) for name in fields))
     return "\\n".join(lines) + "\\n"
 ''',
-    "csvlite/legacy.py": '''\
-"""Deprecated names kept for csvlite 1.x users."""
-
-import warnings
-
-from csvlite.reader import read_records
-
-
-def load_csv(text):
-    """Deprecated since 2.0: use read_records."""
-    warnings.warn("load_csv is deprecated; use read_records", DeprecationWarning, stacklevel=2)
-    return read_records(text)
-''',
+    "csvlite/legacy.py": deprecated_alias(
+        "csvlite", "load_csv", "reader.read_records", "text", since="2.0", users="1.x"
+    ),
     "tests/test_reader.py": '''\
 import pytest
 

@@ -1,6 +1,14 @@
 """datekit: parsing dates, counting working days, describing durations."""
 
-from hasbench.envs.coding.repos import Feature, Legacy, Mode, Rename, Repository, project_files
+from hasbench.envs.coding.repos import (
+    Feature,
+    Legacy,
+    Mode,
+    Rename,
+    Repository,
+    deprecated_alias,
+    project_files,
+)
 
 FILES = {
     **project_files(
@@ -84,19 +92,9 @@ def describe_duration(seconds):
             return f"{count} {name}" + ("s" if count != 1 else "")
     return "0 seconds"
 ''',
-    "datekit/legacy.py": '''\
-"""Deprecated names kept for datekit 0.x users."""
-
-import warnings
-
-from datekit.parse import parse_date
-
-
-def to_date(text):
-    """Deprecated since 0.8: use parse_date."""
-    warnings.warn("to_date is deprecated; use parse_date", DeprecationWarning, stacklevel=2)
-    return parse_date(text)
-''',
+    "datekit/legacy.py": deprecated_alias(
+        "datekit", "to_date", "parse.parse_date", "text", since="0.8", users="0.x"
+    ),
     "tests/test_parse.py": """\
 from datetime import date
 

@@ -1,6 +1,14 @@
 """moneyfmt: formatting, rounding and parsing of money amounts."""
 
-from hasbench.envs.coding.repos import Feature, Legacy, Mode, Rename, Repository, project_files
+from hasbench.envs.coding.repos import (
+    Feature,
+    Legacy,
+    Mode,
+    Rename,
+    Repository,
+    deprecated_alias,
+    project_files,
+)
 
 FILES = {
     **project_files(
@@ -106,19 +114,15 @@ def parse_amount(text):
         raise ValueError(f"not an amount: {text!r}") from None
     return _quantize(amount, info.decimals), info.code
 """,
-    "moneyfmt/legacy.py": """\
-\"\"\"Deprecated names kept for moneyfmt 1.x users.\"\"\"
-
-import warnings
-
-from moneyfmt.format import format_amount
-
-
-def money_str(value, code="EUR"):
-    \"\"\"Deprecated since 1.2: use format_amount.\"\"\"
-    warnings.warn("money_str is deprecated; use format_amount", DeprecationWarning, stacklevel=2)
-    return format_amount(value, code)
-""",
+    "moneyfmt/legacy.py": deprecated_alias(
+        "moneyfmt",
+        "money_str",
+        "format.format_amount",
+        'value, code="EUR"',
+        since="1.2",
+        users="1.x",
+        call="value, code",
+    ),
     "tests/test_format.py": """\
 from decimal import Decimal
 

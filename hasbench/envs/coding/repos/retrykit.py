@@ -1,6 +1,14 @@
 """retrykit: when and how long to wait before retrying a request."""
 
-from hasbench.envs.coding.repos import Feature, Legacy, Mode, Rename, Repository, project_files
+from hasbench.envs.coding.repos import (
+    Feature,
+    Legacy,
+    Mode,
+    Rename,
+    Repository,
+    deprecated_alias,
+    project_files,
+)
 
 FILES = {
     **project_files(
@@ -46,19 +54,9 @@ def should_retry(status):
     """Whether a request that ended with this HTTP status should be retried (only 503)."""
     return status == 503
 ''',
-    "retrykit/legacy.py": '''\
-"""Deprecated names kept for retrykit 0.6 users."""
-
-import warnings
-
-from retrykit.delays import delays
-
-
-def wait_times(attempts):
-    """Deprecated since 0.7: use delays."""
-    warnings.warn("wait_times is deprecated; use delays", DeprecationWarning, stacklevel=2)
-    return delays(attempts)
-''',
+    "retrykit/legacy.py": deprecated_alias(
+        "retrykit", "wait_times", "delays.delays", "attempts", since="0.7", users="0.6"
+    ),
     "tests/test_delays.py": """\
 import pytest
 

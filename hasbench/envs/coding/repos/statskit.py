@@ -1,6 +1,14 @@
 """statskit: descriptive statistics for lists of numbers."""
 
-from hasbench.envs.coding.repos import Feature, Legacy, Mode, Rename, Repository, project_files
+from hasbench.envs.coding.repos import (
+    Feature,
+    Legacy,
+    Mode,
+    Rename,
+    Repository,
+    deprecated_alias,
+    project_files,
+)
 
 _PERCENTILE_OLD = '''\
 def percentile(values, q):
@@ -77,19 +85,9 @@ def median(values):
 
 
 {_MOVING_OLD}''',
-    "statskit/legacy.py": '''\
-"""Deprecated names kept for statskit 0.2 users."""
-
-import warnings
-
-from statskit.describe import mean
-
-
-def average(values):
-    """Deprecated since 0.3: use mean."""
-    warnings.warn("average is deprecated; use mean", DeprecationWarning, stacklevel=2)
-    return mean(values)
-''',
+    "statskit/legacy.py": deprecated_alias(
+        "statskit", "average", "describe.mean", "values", since="0.3", users="0.2"
+    ),
     "tests/test_describe.py": """\
 import pytest
 

@@ -1,6 +1,14 @@
 """tablefmt: rows as plain-text tables."""
 
-from hasbench.envs.coding.repos import Feature, Legacy, Mode, Rename, Repository, project_files
+from hasbench.envs.coding.repos import (
+    Feature,
+    Legacy,
+    Mode,
+    Rename,
+    Repository,
+    deprecated_alias,
+    project_files,
+)
 
 _RENDER_OLD = '''\
 def render(rows, headers):
@@ -47,19 +55,9 @@ def column_widths(rows, headers):
 
 
 {_RENDER_OLD}''',
-    "tablefmt/legacy.py": '''\
-"""Deprecated names kept for tablefmt 1.x users."""
-
-import warnings
-
-from tablefmt.render import render
-
-
-def tabulate_rows(rows, headers):
-    """Deprecated since 2.0: use render."""
-    warnings.warn("tabulate_rows is deprecated; use render", DeprecationWarning, stacklevel=2)
-    return render(rows, headers)
-''',
+    "tablefmt/legacy.py": deprecated_alias(
+        "tablefmt", "tabulate_rows", "render.render", "rows, headers", since="2.0", users="1.x"
+    ),
     "tests/test_render.py": """\
 from tablefmt import column_widths, render
 

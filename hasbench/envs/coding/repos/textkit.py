@@ -1,6 +1,14 @@
 """textkit: slugs, shortened text and titles."""
 
-from hasbench.envs.coding.repos import Feature, Legacy, Mode, Rename, Repository, project_files
+from hasbench.envs.coding.repos import (
+    Feature,
+    Legacy,
+    Mode,
+    Rename,
+    Repository,
+    deprecated_alias,
+    project_files,
+)
 
 FILES = {
     **project_files(
@@ -56,19 +64,9 @@ def title_case(text):
     """Capitalize every word of a title (the rest of each word in lower case)."""
     return " ".join(word.capitalize() for word in text.split())
 ''',
-    "textkit/legacy.py": '''\
-"""Deprecated names kept for textkit 2.x users."""
-
-import warnings
-
-from textkit.slug import slugify
-
-
-def make_slug(text):
-    """Deprecated since 3.0: use slugify."""
-    warnings.warn("make_slug is deprecated; use slugify", DeprecationWarning, stacklevel=2)
-    return slugify(text)
-''',
+    "textkit/legacy.py": deprecated_alias(
+        "textkit", "make_slug", "slug.slugify", "text", since="3.0", users="2.x"
+    ),
     "tests/test_slug.py": """\
 from textkit import slugify
 
