@@ -25,6 +25,8 @@ import csv
 import hashlib
 import itertools
 import json
+import os
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -275,19 +277,51 @@ def run_side_by_side(
 def _run_measured(
     name: str, parameters: dict[str, Any], output_dir: str | Path | None
 ) -> NotebookRun:
-    """:func:`run_notebook` in a worker, timed with the CPU of the processes it waited for."""
+    """:func:`run_notebook` in a worker, timed with the CPU of every process it started.
+
+    The worker adopts the processes its kernel leaves behind (a local model's process ends
+    shortly after the kernel that started it) and waits for them, so their CPU counts.
+    """
     import resource
 
     def children_cpu() -> float:
         used = resource.getrusage(resource.RUSAGE_CHILDREN)
         return used.ru_utime + used.ru_stime
 
+    _adopt_orphans()
     began, cpu, error = time.monotonic(), children_cpu(), None
     try:
         executed = run_notebook(name, parameters, output_dir, progress=False)
     except NotebookError as failure:
         executed, error = failure.executed, str(failure)
-    return NotebookRun(name, executed, error, time.monotonic() - began, children_cpu() - cpu)
+    seconds = time.monotonic() - began
+    _reap_children(patience=ORPHAN_PATIENCE)
+    return NotebookRun(name, executed, error, seconds, children_cpu() - cpu)
+
+
+ORPHAN_PATIENCE = 10.0
+"""Seconds a side-by-side worker waits for what its notebook's kernel left running."""
+
+
+def _adopt_orphans() -> None:
+    """Make this process the reaper of its descendants' orphans (Linux; elsewhere nothing)."""
+    import ctypes
+
+    pr_set_child_subreaper = 36
+    if sys.platform == "linux":
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_child_subreaper, 1, 0, 0, 0)
+
+
+def _reap_children(patience: float) -> None:
+    """Wait (up to ``patience`` seconds) for every child and adopted process to end."""
+    end = time.monotonic() + patience
+    while time.monotonic() < end:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            time.sleep(0.05)
 
 
 GRID_KEYS = ("fixed", "vary", "sets")
