@@ -69,6 +69,7 @@ from hasbench.experiments.defaults import OFFLINE_AGENTS
 from hasbench.participants.backends import make_judge
 from hasbench.paths import REPO_ROOT, TASKS_DIR
 from hasbench.runner import run_experiment
+from hasbench.runner.notebooks import adopt_orphans, reap_children
 from hasbench.runner.pool import machine_workers
 from hasbench.scenario import load_tasks
 from hasbench.simulator import Backends, run_episode
@@ -357,32 +358,11 @@ def cold_run(command: list[str]) -> tuple[subprocess.CompletedProcess, float, fl
         def run() -> subprocess.CompletedProcess:
             done = subprocess.run(command, env=env, cwd=REPO_ROOT, capture_output=True,
                                   text=True, check=False)  # fmt: skip
-            reap_orphans()
+            reap_children(patience=60.0)
             return done
 
         done, wall, cpu = timed(run)
     return done, wall, cpu, os.getloadavg()[0]
-
-
-def adopt_orphans() -> None:
-    """Make this process the reaper of its descendants' orphans (Linux), so their CPU counts."""
-    import ctypes
-
-    pr_set_child_subreaper = 36
-    if sys.platform == "linux":
-        ctypes.CDLL(None, use_errno=True).prctl(pr_set_child_subreaper, 1, 0, 0, 0)
-
-
-def reap_orphans(patience: float = 60.0) -> None:
-    """Wait (up to ``patience`` seconds) for every adopted process to end, and reap it."""
-    end = time.monotonic() + patience
-    while time.monotonic() < end:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            time.sleep(0.05)
 
 
 def failure(done: subprocess.CompletedProcess) -> str | None:

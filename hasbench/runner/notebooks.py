@@ -288,14 +288,14 @@ def _run_measured(
         used = resource.getrusage(resource.RUSAGE_CHILDREN)
         return used.ru_utime + used.ru_stime
 
-    _adopt_orphans()
+    adopt_orphans()
     began, cpu, error = time.monotonic(), children_cpu(), None
     try:
         executed = run_notebook(name, parameters, output_dir, progress=False)
     except NotebookError as failure:
         executed, error = failure.executed, str(failure)
     seconds = time.monotonic() - began
-    _reap_children(patience=ORPHAN_PATIENCE)
+    reap_children(patience=ORPHAN_PATIENCE)
     return NotebookRun(name, executed, error, seconds, children_cpu() - cpu)
 
 
@@ -303,7 +303,7 @@ ORPHAN_PATIENCE = 10.0
 """Seconds a side-by-side worker waits for what its notebook's kernel left running."""
 
 
-def _adopt_orphans() -> None:
+def adopt_orphans() -> None:
     """Make this process the reaper of its descendants' orphans (Linux; elsewhere nothing)."""
     import ctypes
 
@@ -312,7 +312,7 @@ def _adopt_orphans() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(pr_set_child_subreaper, 1, 0, 0, 0)
 
 
-def _reap_children(patience: float) -> None:
+def reap_children(patience: float) -> None:
     """Wait (up to ``patience`` seconds) for every child and adopted process to end."""
     end = time.monotonic() + patience
     while time.monotonic() < end:
