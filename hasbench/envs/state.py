@@ -112,7 +112,7 @@ class EnvironmentState:
             if whole:
                 return private
             record = private
-        return self._own_path(record, path)
+        return self._own_path(record, path) if path else record
 
     def add_record(self, table: str, record: Any, key: Any = None) -> None:
         """Add a record to ``db[table]``: under ``key`` in a dict table, at the end of a list.
@@ -172,7 +172,7 @@ class EnvironmentState:
         if not self.copy_on_write:
             return self.snapshot()
         self._own = {}  # records copied from now on are this write's
-        self._log = WriteLog(self.user_db, sum(map(len, self.db.values())))
+        self._log = WriteLog(self.user_db, sum(map(len, self.db.values())), [], {})
         return self._log
 
     def rollback(self, started: Any) -> None:
@@ -357,7 +357,8 @@ class WriteLog:
 
     def check(self, db: dict[str, Any]) -> None:
         """Raise if a table changed size other than through :meth:`~EnvironmentState.add_record`."""
-        if sum(map(len, db.values())) != self.records + sum(self.added.values()):
+        added = sum(self.added.values()) if self.added else 0
+        if sum(map(len, db.values())) != self.records + added:
             raise RuntimeError(
                 "a table of db changed size during a write without add_record(); "
                 "copy-on-write domains add records only through it"
