@@ -216,9 +216,10 @@ class RetailEnvironment(ServiceEnvironment):
             raise ToolError("invalid_arguments", "Invalid reason")
         for payment in order["payment_history"]:
             self._payment_method(order, payment["payment_method_id"])
-        order = self.writable("orders", order_id)
-        for payment in list(order["payment_history"]):
-            order["payment_history"].append(
+        history = self.writable("orders", order_id, "payment_history")
+        order = self.db["orders"][order_id]  # the write's copy of the order alone
+        for payment in list(history):
+            history.append(
                 {
                     "transaction_type": "refund",
                     "amount": payment["amount"],
