@@ -24,7 +24,7 @@ from hasbench.envs.airline.policy import (
     compensation_eligible,
     free_bags,
 )
-from hasbench.participants.playbooks.common import declined, failed, output
+from hasbench.participants.playbooks.common import declined, failed, output, read_requests
 from hasbench.participants.standin import Call, Case, Done, GiveUp, Need, NotUnderstood, Step
 
 USER_ID = re.compile(r"user id ([a-z]+_[a-z]+_\d+)")
@@ -34,7 +34,8 @@ SAID_RESERVATION = re.compile(r"reservation(?: id)?(?: is|:)? ([A-Z0-9]{6})\b")
 CARD = re.compile(r"card ending in (\d{4})")
 FLIGHT = re.compile(r"flight (HAT\d{3}) (?:from ([A-Z]{3}) to ([A-Z]{3}) )?on (\d{4}-\d{2}-\d{2})")
 DATE = re.compile(r"\b(2024-\d{2}-\d{2})\b")
-CHANGED = ("not ", "instead", "no longer", "too expensive", "only want", "different")
+CHANGED = ("changed",)
+"""Words by which a member replaces their request rather than adds to it."""
 COVERED = ("health", "ill", "sick", "weather")
 """Reasons the travel insurance covers."""
 WHO = ("member", "traveller", "customer")
@@ -72,16 +73,7 @@ class AirlinePlaybook:
         """Ids, cards, counts and requests stated in texts."""
         if source.startswith("tool:") or source == "profile":
             return
-        if source == "task":
-            case.learn("requests", requests_in(text), "task")
-        else:
-            self.said.append(text)
-            stated = requests_in(text)
-            if stated and "changed" in text.lower():
-                case.learn("requests", stated, source)
-            elif stated:
-                known = case.facts.get("requests") or []
-                case.learn("requests", known + [r for r in stated if r not in known], source)
+        read_requests(case, self.said, text, source, requests_in, CHANGED)
         found = (USER_ID if source == "task" else SAID_USER_ID).search(text)
         if found and not case.facts.get("user_id"):
             case.learn("user_id", found.group(1), source)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hasbench.participants.playbooks.common import declined, failed, output
+from hasbench.participants.playbooks.common import declined, failed, output, read_requests
 from hasbench.participants.standin import (
     Call,
     Case,
@@ -91,19 +91,10 @@ class RetailPlaybook:
             return
         if source == "profile":  # the agent's own profile states no request
             return
-        if source == "task":
-            case.learn("requests", requests_in(text), "task")
-        else:
-            self.said.append(text)
-            stated = requests_in(text)
-            if stated and any(w in text.lower() for w in CHANGED):
-                case.learn("requests", stated, source)
-                for slot in ("order_id", "cancel_reason"):
-                    if case.origin.get(slot) == "guess":
-                        del case.facts[slot]
-            elif stated:
-                known = case.facts.get("requests") or []
-                case.learn("requests", known + [r for r in stated if r not in known], source)
+        if read_requests(case, self.said, text, source, requests_in, CHANGED):
+            for slot in ("order_id", "cancel_reason"):  # guesses for the replaced request
+                if case.origin.get(slot) == "guess":
+                    del case.facts[slot]
         if not case.facts.get("email") and (email := EMAIL.search(text)):
             case.learn("email", email.group(0), source)
         named = (NAME_ZIP if source == "task" else NAME_SAID).search(text)
