@@ -24,7 +24,7 @@ from hasbench.envs.airline.policy import (
     compensation_eligible,
     free_bags,
 )
-from hasbench.participants.playbooks.common import declined, failed, output, read_requests
+from hasbench.participants.playbooks.common import declined, failed, output, read_requests, summary
 from hasbench.participants.standin import Call, Case, Done, GiveUp, Need, NotUnderstood, Step
 
 USER_ID = re.compile(r"user id ([a-z]+_[a-z]+_\d+)")
@@ -352,16 +352,9 @@ class AirlinePlaybook:
         return "company" in case.task.lower()
 
     def _summary(self, case: Case) -> str:
-        lines = []
-        for name, arguments in case.done:
-            result = next(
-                (o.output for o in reversed(case.outputs) if o.name == name and o.error is None),
-                None,
-            )
-            lines.append(_describe(name, arguments, result, case))
-        for name, _ in case.declined:
-            lines.append(f"You declined {name.replace('_', ' ')}; I did not do it.")
-        return " ".join(lines) or "Nothing was changed."
+        return summary(
+            case, lambda name, arguments, result: _describe(name, arguments, result, case)
+        )
 
 
 def _reason(text: str) -> str | None:

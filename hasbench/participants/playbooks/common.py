@@ -52,3 +52,20 @@ def read_requests(
         known = case.facts.get("requests") or []
         case.learn("requests", known + [r for r in stated if r not in known], source)
     return False
+
+
+def summary(case: Case, describe: Callable[[str, dict[str, Any], Any], str]) -> str:
+    """The closing message: each write done, in ``describe``'s words, then each one declined.
+
+    ``describe`` is given the tool's name, its arguments and its latest successful output.
+    """
+    lines = []
+    for name, arguments in case.done:
+        result = next(
+            (o.output for o in reversed(case.outputs) if o.name == name and o.error is None),
+            None,
+        )
+        lines.append(describe(name, arguments, result))
+    for name, _ in case.declined:
+        lines.append(f"You declined {name.replace('_', ' ')}; I did not do it.")
+    return " ".join(lines) or "Nothing was changed."

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hasbench.participants.playbooks.common import declined, failed, output, read_requests
+from hasbench.participants.playbooks.common import declined, failed, output, read_requests, summary
 from hasbench.participants.standin import (
     Call,
     Case,
@@ -128,7 +128,7 @@ class RetailPlaybook:
             step = self._request(case, request, user)
             if step is not None:
                 return step
-        return Done(self._summary(case))
+        return Done(summary(case, _describe))
 
     def _identify(self, case: Case) -> Step | None:
         if case.facts.get("user_id"):
@@ -361,20 +361,6 @@ class RetailPlaybook:
             "country": user["address"]["country"],
             "zip": str(facts["zip_code"]),
         }
-
-    # -- the closing message ---------------------------------------------------------------
-
-    def _summary(self, case: Case) -> str:
-        lines = []
-        for name, arguments in case.done:
-            output = next(
-                (o.output for o in reversed(case.outputs) if o.name == name and o.error is None),
-                None,
-            )
-            lines.append(_describe(name, arguments, output))
-        for name, _ in case.declined:
-            lines.append(f"You declined {name.replace('_', ' ')}; I did not do it.")
-        return " ".join(lines) or "Nothing was changed."
 
 
 # -- helpers ----------------------------------------------------------------------------------
