@@ -171,6 +171,15 @@ class AirlinePlaybook:
             return GiveUp("I could not tell which card pays, so I changed nothing.")
         return str(payment)
 
+    def _paid_change(self, case: Case, user: dict[str, Any], r: dict[str, Any], tool: str,
+                     company: bool, changes: dict[str, Any]) -> Step:  # fmt: skip
+        """``tool`` making ``changes`` to reservation ``r``, paid with the card that pays."""
+        payment = self._payment(case, user, company)
+        if not isinstance(payment, str):
+            return payment
+        arguments = {"reservation_id": r["reservation_id"], **changes, "payment_id": payment}
+        return Call(tool, arguments, confirm=True)
+
     # -- the requests ----------------------------------------------------------------------
 
     def _bags(self, case: Case, user: dict[str, Any], r: dict[str, Any]) -> Step | None:
@@ -186,16 +195,8 @@ class AirlinePlaybook:
         total = int(total) if total is not None else r["total_baggages"] + int(added)
         free = free_bags(user["membership"], r["cabin"], len(r["passengers"]))
         nonfree = max(r["nonfree_baggages"], total - free)
-        payment = self._payment(case, user, company=self._company(case))
-        if not isinstance(payment, str):
-            return payment
-        arguments = {
-            "reservation_id": r["reservation_id"],
-            "total_baggages": total,
-            "nonfree_baggages": nonfree,
-            "payment_id": payment,
-        }
-        return Call(tool, arguments, confirm=True)
+        changes = {"total_baggages": total, "nonfree_baggages": nonfree}
+        return self._paid_change(case, user, r, tool, self._company(case), changes)
 
     def _passenger(self, case: Case, user: dict[str, Any], r: dict[str, Any]) -> Step | None:
         tool = "update_reservation_passengers"
@@ -255,17 +256,9 @@ class AirlinePlaybook:
             return None
         if cabin == r["cabin"]:
             return None
-        payment = self._payment(case, user, company=self._company(case))
-        if not isinstance(payment, str):
-            return payment
         flights = [{"flight_number": f["flight_number"], "date": f["date"]} for f in r["flights"]]
-        arguments = {
-            "reservation_id": r["reservation_id"],
-            "cabin": cabin,
-            "flights": flights,
-            "payment_id": payment,
-        }
-        return Call(tool, arguments, confirm=True)
+        changes = {"cabin": cabin, "flights": flights}
+        return self._paid_change(case, user, r, tool, self._company(case), changes)
 
     def _date(self, case: Case, user: dict[str, Any], r: dict[str, Any]) -> Step | None:
         tool = "update_reservation_flights"
@@ -284,16 +277,9 @@ class AirlinePlaybook:
         fitting = [f for f in found if f["available_seats"][r["cabin"]] >= seats]
         if not fitting:
             return Done(f"There is no flight with free seats on {date}.")
-        payment = self._payment(case, user, company=False)
-        if not isinstance(payment, str):
-            return payment
-        arguments = {
-            "reservation_id": r["reservation_id"],
-            "cabin": r["cabin"],
-            "flights": [{"flight_number": fitting[0]["flight_number"], "date": date}],
-            "payment_id": payment,
-        }
-        return Call(tool, arguments, confirm=True)
+        flights = [{"flight_number": fitting[0]["flight_number"], "date": date}]
+        changes = {"cabin": r["cabin"], "flights": flights}
+        return self._paid_change(case, user, r, tool, False, changes)
 
     def _certificate(self, case: Case, user: dict[str, Any], r: dict[str, Any]) -> Step | None:
         tool = "send_certificate"
