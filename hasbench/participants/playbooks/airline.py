@@ -24,7 +24,7 @@ from hasbench.envs.airline.policy import (
     compensation_eligible,
     free_bags,
 )
-from hasbench.participants.playbooks.common import declined, failed, output, read_requests, summary
+from hasbench.participants.playbooks.common import failed, output, read_requests, settled, summary
 from hasbench.participants.standin import Call, Case, Done, GiveUp, Need, NotUnderstood, Step
 
 USER_ID = re.compile(r"user id ([a-z]+_[a-z]+_\d+)")
@@ -184,7 +184,7 @@ class AirlinePlaybook:
 
     def _bags(self, case: Case, user: dict[str, Any], r: dict[str, Any]) -> Step | None:
         tool = "update_reservation_baggages"
-        if case.ran(tool) or declined(case, tool):
+        if settled(case, tool):
             return None
         total = case.facts.get("total_bags_wanted")
         added = case.facts.get("bags_to_add")
@@ -200,7 +200,7 @@ class AirlinePlaybook:
 
     def _passenger(self, case: Case, user: dict[str, Any], r: dict[str, Any]) -> Step | None:
         tool = "update_reservation_passengers"
-        if case.ran(tool) or declined(case, tool):
+        if settled(case, tool):
             return None
         dob = case.facts.get("correct_date_of_birth")
         if dob is None:
@@ -225,7 +225,7 @@ class AirlinePlaybook:
 
     def _cancel(self, case: Case, user: dict[str, Any], r: dict[str, Any]) -> Step | None:
         tool = "cancel_reservation"
-        if case.ran(tool) or declined(case, tool) or r.get("status") == "cancelled":
+        if settled(case, tool) or r.get("status") == "cancelled":
             return None
         reason = case.facts.get("cancellation_reason") or _reason(self._text(case))
         if reason is None and not case.has("cancellation_reason"):
@@ -245,7 +245,7 @@ class AirlinePlaybook:
 
     def _cabin(self, case: Case, user: dict[str, Any], r: dict[str, Any]) -> Step | None:
         tool = "update_reservation_flights"
-        if case.ran(tool) or declined(case, tool):
+        if settled(case, tool):
             return None
         cabin = case.facts.get("cabin_wanted") or _cabin(self._text(case))
         if cabin is None:
@@ -262,7 +262,7 @@ class AirlinePlaybook:
 
     def _date(self, case: Case, user: dict[str, Any], r: dict[str, Any]) -> Step | None:
         tool = "update_reservation_flights"
-        if case.ran(tool) or declined(case, tool):
+        if settled(case, tool):
             return None
         date = case.facts.get("new_travel_date")
         if date is None:
@@ -283,7 +283,7 @@ class AirlinePlaybook:
 
     def _certificate(self, case: Case, user: dict[str, Any], r: dict[str, Any]) -> Step | None:
         tool = "send_certificate"
-        if case.ran(tool) or declined(case, tool):
+        if settled(case, tool):
             return None
         flight = FLIGHT.search(self._text(case))
         if flight is None:
@@ -300,7 +300,7 @@ class AirlinePlaybook:
 
     def _book(self, case: Case, user: dict[str, Any]) -> Step | None:
         tool = "book_reservation"
-        if case.ran(tool) or declined(case, tool):
+        if settled(case, tool):
             return None
         flight = FLIGHT.search(case.task)
         if flight is None or flight.group(2) is None:

@@ -26,6 +26,11 @@ def declined(case: Case, name: str) -> bool:
     return any(declined == name for declined, _ in case.declined)
 
 
+def settled(case: Case, name: str) -> bool:
+    """Whether a write of this tool ran or a person declined it: its request needs no more."""
+    return case.ran(name) or declined(case, name)
+
+
 def read_requests(
     case: Case,
     said: list[str],

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hasbench.participants.playbooks.common import declined, failed, output, read_requests, summary
+from hasbench.participants.playbooks.common import failed, output, read_requests, settled, summary
 from hasbench.participants.standin import (
     Call,
     Case,
@@ -159,7 +159,7 @@ class RetailPlaybook:
 
     def _request(self, case: Case, request: str, user: dict[str, Any]) -> Step | None:
         if request == "profile":
-            if case.ran("modify_user_address") or declined(case, "modify_user_address"):
+            if settled(case, "modify_user_address"):
                 return None
             address = self._address(case, user)
             if not isinstance(address, dict):
@@ -204,7 +204,7 @@ class RetailPlaybook:
     # -- the requests ----------------------------------------------------------------------
 
     def _cancel(self, case: Case, order: dict[str, Any], user: dict[str, Any]) -> Step | None:
-        if case.ran("cancel_pending_order") or declined(case, "cancel_pending_order"):
+        if settled(case, "cancel_pending_order"):
             return None
         reason = case.facts.get("cancel_reason") or _reason(self._texts(case))
         if reason is None:
@@ -221,7 +221,7 @@ class RetailPlaybook:
 
     def _ship(self, case: Case, order: dict[str, Any], user: dict[str, Any]) -> Step | None:
         tool = "modify_pending_order_address"
-        if case.ran(tool) or declined(case, tool):
+        if settled(case, tool):
             return None
         address = self._address(case, user)
         if not isinstance(address, dict):
@@ -230,7 +230,7 @@ class RetailPlaybook:
 
     def _payment(self, case: Case, order: dict[str, Any], user: dict[str, Any]) -> Step | None:
         tool = "modify_pending_order_payment"
-        if case.ran(tool) or declined(case, tool):
+        if settled(case, tool):
             return None
         current = order["payment_history"][0]["payment_method_id"]
         amount = order["payment_history"][0]["amount"]
@@ -256,7 +256,7 @@ class RetailPlaybook:
 
     def _return(self, case: Case, order: dict[str, Any], user: dict[str, Any]) -> Step | None:
         tool = "return_delivered_order_items"
-        if case.ran(tool) or declined(case, tool):
+        if settled(case, tool):
             return None
         items = _named_items(order, self._texts(case))
         if not items:
@@ -296,7 +296,7 @@ class RetailPlaybook:
     def _swap(
         self, case: Case, order: dict[str, Any], user: dict[str, Any], tool: str
     ) -> Step | None:
-        if case.ran(tool) or declined(case, tool):
+        if settled(case, tool):
             return None
         stated = SWAP.findall(case.task)
         if stated:
