@@ -41,9 +41,9 @@ from hasbench.build.builder import (
     env_assertion,
     human,
     in_rotation,
-    proactive,
     require_gold,
     suitable_personas,
+    volunteered,
 )
 from hasbench.envs.airline import AirlineEnvironment
 from hasbench.envs.airline.db import TODAY
@@ -62,6 +62,12 @@ OUTPUT = TASKS_DIR / "airline.yaml"
 AGENT = "agent_0"
 TRAVELLER = "user_0"
 MANAGER = "user_1"
+TELLS = {
+    "user_id": "Hi, my user id is {}.",
+    "new_travel_date": "The day I want to fly instead is {}.",
+    "company_card": "Company travel is paid with the company card on file, {}.",
+}
+"""The one fact a member or manager gives unprompted under A4 (the first they hold)."""
 PROFILE = (
     "You are a reservations agent of the airline. You can look up members, reservations "
     "and flights, and book, change or cancel reservations with your tools. Follow the "
@@ -142,7 +148,7 @@ class _Generator(RecordGenerator):
             known_info=known_info,
             unknown_info=["reservation details"] if "reservation_id" in known_info else [],
             goal_revisions=revisions or (),
-            spontaneous=_tells(TRAVELLER, known_info, 1),
+            spontaneous=volunteered(TRAVELLER, known_info, TELLS, turn=1),
         )
         users = [traveller]
         relationships = [[TRAVELLER, AGENT, "supervises"]]
@@ -155,7 +161,7 @@ class _Generator(RecordGenerator):
                 goal=manager["goal"],
                 instructions=manager["instructions"],
                 known_info=manager["known_info"],
-                spontaneous=_tells(MANAGER, manager["known_info"], 2),
+                spontaneous=volunteered(MANAGER, manager["known_info"], TELLS, turn=2),
             )
             users.append(manager_spec)
             relationships += [[MANAGER, AGENT, "authorizes"], [MANAGER, AGENT, "informs"]]
@@ -674,19 +680,6 @@ class _Generator(RecordGenerator):
             protect=("book_reservation",),
             template="book_reservation",
         )
-
-
-def _tells(user_id: str, known: dict[str, Any], turn: int) -> dict[str, Any] | None:
-    """The one fact a member or manager gives unprompted under A4, if they hold one."""
-    if "user_id" in known:
-        message = f"Hi, my user id is {known['user_id']}."
-    elif "new_travel_date" in known:
-        message = f"The day I want to fly instead is {known['new_travel_date']}."
-    elif "company_card" in known:
-        message = f"Company travel is paid with the company card on file, {known['company_card']}."
-    else:
-        return None
-    return proactive(f"{user_id}_tells", message, turn=turn)
 
 
 def build(seed: int = SEED) -> TaskBuilder:

@@ -119,6 +119,19 @@ def proactive(
     }
 
 
+def volunteered(user_id: str, known: dict[str, Any], wordings: dict[str, str],
+                turn: int) -> dict[str, Any] | None:  # fmt: skip
+    """What a person says unprompted under A4: the first fact of ``wordings`` they hold.
+
+    ``wordings`` maps a fact's name to its message, ``{}`` standing for the value (first
+    match wins); None when the person holds none of these facts.
+    """
+    for key, wording in wordings.items():
+        if key in known:
+            return proactive(f"{user_id}_tells", wording.format(known[key]), turn=turn)
+    return None
+
+
 def agent(
     agent_id: str = "agent_0",
     *,

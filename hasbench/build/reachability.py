@@ -224,23 +224,11 @@ def _retail_lookups(w: _Walker, value: str, action: dict[str, Any]) -> list[tupl
             found.append(("find_user_id_by_email", {"email": email}, "authenticate the customer"))
         found.append(("find_user_id_by_name_zip", by_name, "authenticate the customer"))
         return found
-    if value in db["orders"]:
-        owner = db["orders"][value]["user_id"]
-        return [("get_user_details", {"user_id": owner}, "the customer's orders")]
-    owner = _owner_of_payment(db, value, w.customers)
+    owner = _owner_lookup(w, value, "orders", "customer")
     if owner:
-        return [("get_user_details", {"user_id": owner}, "the customer's payment methods")]
-    orders = [
-        v for v in scalar_values(action["arguments"]) if isinstance(v, str) and v in db["orders"]
-    ]
-    for uid in w.customers:
-        orders += [o for o in db["users"].get(uid, {}).get("orders", []) if o not in orders]
-    for order_id in orders:
-        if value in _values(db["orders"].get(order_id, {})):
-            found.append(("get_order_details", {"order_id": order_id}, "the order"))
-    for uid in w.customers:
-        if value in _values(db["users"].get(uid, {})):
-            found.append(("get_user_details", {"user_id": uid}, "the customer's profile"))
+        return owner
+    found += _record_lookups(w, value, action, "orders", "order_id", "get_order_details")
+    found += _profile_lookups(w, value, "customer")
     for product_id, product in db["products"].items():
         if value in product.get("variants", {}):
             found.append(("get_product_details", {"product_id": product_id}, "the variants"))
@@ -251,25 +239,12 @@ def _airline_lookups(w: _Walker, value: str, action: dict[str, Any]) -> list[tup
     db = w.env.db
     if value in db["users"]:
         return []  # members give their user id; nothing looks it up
-    if value in db["reservations"]:
-        owner = db["reservations"][value]["user_id"]
-        return [("get_user_details", {"user_id": owner}, "the member's reservations")]
-    owner = _owner_of_payment(db, value, w.customers)
+    owner = _owner_lookup(w, value, "reservations", "member")
     if owner:
-        return [("get_user_details", {"user_id": owner}, "the member's payment methods")]
-    found: list[tuple[str, dict, str]] = []
-    reservations = [
-        v
-        for v in scalar_values(action["arguments"])
-        if isinstance(v, str) and v in db["reservations"]
-    ]
-    for uid in w.customers:
-        reservations += [
-            r for r in db["users"].get(uid, {}).get("reservations", []) if r not in reservations
-        ]
-    for rid in reservations:
-        if value in _values(db["reservations"].get(rid, {})):
-            found.append(("get_reservation_details", {"reservation_id": rid}, "the reservation"))
+        return owner
+    found = _record_lookups(
+        w, value, action, "reservations", "reservation_id", "get_reservation_details"
+    )
     if value in db["flights"]:
         flight = db["flights"][value]
         dates = [
@@ -281,10 +256,39 @@ def _airline_lookups(w: _Walker, value: str, action: dict[str, Any]) -> list[tup
         for date in dates:
             route = {"origin": flight["origin"], "destination": flight["destination"]}
             found.append(("search_direct_flight", route | {"date": date}, "flights of the route"))
+    return found + _profile_lookups(w, value, "member")
+
+
+def _owner_lookup(w: _Walker, value: str, records: str, person: str) -> list[tuple]:
+    """The owner's details when ``value`` is one of their ``records`` or payment methods."""
+    db = w.env.db
+    if value in db[records]:
+        owner = db[records][value]["user_id"]
+        return [("get_user_details", {"user_id": owner}, f"the {person}'s {records}")]
+    owner = _owner_of_payment(db, value, w.customers)
+    if owner:
+        return [("get_user_details", {"user_id": owner}, f"the {person}'s payment methods")]
+    return []
+
+
+def _record_lookups(w: _Walker, value: str, action: dict[str, Any], records: str, key: str,
+                    tool: str) -> list[tuple]:  # fmt: skip
+    """Reads of the ``records`` (the action's, then the customers') whose fields hold ``value``."""
+    db = w.env.db
+    ids = [v for v in scalar_values(action["arguments"]) if isinstance(v, str) and v in db[records]]
     for uid in w.customers:
-        if value in _values(db["users"].get(uid, {})):
-            found.append(("get_user_details", {"user_id": uid}, "the member's profile"))
-    return found
+        ids += [i for i in db["users"].get(uid, {}).get(records, []) if i not in ids]
+    label = f"the {key.removesuffix('_id')}"
+    return [(tool, {key: i}, label) for i in ids if value in _values(db[records].get(i, {}))]
+
+
+def _profile_lookups(w: _Walker, value: str, person: str) -> list[tuple]:
+    """Reads of the customers' profiles that hold ``value``."""
+    return [
+        ("get_user_details", {"user_id": uid}, f"the {person}'s profile")
+        for uid in w.customers
+        if value in _values(w.env.db["users"].get(uid, {}))
+    ]
 
 
 def make_reachable(scenario: Scenario, env: Environment) -> Reach:

@@ -42,8 +42,8 @@ from hasbench.build.builder import (
     criteria,
     difficulty,
     human,
-    proactive,
     star,
+    volunteered,
 )
 from hasbench.envs.telecom import TelecomEnvironment
 from hasbench.envs.telecom.db import PLANS, generate_db
@@ -57,6 +57,13 @@ OUTPUT = TASKS_DIR / "telecom.yaml"
 AGENT = "agent_0"
 USER = "user_0"
 PLAN_BY_ID = {p["plan_id"]: p for p in PLANS}
+TELLS = {
+    "acceptance_criterion": "What matters to me: {}",
+    "phone_number": "Hi, my phone number is {}.",
+    "extra_data_gb": "I'd like {} GB of extra data, no more.",
+}
+"""What the customer says unprompted at the first turn under A4: the first of these facts
+they hold (nothing when the task text states everything they know)."""
 
 Call = tuple[str, str, dict[str, Any]]
 """(who, function, arguments): who is "agent" or "user"."""
@@ -345,7 +352,7 @@ class _Generator:
                         instructions=instructions,
                         known_info=known_info,
                         unknown_info=unknown_info,
-                        spontaneous=_tells(known_info),
+                        spontaneous=volunteered(USER, known_info, TELLS, turn=1),
                     ),
                     "tools": self.user_tools,
                 }
@@ -696,23 +703,6 @@ def _pattern_c(gen: _Generator, index: int) -> None:
 def _caller(customer: _Customer) -> str:
     """Where a call comes from, as the support line's caller ID shows it."""
     return f" from {customer.phone_number} (caller ID)"
-
-
-def _tells(known: dict[str, Any]) -> dict[str, Any] | None:
-    """What the customer says unprompted at the first turn under A4.
-
-    Their acceptance criterion if they hold one, else their phone number, else how much
-    extra data they want; nothing when the task text states everything they know.
-    """
-    if "acceptance_criterion" in known:
-        message = f"What matters to me: {known['acceptance_criterion']}"
-    elif "phone_number" in known:
-        message = f"Hi, my phone number is {known['phone_number']}."
-    elif "extra_data_gb" in known:
-        message = f"I'd like {known['extra_data_gb']} GB of extra data, no more."
-    else:
-        return None
-    return proactive(f"{USER}_tells", message, turn=1)
 
 
 def build(seed: int = SEED) -> TaskBuilder:

@@ -24,9 +24,18 @@ import inspect
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, get_type_hints
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    ClassVar,
+    Literal,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
 
 from pydantic import BaseModel, ConfigDict, ValidationError, WithJsonSchema, create_model
+from typing_extensions import is_typeddict
 
 from hasbench.envs.state import EnvironmentState, deep_merge
 from hasbench.envs.tau2 import tau2_text
@@ -357,16 +366,18 @@ _EXACT_INT = 2**53
 
 
 def _plain_parameters(model: type[BaseModel]) -> tuple[dict[str, Any], dict[str, Any]] | None:
-    """A tool's parameters, when each is a text, number, boolean, list of texts or mapping.
+    """A tool's parameters, when each is a text, number, boolean, choice, list or mapping.
 
-    Their types (``list`` for a list of texts, ``dict`` for a mapping with text keys) and
-    the defaults of the optional ones; None when any parameter is anything else or
-    constrained.
+    Their kinds: the type for a text, number or boolean, ``list`` for a list of texts,
+    ``dict`` for a mapping with text keys, the set of texts allowed for a choice of texts
+    (a ``Literal``), and the field names for a list of records whose fields are all
+    required texts (a ``TypedDict``); and the defaults of the optional ones. None when any
+    parameter is anything else or constrained.
     """
     types, defaults = {}, {}
     for name, info in model.model_fields.items():
-        kind = {_TEXTS: list, _MAPPING: dict}.get(info.annotation, info.annotation)
-        if kind not in _PLAIN_TYPES | {list, dict} or info.default_factory is not None:
+        kind = _plain_kind(info.annotation)
+        if kind is None or info.default_factory is not None:
             return None
         if not all(isinstance(m, WithJsonSchema) for m in info.metadata):  # a constraint
             return None
@@ -378,6 +389,21 @@ def _plain_parameters(model: type[BaseModel]) -> tuple[dict[str, Any], dict[str,
     return types, defaults
 
 
+def _plain_kind(annotation: Any) -> Any:
+    """A parameter's kind for :func:`_plain_arguments`, or None (validated)."""
+    if annotation in _PLAIN_TYPES:
+        return annotation
+    if annotation == _TEXTS or annotation == _MAPPING:
+        return list if annotation == _TEXTS else dict
+    if get_origin(annotation) is Literal and all(type(a) is str for a in get_args(annotation)):
+        return frozenset(get_args(annotation))
+    if get_origin(annotation) is list and is_typeddict(record := get_args(annotation)[0]):
+        fields = get_type_hints(record)
+        if record.__required_keys__ == fields.keys() and set(fields.values()) == {str}:
+            return tuple(fields)
+    return None
+
+
 def _plain_arguments(
     parameters: tuple[dict[str, Any], dict[str, Any]] | None, arguments: Any
 ) -> dict[str, Any] | None:
@@ -385,8 +411,10 @@ def _plain_arguments(
 
     That is when each is of exactly its parameter's type (:func:`_plain_parameters`; a
     whole number for a float, which becomes a float; a list of texts or a mapping with text
-    keys, which is copied, its items shared) and every required one is given; None for
-    anything else, which the validator accepts or refuses.
+    keys, which is copied, its items shared; one of a choice's texts; a list of records
+    with exactly their fields, each a text, copied with the fields in their declared
+    order) and every required one is given; None for anything else, which the validator
+    accepts or refuses.
     """
     if parameters is None or type(arguments) is not dict:
         return None
@@ -402,6 +430,10 @@ def _plain_arguments(
             value = list(value)
         elif kind is dict and type(value) is dict and all(type(k) is str for k in value):
             value = dict(value)
+        elif type(kind) is frozenset and type(value) is str and value in kind:
+            continue
+        elif type(kind) is tuple and type(value) is list and all(map(_is_record(kind), value)):
+            value = [{field: record[field] for field in kind} for record in value]
         else:
             return None
         changed = changed or dict(arguments)
@@ -413,6 +445,15 @@ def _plain_arguments(
     if not missing <= defaults.keys():
         return None
     return {**{key: defaults[key] for key in missing}, **arguments}
+
+
+def _is_record(fields: tuple[str, ...]) -> Callable[[Any], bool]:
+    """Whether a value is a mapping with exactly these fields, each a text."""
+    return lambda value: (
+        type(value) is dict
+        and len(value) == len(fields)
+        and all(type(value.get(field)) is str for field in fields)
+    )
 
 
 def _clean_schema(schema: dict[str, Any]) -> dict[str, Any]:

@@ -12,7 +12,6 @@ writes change private copies of the records they touch (copy-on-write).
 from __future__ import annotations
 
 import json
-from collections import Counter
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from hasbench.envs.base import Environment, ToolError, assertion, project_domain, tool
@@ -88,9 +87,9 @@ class RetailEnvironment(ServiceEnvironment):
 
     @staticmethod
     def _check_items(order: dict[str, Any], item_ids: list[str]) -> None:
-        held = Counter(item["item_id"] for item in order["items"])
-        for item_id, count in Counter(item_ids).items():
-            if count > held.get(item_id, 0):
+        held = [item["item_id"] for item in order["items"]]
+        for item_id in dict.fromkeys(item_ids):  # each id once, in the order given
+            if item_ids.count(item_id) > held.count(item_id):
                 raise ToolError("not_found", f"{item_id} not found")
 
     def _new_variants(
@@ -216,9 +215,10 @@ class RetailEnvironment(ServiceEnvironment):
             raise ToolError("invalid_arguments", "Invalid reason")
         for payment in order["payment_history"]:
             self._payment_method(order, payment["payment_method_id"])
-        order = self.writable("orders", order_id)
-        for payment in list(order["payment_history"]):
-            order["payment_history"].append(
+        history = self.writable("orders", order_id, "payment_history")
+        order = self.db["orders"][order_id]  # the write's copy of the order alone
+        for payment in list(history):
+            history.append(
                 {
                     "transaction_type": "refund",
                     "amount": payment["amount"],

@@ -60,11 +60,6 @@ class EnvironmentState:
         """The shared database ``db`` was forked from (copy-on-write domains set it, see
         :func:`shared_origin`); records still identical to its records hold its values."""
         self._log: WriteLog | None = None
-        self._user_copy: Any = None
-        """Copy-on-write domains: ``user_db`` as the last write (or rollback) left it, the
-        next write's before-image while ``user_db`` is still this object. Nothing changes
-        it in place: a change copies the containers it reaches (:meth:`user_writable`),
-        which replaces ``user_db`` itself."""
 
     # -- state ---------------------------------------------------------------------
 
@@ -117,7 +112,7 @@ class EnvironmentState:
             if whole:
                 return private
             record = private
-        return self._own_path(record, path)
+        return self._own_path(record, path) if path else record
 
     def add_record(self, table: str, record: Any, key: Any = None) -> None:
         """Add a record to ``db[table]``: under ``key`` in a dict table, at the end of a list.
@@ -177,8 +172,7 @@ class EnvironmentState:
         if not self.copy_on_write:
             return self.snapshot()
         self._own = {}  # records copied from now on are this write's
-        self._user_copy = self.user_db  # the same object unless changed since (a fork, a read)
-        self._log = WriteLog(self.user_db, sum(map(len, self.db.values())))
+        self._log = WriteLog(self.user_db, sum(map(len, self.db.values())), [], {})
         return self._log
 
     def rollback(self, started: Any) -> None:
@@ -204,8 +198,8 @@ class EnvironmentState:
         self._log, self._own = None, {}  # a later write copies this write's records again
         started.check(self.db)
         changes = started.changes(self.db)
-        changes += state_diff(started.user_db, self.user_db, "user_db")  # shared parts: skipped
-        self._user_copy = self.user_db
+        if self.user_db is not started.user_db:  # copied: compared where it was copied
+            _add_changes(changes, started.user_db, self.user_db, "user_db")
         return changes
 
     def state_hash(self) -> str:
@@ -244,7 +238,6 @@ class EnvironmentState:
             raise TypeError(f"{type(self).__name__} is not copy-on-write; it cannot be shared")
         self._own, self._log = {}, None
         self._base = _Base(db=self.db, user_db=fast_copy(self.user_db), origin=self.origin)
-        self._user_copy = self._base.user_db
 
     def fork(self) -> Self:
         """A new environment in this (frozen) environment's state, sharing its records."""
@@ -252,7 +245,7 @@ class EnvironmentState:
             raise TypeError("only a frozen environment can be forked (call freeze() first)")
         twin = copy.copy(self)
         twin.db, twin.user_db = shared_tables(self.db), fast_copy(self.user_db)
-        twin.writing, twin._own, twin._log = False, {}, None  # _user_copy: the base's
+        twin.writing, twin._own, twin._log = False, {}, None
         return twin
 
 
@@ -304,56 +297,48 @@ def private_changes(changes: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def state_diff(before: Any, after: Any, path: str = "") -> list[dict[str, Any]]:
     """The changed paths between two JSON-like values, for people to read.
 
-    Mappings are compared key by key and lists of equal length item by item (paths like
-    ``db.lines[3].status``); anything else that differs is reported whole.
+    Mappings are compared key by key (in the order of their keys as text) and lists of
+    equal length item by item (paths like ``db.lines[3].status``); anything else that
+    differs is reported whole. Parts the two share are skipped unread.
     """
-    if before is after:  # shared (copy-on-write) parts are unchanged by definition
-        return []
+    changes: list[dict[str, Any]] = []
+    if before is not after:
+        _add_changes(changes, before, after, path)
+    return changes
+
+
+def _add_changes(changes: list[dict[str, Any]], before: Any, after: Any, path: str) -> None:
+    """Append the changes from ``before`` to ``after`` (not the same object) at ``path``."""
     if isinstance(before, dict) and isinstance(after, dict):
-        changes: list[dict[str, Any]] = []
-        for key in _differing_keys(before, after):
-            sub = f"{path}.{key}" if path else str(key)
-            if key not in before:
-                changes.append({"path": sub, "before": None, "after": after[key]})
-            elif key not in after:
-                changes.append({"path": sub, "before": before[key], "after": None})
+        keys = [k for k, v in after.items() if before.get(k, _MISSING) is not v]
+        if len(before) != len(after) or not all(map(before.__contains__, keys)):
+            keys += [k for k in before if k not in after]  # removed
+        if len(keys) > 1:
+            keys.sort(key=str)
+        prefix = f"{path}." if path else ""
+        for key in keys:
+            old, new = before.get(key, _MISSING), after.get(key, _MISSING)
+            if old is _MISSING:
+                changes.append({"path": f"{prefix}{key}", "before": None, "after": new})
+            elif new is _MISSING:
+                changes.append({"path": f"{prefix}{key}", "before": old, "after": None})
+            elif old == new:  # a copy, unchanged
+                continue
+            elif isinstance(old, _DIFFED) and isinstance(new, _DIFFED):
+                _add_changes(changes, old, new, f"{prefix}{key}")
             else:
-                old, new = before[key], after[key]
-                if (isinstance(old, dict) and isinstance(new, dict)) or (
-                    isinstance(old, list) and isinstance(new, list) and len(old) == len(new)
-                ):
-                    changes.extend(state_diff(old, new, sub))
-                else:  # a value that differs, reported whole
-                    changes.append({"path": sub, "before": old, "after": new})
-        return changes
-    if isinstance(before, list) and isinstance(after, list) and len(before) == len(after):
-        return [
-            change
-            for index, (old, new) in enumerate(zip(before, after, strict=True))
-            if old is not new and old != new
-            for change in state_diff(old, new, f"{path}[{index}]")
-        ]
-    if before != after:
-        return [{"path": path, "before": before, "after": after}]
-    return []
+                changes.append({"path": f"{prefix}{key}", "before": old, "after": new})
+    elif isinstance(before, list) and isinstance(after, list) and len(before) == len(after):
+        for index in compress(count(), map(is_not, before, after)):
+            old, new = before[index], after[index]
+            if old != new:
+                _add_changes(changes, old, new, f"{path}[{index}]")
+    elif before != after:
+        changes.append({"path": path, "before": before, "after": after})
 
 
-def _differing_keys(before: dict, after: dict) -> list[Any]:
-    """Keys whose values differ between two dicts, sorted as text.
-
-    With the same keys in the same order, only values the two do not share are compared.
-    """
-    if len(before) == len(after) and list(before) == list(after):
-        moved = compress(before, map(is_not, before.values(), after.values()))
-        keys = [k for k in moved if before[k] != after[k]]
-    else:
-        keys = [
-            k for k, v in before.items() if k not in after or (after[k] is not v and after[k] != v)
-        ]
-        keys += [k for k in after if k not in before]
-    if len(keys) > 1:
-        keys.sort(key=str)
-    return keys
+_DIFFED = (dict, list)
+"""What :func:`state_diff` compares part by part (lists only of the same length)."""
 
 
 @dataclass(slots=True)
@@ -372,7 +357,8 @@ class WriteLog:
 
     def check(self, db: dict[str, Any]) -> None:
         """Raise if a table changed size other than through :meth:`~EnvironmentState.add_record`."""
-        if sum(map(len, db.values())) != self.records + sum(self.added.values()):
+        added = sum(self.added.values()) if self.added else 0
+        if sum(map(len, db.values())) != self.records + added:
             raise RuntimeError(
                 "a table of db changed size during a write without add_record(); "
                 "copy-on-write domains add records only through it"
@@ -409,15 +395,15 @@ class WriteLog:
             elif isinstance(table, list):
                 for index in sorted(records):
                     record, now = records[index], table[index]
-                    if record is not now and record != now:
-                        changes.extend(state_diff(record, now, f"{path}[{index}]"))
+                    if record is not now:
+                        _add_changes(changes, record, now, f"{path}[{index}]")
             else:
                 for key in sorted(records, key=str):
                     record, now = records[key], table[key]
                     if record is _MISSING:
                         changes.append({"path": f"{path}.{key}", "before": None, "after": now})
-                    elif record != now:
-                        changes.extend(state_diff(record, now, f"{path}.{key}"))
+                    elif record is not now:
+                        _add_changes(changes, record, now, f"{path}.{key}")
         return changes
 
 

@@ -61,6 +61,8 @@ def records(output: Any) -> Any:
 
 def tau2_text(output: Any) -> str:
     """The text τ²-bench's environment would give the caller for what our tool returned."""
+    if type(output) is dict:  # a record: its fields as they are (what the steps below give)
+        return _ENCODER.encode(output)
     shaped = records(output)
     if isinstance(shaped, str):
         return shaped

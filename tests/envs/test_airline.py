@@ -366,3 +366,44 @@ def test_policy_rules_for_bags_cancellation_and_compensation():
     assert compensation_eligible("regular", "yes", "basic_economy")
     assert compensation_eligible("regular", "no", "business")
     assert not compensation_eligible("regular", "no", "economy")
+
+
+SAME_FLIGHTS = [  # arguments of update_reservation_flights from the reservation's flights
+    lambda flights: flights,
+    lambda flights: [{"date": f["date"], "flight_number": f["flight_number"]} for f in flights],
+    lambda flights: [{**f, "extra": "x"} for f in flights],  # a field the record lacks
+    lambda flights: [{"flight_number": f["flight_number"]} for f in flights],  # one missing
+    lambda flights: [{**f, "date": 20240520} for f in flights],  # not a text
+    lambda flights: [tuple(f.items()) for f in flights],  # not a mapping
+    lambda flights: tuple(flights),  # not a list
+]
+
+
+@pytest.mark.parametrize("cabin", ["economy", "business", "first", 1])
+@pytest.mark.parametrize("make_flights", SAME_FLIGHTS)
+def test_choices_and_lists_of_records_skip_validation_with_the_validators_result(
+    cabin, make_flights
+):
+    """A choice of texts and a list of records of texts are taken as validated, as copies."""
+    results = []
+    for plain in (True, False):
+        env = make_environment(scenario())
+        if not plain:  # every call through the validator
+            env._plain_parameters = dict.fromkeys(env._plain_parameters)
+        reservation = active(env, cabin="economy")
+        segments = reservation["flights"]
+        flights = make_flights(
+            [{"flight_number": s["flight_number"], "date": s["date"]} for s in segments]
+        )
+        arguments = {
+            "reservation_id": reservation["reservation_id"],
+            "cabin": cabin,
+            "flights": flights,
+            "payment_id": card(env, reservation["user_id"]),
+        }
+        result = env.call("update_reservation_flights", arguments)
+        results.append((result.error_type, result.message, result.output, result.diff))
+        if not result.error:
+            flights[0]["flight_number"] = "changed after the call"
+            assert "changed after the call" not in json.dumps(env.state())
+    assert results[0] == results[1]

@@ -374,3 +374,25 @@ def test_a_shallow_write_copies_the_record_alone():
     env.rollback(started)
     assert env.db["orders"][key] is order and canonical_json(env.origin.db) == shared
     assert env.state_hash() == full_hash(env)
+
+
+def test_state_diff_lists_each_changed_path_once_in_key_order():
+    shared = {"deep": [1, 2]}
+    before = {
+        "same": shared, "copy": {"x": [1, {"y": 2}]}, "gone": 1, 9: "a", 10: "b",
+        "list": [1, {"k": 1}, 3], "grown": [1], "kind": {"a": 1}, "order": {"p": 1, "q": 2},
+    }  # fmt: skip
+    after = {
+        "same": shared, "copy": {"x": [1, {"y": 2}]}, 9: "a", 10: "c", "new": None,
+        "list": [1, {"k": 2}, 3], "grown": [1, 2], "kind": [1], "order": {"q": 2, "p": 0},
+    }  # fmt: skip
+    assert state_diff(before, after, "db") == [
+        {"path": "db.10", "before": "b", "after": "c"},  # keys in the order of their text
+        {"path": "db.gone", "before": 1, "after": None},
+        {"path": "db.grown", "before": [1], "after": [1, 2]},  # another length: whole
+        {"path": "db.kind", "before": {"a": 1}, "after": [1]},  # another kind: whole
+        {"path": "db.list[1].k", "before": 1, "after": 2},
+        {"path": "db.new", "before": None, "after": None},
+        {"path": "db.order.p", "before": 1, "after": 0},  # the same keys in another order
+    ]
+    assert state_diff(before, fast_copy(before)) == [] and state_diff(after, after) == []

@@ -47,7 +47,7 @@ from hasbench.build.templates.people import (
     adds_requirement,
     converted,
     gather,
-    instruct,
+    holds,
     offers,
     person,
     persona,
@@ -151,17 +151,12 @@ def private_requirements(base: BaseTask, ctx: AdaptContext) -> dict[str, Any]:
     for i in hidden:
         _reword(data, bullets[i], "The final code implements this requirement, which only "
                                   f"the requester knew at the start: {bullets[i]}")  # fmt: skip
-    user = _requester(data, ctx)
-    user["known_info"] = known
-    user["responsibilities"] = ["give the requirements that are not written down when asked"]
-    user["task_instructions"] += (
-        " Some of your requirements are not in the written task: your requirement "
-        + ", ".join(k.replace("_", " ") for k in known)
-        + ". Give them when the team asks what else you need."
-    )
-    user["spontaneous_config"] = offers(
-        user["user_id"], known, "clarification", "I also need this:"
-    )
+    holds(_requester(data, ctx), known,
+          "give the requirements that are not written down when asked",
+          "Some of your requirements are not in the written task: your requirement "
+          + ", ".join(k.replace("_", " ") for k in known)
+          + ". Give them when the team asks what else you need.",
+          "clarification", "I also need this:")  # fmt: skip
     gather(data, ("list_files", {"directory": "."}), [f"{REQUESTER}.{k}" for k in known])
     data["metadata"]["held_requirements"] = [i + 1 for i in hidden]
     return data
@@ -191,16 +186,11 @@ def latent_criteria(base: BaseTask, ctx: AdaptContext) -> dict[str, Any]:
         data["evaluation_criteria"]["nl_assertions"].append(
             f"The final code meets the requester's acceptance criterion: {value}"
         )
-    user = _requester(data, ctx)
-    user["known_info"] = known
-    user["responsibilities"] = ["decide whether the result meets your acceptance criteria"]
-    user["task_instructions"] += (
-        " Your acceptance criteria are not in the written task. State them when the team asks "
-        "what you would accept or shows you its work, and reject work that misses them."
-    )
-    user["spontaneous_config"] = offers(
-        user["user_id"], known, "feedback", "Before you finish, make sure of this:"
-    )
+    holds(_requester(data, ctx), known,
+          "decide whether the result meets your acceptance criteria",
+          "Your acceptance criteria are not in the written task. State them when the team asks "
+          "what you would accept or shows you its work, and reject work that misses them.",
+          "feedback", "Before you finish, make sure of this:")  # fmt: skip
     gather(data, ("list_files", {"directory": "."}), [f"{REQUESTER}.{k}" for k in known])
     data["metadata"]["latent_criteria_of"] = [i + 1 for i in picked]
     return data
@@ -280,13 +270,10 @@ def two_stakeholders(base: BaseTask, ctx: AdaptContext) -> dict[str, Any]:
         f"left out: {detail}"
     )
     lead = _lead(data)
-    user = _requester(data, ctx)
-    user["responsibilities"] = ["have the final say on what the software must do"]
-    user["known_info"] = {"decision": f"keep it in: {detail}"}
-    instruct(user, "Where the representative wants less, your decision holds; give it when "
-                    "asked.")  # fmt: skip
-    user["spontaneous_config"] = offers(user["user_id"], user["known_info"], "clarification",
-                                         "Whatever else you hear, my decision is:")  # fmt: skip
+    holds(_requester(data, ctx), {"decision": f"keep it in: {detail}"},
+          "have the final say on what the software must do",
+          "Where the representative wants less, your decision holds; give it when asked.",
+          "clarification", "Whatever else you hear, my decision is:")  # fmt: skip
     rep = person("coding",
         "representative", "end-user representative",
         "The software does what its users need, and stays simple.",
@@ -342,12 +329,11 @@ def reviewed_changes(base: BaseTask, ctx: AdaptContext) -> dict[str, Any]:
     _rewrite(data, changes, f"{note}; show a draft for review and make the changes asked for "
                             "before you submit.")  # fmt: skip
     for holder, value in zip(reviewers, details, strict=False):
-        holder["known_info"] = {"requested_change": value}
-        holder["responsibilities"] = ["review drafts and ask for the change they need"]
-        instruct(holder, "Review each draft you are shown and ask for your requested change "
-                         "if the draft does not make it yet; accept when it does.")  # fmt: skip
-        holder["spontaneous_config"] = offers(holder["user_id"], holder["known_info"], "feedback",
-                                              "In review I will ask for this:")  # fmt: skip
+        holds(holder, {"requested_change": value},
+              "review drafts and ask for the change they need",
+              "Review each draft you are shown and ask for your requested change if the draft "
+              "does not make it yet; accept when it does.",
+              "feedback", "In review I will ask for this:")  # fmt: skip
         data["evaluation_criteria"]["nl_assertions"].append(
             f"The final code makes the change the {holder['role']} asked for in review: {value}"
         )

@@ -43,7 +43,7 @@ from hasbench.build.templates.people import (
     adds_requirement,
     converted,
     gather,
-    instruct,
+    holds,
     offers,
     person,
 )
@@ -104,12 +104,10 @@ def private_introduction(base: BaseTask, ctx: AdaptContext) -> dict[str, Any]:
         "The proposal states one specific research question that builds on the Introduction "
         "of the PI's paper, which only the PI had."
     )
-    pi = data["users"][0]
-    pi["known_info"] = {"paper_introduction": introduction}
-    pi["responsibilities"] = ["give the team the paper the proposal builds on"]
-    instruct(pi, "Your paper introduction is not in the task; give it when the team asks.")
-    pi["spontaneous_config"] = offers(pi["user_id"], pi["known_info"], "clarification",
-                                       "Here is the Introduction of my paper:")  # fmt: skip
+    holds(data["users"][0], {"paper_introduction": introduction},
+          "give the team the paper the proposal builds on",
+          "Your paper introduction is not in the task; give it when the team asks.",
+          "clarification", "Here is the Introduction of my paper:")  # fmt: skip
     gather(data, ("read_proposal", {}), [f"{PI}.paper_introduction"])
     return data
 
@@ -133,13 +131,11 @@ def latent_criteria(base: BaseTask, ctx: AdaptContext) -> dict[str, Any]:
     _assert(data, ["safety | ethical | ethics"], SAFETY,
             "The proposal meets the PI's acceptance criteria: a new idea, feasible with the "
             "resources it names, with its safety and ethical risks discussed.")  # fmt: skip
-    pi = data["users"][0]
-    pi["known_info"] = {"acceptance_criteria": criterion}
-    pi["responsibilities"] = ["decide whether the proposal meets your acceptance criteria"]
-    instruct(pi, "Your acceptance criteria are not in the task. State them when the team "
-                  "asks what you expect or shows you a draft.")  # fmt: skip
-    pi["spontaneous_config"] = offers(pi["user_id"], pi["known_info"], "feedback",
-                                       "Before you submit, remember:")  # fmt: skip
+    holds(data["users"][0], {"acceptance_criteria": criterion},
+          "decide whether the proposal meets your acceptance criteria",
+          "Your acceptance criteria are not in the task. State them when the team asks what "
+          "you expect or shows you a draft.",
+          "feedback", "Before you submit, remember:")  # fmt: skip
     gather(data, ("read_proposal", {}), [f"{PI}.acceptance_criteria"])
     return data
 
@@ -175,14 +171,11 @@ def two_stakeholders(base: BaseTask, ctx: AdaptContext) -> dict[str, Any]:
             "the approach uses existing data only",
             "The proposal uses existing data only, as the PI required, and does not plan to "
             "collect the new dataset the co-author wanted.")  # fmt: skip
-    pi = data["users"][0]
-    pi["known_info"] = {"data_rule": rule}
-    pi["responsibilities"] = ["decide where the co-author's wishes conflict with the lab's rules"]
-    instruct(pi, "Your data rule is not in the task; state it when asked. It holds "
-                  "whatever the co-author wants.")  # fmt: skip
-    pi["spontaneous_config"] = offers(
-        pi["user_id"], pi["known_info"], "clarification", "One rule of my lab:"
-    )
+    holds(data["users"][0], {"data_rule": rule},
+          "decide where the co-author's wishes conflict with the lab's rules",
+          "Your data rule is not in the task; state it when asked. It holds whatever the "
+          "co-author wants.",
+          "clarification", "One rule of my lab:")  # fmt: skip
     second = data["agents"][1]["agent_id"]
     coauthor = person("research",
         "coauthor", "co-author", "An ambitious study with data of its own.",
@@ -229,12 +222,11 @@ def reviewed_draft(base: BaseTask, ctx: AdaptContext) -> dict[str, Any]:
     data["users"].append(reviewer)
     data["relationships"].append(["reviewer", _lead(data), "reviews"])
     for holder, change in ((reviewer, evaluation), (data["users"][0], novelty)):
-        holder["known_info"] = {"requested_change": change}
-        holder["responsibilities"] = ["review drafts and ask for the change they need"]
-        instruct(holder, "Review each draft you are shown and ask for your requested change "
-                         "if it does not make it yet.")  # fmt: skip
-        holder["spontaneous_config"] = offers(holder["user_id"], holder["known_info"], "feedback",
-                                              "In review I will ask you to")  # fmt: skip
+        holds(holder, {"requested_change": change},
+              "review drafts and ask for the change they need",
+              "Review each draft you are shown and ask for your requested change if it does "
+              "not make it yet.",
+              "feedback", "In review I will ask you to")  # fmt: skip
     gather(data, ("read_proposal", {}), ["reviewer.requested_change", f"{PI}.requested_change"])
     return data
 

@@ -2,11 +2,11 @@
 
 Each template starts from its record converted as the importer converts it
 (:func:`converted`). A template that moves part of a task to a person adds the person
-(:func:`person`, with a persona of the domain drawn from the adaptation's generator), has
-them offer what they hold unprompted (:func:`offers`, used under A4) and gives the oracle
-of the checks a gold step that depends on every hidden part (:func:`gather`). A person who
-adds a requirement during the work (pattern F) is set up by :func:`adds_requirement`.
-Registers no template.
+(:func:`person`, with a persona of the domain drawn from the adaptation's generator), gives
+them their part and has them offer it unprompted (:func:`holds`, :func:`offers`, used under
+A4) and gives the oracle of the checks a gold step that depends on every hidden part
+(:func:`gather`). A person who adds a requirement during the work (pattern F) is set up by
+:func:`adds_requirement`. Registers no template.
 """
 
 from __future__ import annotations
@@ -63,6 +63,19 @@ def person(domain: str, user_id: str, role: str, goal: str, instructions: str,
 def instruct(user: dict[str, Any], text: str) -> None:
     """Add a sentence to a person's behaviour instructions."""
     user["task_instructions"] = f"{user['task_instructions']} {text}".strip()
+
+
+def holds(user: dict[str, Any], facts: dict[str, Any], responsibility: str, instructions: str,
+          channel: str, lead_in: str) -> None:  # fmt: skip
+    """``user`` holds ``facts`` (their whole known info) for ``responsibility``.
+
+    ``instructions`` is added to their behaviour instructions; they offer each fact unprompted
+    on ``channel``, after ``lead_in`` (:func:`offers`).
+    """
+    user["known_info"] = facts
+    user["responsibilities"] = [responsibility]
+    instruct(user, instructions)
+    user["spontaneous_config"] = offers(user["user_id"], facts, channel, lead_in)
 
 
 def adds_requirement(user: dict[str, Any], at_turn: int, goal: str, requirement: str,

@@ -13,8 +13,17 @@ from typing import Annotated, Any, Literal
 import numpy as np
 from pydantic import BaseModel, Field
 
+from hasbench.envs import retail_db
 from hasbench.envs.airline.policy import BAG_FEE, INSURANCE_FEE, NOW
-from hasbench.envs.retail_db import CITIES, FIRST_NAMES, LAST_NAMES, STREET_KINDS, STREETS
+from hasbench.envs.retail_db import (
+    CITIES,
+    FIRST_NAMES,
+    LAST_NAMES,
+    STREET_KINDS,
+    STREETS,
+    CreditCard,
+    Name,
+)
 from hasbench.envs.service import id_mismatches
 
 TODAY = NOW[:10]
@@ -93,31 +102,10 @@ class Flight(BaseModel):
     dates: dict[str, FlightDateStatus]
 
 
-class Name(BaseModel):
-    """A person's name."""
+class Address(retail_db.Address):
+    """A postal address (``address2`` may be missing)."""
 
-    first_name: str
-    last_name: str
-
-
-class Address(BaseModel):
-    """A postal address."""
-
-    address1: str
     address2: str | None = None
-    city: str
-    country: str
-    state: str
-    zip: str
-
-
-class CreditCard(BaseModel):
-    """A stored credit card."""
-
-    source: Literal["credit_card"]
-    id: str
-    brand: str
-    last_four: str
 
 
 class GiftCard(BaseModel):

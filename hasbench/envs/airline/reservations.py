@@ -87,6 +87,20 @@ class ReservationTools:
                 "Bag counts must satisfy 0 <= nonfree_baggages <= total_baggages",
             )
 
+    def _pay_change(
+        self,
+        reservation_id: str,
+        user_id: str,
+        method: dict[str, Any],
+        payment_id: str,
+        amount: float,
+    ) -> None:
+        """Record a change's payment on a reservation and take it off a gift card."""
+        history = self.writable("reservations", reservation_id, "payment_history")
+        history.append({"payment_id": payment_id, "amount": amount})
+        if method["source"] == "gift_card":
+            self._debit(self.writable("users", user_id, "payment_methods", payment_id), amount)
+
     def _debit(self, method: dict[str, Any], amount: float) -> None:
         """Take an amount off a gift card (rounded to cents unless in τ² mode)."""
         balance = method["amount"] - amount
@@ -212,12 +226,9 @@ class ReservationTools:
             reservation_id: The reservation id, e.g. "ZFA04Y".
         """
         self._active_reservation(reservation_id)
-        reservation = self.writable("reservations", reservation_id)
-        refunds = [
-            {"payment_id": p["payment_id"], "amount": -p["amount"]}
-            for p in reservation["payment_history"]
-        ]
-        reservation["payment_history"].extend(refunds)
+        history = self.writable("reservations", reservation_id, "payment_history")
+        history.extend([{"payment_id": p["payment_id"], "amount": -p["amount"]} for p in history])
+        reservation = self.db["reservations"][reservation_id]  # the write's copy of it alone
         reservation["status"] = "cancelled"
         return reservation
 
@@ -238,12 +249,9 @@ class ReservationTools:
         user = self._user(reservation["user_id"])
         price = BAG_FEE * max(0, nonfree_baggages - reservation["nonfree_baggages"])
         method = self._update_method(user, payment_id, price)
-        reservation = self.writable("reservations", reservation_id)
+        reservation = self.writable("reservations", reservation_id, shallow=True)
         if price:
-            reservation["payment_history"].append({"payment_id": payment_id, "amount": price})
-            if method["source"] == "gift_card":
-                method = self.writable("users", user["user_id"])["payment_methods"][payment_id]
-                self._debit(method, price)
+            self._pay_change(reservation_id, user["user_id"], method, payment_id, price)
         reservation["total_baggages"] = total_baggages
         reservation["nonfree_baggages"] = nonfree_baggages
         return reservation
@@ -288,12 +296,9 @@ class ReservationTools:
             sum(s["price"] for s in segments) - sum(s["price"] for s in reservation["flights"])
         ) * count
         method = self._update_method(user, payment_id, delta)
-        reservation = self.writable("reservations", reservation_id)
+        reservation = self.writable("reservations", reservation_id, shallow=True)
         if delta:
-            reservation["payment_history"].append({"payment_id": payment_id, "amount": delta})
-            if method["source"] == "gift_card":
-                method = self.writable("users", user["user_id"])["payment_methods"][payment_id]
-                self._debit(method, delta)
+            self._pay_change(reservation_id, user["user_id"], method, payment_id, delta)
         reservation["flights"] = segments
         reservation["cabin"] = cabin
         return reservation
@@ -311,7 +316,7 @@ class ReservationTools:
         reservation = self._active_reservation(reservation_id)
         if len(passengers) != len(reservation["passengers"]):
             raise ToolError("precondition_failed", "Number of passengers does not match")
-        reservation = self.writable("reservations", reservation_id)
+        reservation = self.writable("reservations", reservation_id, shallow=True)
         reservation["passengers"] = [dict(p) for p in passengers]
         return reservation
 

@@ -24,7 +24,7 @@ from hasbench.envs.airline.policy import (
     compensation_eligible,
     free_bags,
 )
-from hasbench.participants.playbooks.common import declined, failed, output
+from hasbench.participants.playbooks.common import failed, output, read_requests, settled, summary
 from hasbench.participants.standin import Call, Case, Done, GiveUp, Need, NotUnderstood, Step
 
 USER_ID = re.compile(r"user id ([a-z]+_[a-z]+_\d+)")
@@ -34,7 +34,8 @@ SAID_RESERVATION = re.compile(r"reservation(?: id)?(?: is|:)? ([A-Z0-9]{6})\b")
 CARD = re.compile(r"card ending in (\d{4})")
 FLIGHT = re.compile(r"flight (HAT\d{3}) (?:from ([A-Z]{3}) to ([A-Z]{3}) )?on (\d{4}-\d{2}-\d{2})")
 DATE = re.compile(r"\b(2024-\d{2}-\d{2})\b")
-CHANGED = ("not ", "instead", "no longer", "too expensive", "only want", "different")
+CHANGED = ("changed",)
+"""Words by which a member replaces their request rather than adds to it."""
 COVERED = ("health", "ill", "sick", "weather")
 """Reasons the travel insurance covers."""
 WHO = ("member", "traveller", "customer")
@@ -72,16 +73,7 @@ class AirlinePlaybook:
         """Ids, cards, counts and requests stated in texts."""
         if source.startswith("tool:") or source == "profile":
             return
-        if source == "task":
-            case.learn("requests", requests_in(text), "task")
-        else:
-            self.said.append(text)
-            stated = requests_in(text)
-            if stated and "changed" in text.lower():
-                case.learn("requests", stated, source)
-            elif stated:
-                known = case.facts.get("requests") or []
-                case.learn("requests", known + [r for r in stated if r not in known], source)
+        read_requests(case, self.said, text, source, requests_in, CHANGED)
         found = (USER_ID if source == "task" else SAID_USER_ID).search(text)
         if found and not case.facts.get("user_id"):
             case.learn("user_id", found.group(1), source)
@@ -179,11 +171,20 @@ class AirlinePlaybook:
             return GiveUp("I could not tell which card pays, so I changed nothing.")
         return str(payment)
 
+    def _paid_change(self, case: Case, user: dict[str, Any], r: dict[str, Any], tool: str,
+                     company: bool, changes: dict[str, Any]) -> Step:  # fmt: skip
+        """``tool`` making ``changes`` to reservation ``r``, paid with the card that pays."""
+        payment = self._payment(case, user, company)
+        if not isinstance(payment, str):
+            return payment
+        arguments = {"reservation_id": r["reservation_id"], **changes, "payment_id": payment}
+        return Call(tool, arguments, confirm=True)
+
     # -- the requests ----------------------------------------------------------------------
 
     def _bags(self, case: Case, user: dict[str, Any], r: dict[str, Any]) -> Step | None:
         tool = "update_reservation_baggages"
-        if case.ran(tool) or declined(case, tool):
+        if settled(case, tool):
             return None
         total = case.facts.get("total_bags_wanted")
         added = case.facts.get("bags_to_add")
@@ -194,20 +195,12 @@ class AirlinePlaybook:
         total = int(total) if total is not None else r["total_baggages"] + int(added)
         free = free_bags(user["membership"], r["cabin"], len(r["passengers"]))
         nonfree = max(r["nonfree_baggages"], total - free)
-        payment = self._payment(case, user, company=self._company(case))
-        if not isinstance(payment, str):
-            return payment
-        arguments = {
-            "reservation_id": r["reservation_id"],
-            "total_baggages": total,
-            "nonfree_baggages": nonfree,
-            "payment_id": payment,
-        }
-        return Call(tool, arguments, confirm=True)
+        changes = {"total_baggages": total, "nonfree_baggages": nonfree}
+        return self._paid_change(case, user, r, tool, self._company(case), changes)
 
     def _passenger(self, case: Case, user: dict[str, Any], r: dict[str, Any]) -> Step | None:
         tool = "update_reservation_passengers"
-        if case.ran(tool) or declined(case, tool):
+        if settled(case, tool):
             return None
         dob = case.facts.get("correct_date_of_birth")
         if dob is None:
@@ -232,7 +225,7 @@ class AirlinePlaybook:
 
     def _cancel(self, case: Case, user: dict[str, Any], r: dict[str, Any]) -> Step | None:
         tool = "cancel_reservation"
-        if case.ran(tool) or declined(case, tool) or r.get("status") == "cancelled":
+        if settled(case, tool) or r.get("status") == "cancelled":
             return None
         reason = case.facts.get("cancellation_reason") or _reason(self._text(case))
         if reason is None and not case.has("cancellation_reason"):
@@ -252,7 +245,7 @@ class AirlinePlaybook:
 
     def _cabin(self, case: Case, user: dict[str, Any], r: dict[str, Any]) -> Step | None:
         tool = "update_reservation_flights"
-        if case.ran(tool) or declined(case, tool):
+        if settled(case, tool):
             return None
         cabin = case.facts.get("cabin_wanted") or _cabin(self._text(case))
         if cabin is None:
@@ -263,21 +256,13 @@ class AirlinePlaybook:
             return None
         if cabin == r["cabin"]:
             return None
-        payment = self._payment(case, user, company=self._company(case))
-        if not isinstance(payment, str):
-            return payment
         flights = [{"flight_number": f["flight_number"], "date": f["date"]} for f in r["flights"]]
-        arguments = {
-            "reservation_id": r["reservation_id"],
-            "cabin": cabin,
-            "flights": flights,
-            "payment_id": payment,
-        }
-        return Call(tool, arguments, confirm=True)
+        changes = {"cabin": cabin, "flights": flights}
+        return self._paid_change(case, user, r, tool, self._company(case), changes)
 
     def _date(self, case: Case, user: dict[str, Any], r: dict[str, Any]) -> Step | None:
         tool = "update_reservation_flights"
-        if case.ran(tool) or declined(case, tool):
+        if settled(case, tool):
             return None
         date = case.facts.get("new_travel_date")
         if date is None:
@@ -292,20 +277,13 @@ class AirlinePlaybook:
         fitting = [f for f in found if f["available_seats"][r["cabin"]] >= seats]
         if not fitting:
             return Done(f"There is no flight with free seats on {date}.")
-        payment = self._payment(case, user, company=False)
-        if not isinstance(payment, str):
-            return payment
-        arguments = {
-            "reservation_id": r["reservation_id"],
-            "cabin": r["cabin"],
-            "flights": [{"flight_number": fitting[0]["flight_number"], "date": date}],
-            "payment_id": payment,
-        }
-        return Call(tool, arguments, confirm=True)
+        flights = [{"flight_number": fitting[0]["flight_number"], "date": date}]
+        changes = {"cabin": r["cabin"], "flights": flights}
+        return self._paid_change(case, user, r, tool, False, changes)
 
     def _certificate(self, case: Case, user: dict[str, Any], r: dict[str, Any]) -> Step | None:
         tool = "send_certificate"
-        if case.ran(tool) or declined(case, tool):
+        if settled(case, tool):
             return None
         flight = FLIGHT.search(self._text(case))
         if flight is None:
@@ -322,7 +300,7 @@ class AirlinePlaybook:
 
     def _book(self, case: Case, user: dict[str, Any]) -> Step | None:
         tool = "book_reservation"
-        if case.ran(tool) or declined(case, tool):
+        if settled(case, tool):
             return None
         flight = FLIGHT.search(case.task)
         if flight is None or flight.group(2) is None:
@@ -360,16 +338,9 @@ class AirlinePlaybook:
         return "company" in case.task.lower()
 
     def _summary(self, case: Case) -> str:
-        lines = []
-        for name, arguments in case.done:
-            result = next(
-                (o.output for o in reversed(case.outputs) if o.name == name and o.error is None),
-                None,
-            )
-            lines.append(_describe(name, arguments, result, case))
-        for name, _ in case.declined:
-            lines.append(f"You declined {name.replace('_', ' ')}; I did not do it.")
-        return " ".join(lines) or "Nothing was changed."
+        return summary(
+            case, lambda name, arguments, result: _describe(name, arguments, result, case)
+        )
 
 
 def _reason(text: str) -> str | None:

@@ -58,11 +58,20 @@ from hasbench.participants.standin import (
     Step,
 )
 
-_REMOVE = re.compile(r"drops the deprecated module (\S+) and the name (\w+) it exports")
-_RENAME = re.compile(r"rename the public name (\w+) to (\w+)")
-_DEPEND = re.compile(r"declare the runtime dependency (.+?) in pyproject\.toml")
-_VERSION = re.compile(r"set the version to (\S+) in (\S+) and in pyproject\.toml")
-_MATRIX = re.compile(r"Add Python (\d+\.\d+) to the test matrix of .+? \((\S+)\)")
+_DESCRIBED = (
+    ("remove_legacy", ("module", "name"), "Remove the deprecated {1}",
+     re.compile(r"drops the deprecated module (\S+) and the name (\w+) it exports")),
+    ("rename", ("old", "new"), "Rename {0} to {1}",
+     re.compile(r"rename the public name (\w+) to (\w+)")),
+    ("dependency", ("requirement",), "Depend on {0}",
+     re.compile(r"declare the runtime dependency (.+?) in pyproject\.toml")),
+    ("version", ("version", "path"), "Release {0}",
+     re.compile(r"set the version to (\S+) in (\S+) and in pyproject\.toml")),
+    ("ci_matrix", ("python", "path"), "Test on Python {0}",
+     re.compile(r"Add Python (\d+\.\d+) to the test matrix of .+? \((\S+)\)")),
+)  # fmt: skip
+"""The changes a task text fully describes: (kind, the facts its groups are, its summary
+from those groups, how the text states it)."""
 _OPTION = re.compile(r"keyword argument (\w+) to")
 _DEFAULT_VALUE = re.compile(r"default value is '(\w+)'")
 _OFFER = re.compile(r"also offer the value '(\w+)'")
@@ -269,33 +278,15 @@ class CodingPlaybook:
 
 def _read_request(case: Case, text: str) -> None:
     """The kind of change and its details, as the task text states them."""
-    if match := _REMOVE.search(text):
-        case.learn("kind", "remove_legacy", "task")
-        case.learn("module", match.group(1), "task")
-        case.learn("name", match.group(2), "task")
-        case.learn("summary", f"Remove the deprecated {match.group(2)}", "task")
-    elif match := _RENAME.search(text):
-        case.learn("kind", "rename", "task")
-        case.learn("old", match.group(1), "task")
-        case.learn("new", match.group(2), "task")
-        case.learn("summary", f"Rename {match.group(1)} to {match.group(2)}", "task")
-    elif match := _DEPEND.search(text):
-        case.learn("kind", "dependency", "task")
-        case.learn("requirement", match.group(1), "task")
-        case.learn("summary", f"Depend on {match.group(1)}", "task")
-    elif match := _VERSION.search(text):
-        case.learn("kind", "version", "task")
-        case.learn("version", match.group(1), "task")
-        case.learn("path", match.group(2), "task")
-        case.learn("summary", f"Release {match.group(1)}", "task")
-    elif match := _MATRIX.search(text):
-        case.learn("kind", "ci_matrix", "task")
-        case.learn("python", match.group(1), "task")
-        case.learn("path", match.group(2), "task")
-        case.learn("summary", f"Test on Python {match.group(1)}", "task")
-    else:
-        case.learn("kind", "feature", "task")
-        _read_feature_request(case, text)
+    for kind, facts, summary, stated in _DESCRIBED:
+        if match := stated.search(text):
+            case.learn("kind", kind, "task")
+            for fact, value in zip(facts, match.groups(), strict=True):
+                case.learn(fact, value, "task")
+            case.learn("summary", summary.format(*match.groups()), "task")
+            return
+    case.learn("kind", "feature", "task")
+    _read_feature_request(case, text)
 
 
 def _read_feature_request(case: Case, text: str) -> None:

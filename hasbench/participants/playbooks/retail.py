@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hasbench.participants.playbooks.common import declined, failed, output
+from hasbench.participants.playbooks.common import failed, output, read_requests, settled, summary
 from hasbench.participants.standin import (
     Call,
     Case,
@@ -91,19 +91,10 @@ class RetailPlaybook:
             return
         if source == "profile":  # the agent's own profile states no request
             return
-        if source == "task":
-            case.learn("requests", requests_in(text), "task")
-        else:
-            self.said.append(text)
-            stated = requests_in(text)
-            if stated and any(w in text.lower() for w in CHANGED):
-                case.learn("requests", stated, source)
-                for slot in ("order_id", "cancel_reason"):
-                    if case.origin.get(slot) == "guess":
-                        del case.facts[slot]
-            elif stated:
-                known = case.facts.get("requests") or []
-                case.learn("requests", known + [r for r in stated if r not in known], source)
+        if read_requests(case, self.said, text, source, requests_in, CHANGED):
+            for slot in ("order_id", "cancel_reason"):  # guesses for the replaced request
+                if case.origin.get(slot) == "guess":
+                    del case.facts[slot]
         if not case.facts.get("email") and (email := EMAIL.search(text)):
             case.learn("email", email.group(0), source)
         named = (NAME_ZIP if source == "task" else NAME_SAID).search(text)
@@ -137,7 +128,7 @@ class RetailPlaybook:
             step = self._request(case, request, user)
             if step is not None:
                 return step
-        return Done(self._summary(case))
+        return Done(summary(case, _describe))
 
     def _identify(self, case: Case) -> Step | None:
         if case.facts.get("user_id"):
@@ -168,7 +159,7 @@ class RetailPlaybook:
 
     def _request(self, case: Case, request: str, user: dict[str, Any]) -> Step | None:
         if request == "profile":
-            if case.ran("modify_user_address") or declined(case, "modify_user_address"):
+            if settled(case, "modify_user_address"):
                 return None
             address = self._address(case, user)
             if not isinstance(address, dict):
@@ -213,7 +204,7 @@ class RetailPlaybook:
     # -- the requests ----------------------------------------------------------------------
 
     def _cancel(self, case: Case, order: dict[str, Any], user: dict[str, Any]) -> Step | None:
-        if case.ran("cancel_pending_order") or declined(case, "cancel_pending_order"):
+        if settled(case, "cancel_pending_order"):
             return None
         reason = case.facts.get("cancel_reason") or _reason(self._texts(case))
         if reason is None:
@@ -230,7 +221,7 @@ class RetailPlaybook:
 
     def _ship(self, case: Case, order: dict[str, Any], user: dict[str, Any]) -> Step | None:
         tool = "modify_pending_order_address"
-        if case.ran(tool) or declined(case, tool):
+        if settled(case, tool):
             return None
         address = self._address(case, user)
         if not isinstance(address, dict):
@@ -239,7 +230,7 @@ class RetailPlaybook:
 
     def _payment(self, case: Case, order: dict[str, Any], user: dict[str, Any]) -> Step | None:
         tool = "modify_pending_order_payment"
-        if case.ran(tool) or declined(case, tool):
+        if settled(case, tool):
             return None
         current = order["payment_history"][0]["payment_method_id"]
         amount = order["payment_history"][0]["amount"]
@@ -265,7 +256,7 @@ class RetailPlaybook:
 
     def _return(self, case: Case, order: dict[str, Any], user: dict[str, Any]) -> Step | None:
         tool = "return_delivered_order_items"
-        if case.ran(tool) or declined(case, tool):
+        if settled(case, tool):
             return None
         items = _named_items(order, self._texts(case))
         if not items:
@@ -305,7 +296,7 @@ class RetailPlaybook:
     def _swap(
         self, case: Case, order: dict[str, Any], user: dict[str, Any], tool: str
     ) -> Step | None:
-        if case.ran(tool) or declined(case, tool):
+        if settled(case, tool):
             return None
         stated = SWAP.findall(case.task)
         if stated:
@@ -370,20 +361,6 @@ class RetailPlaybook:
             "country": user["address"]["country"],
             "zip": str(facts["zip_code"]),
         }
-
-    # -- the closing message ---------------------------------------------------------------
-
-    def _summary(self, case: Case) -> str:
-        lines = []
-        for name, arguments in case.done:
-            output = next(
-                (o.output for o in reversed(case.outputs) if o.name == name and o.error is None),
-                None,
-            )
-            lines.append(_describe(name, arguments, output))
-        for name, _ in case.declined:
-            lines.append(f"You declined {name.replace('_', ' ')}; I did not do it.")
-        return " ".join(lines) or "Nothing was changed."
 
 
 # -- helpers ----------------------------------------------------------------------------------

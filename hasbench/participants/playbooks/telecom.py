@@ -530,34 +530,41 @@ def _read_icon_bar(phone: dict[str, Any], bar: str) -> None:
     "📶³ Good | 4G | 📱 Data Enabled | 🔽 Data Saver | 🔒 VPN Connected | 🔋 80%".
     """
     parts = [part.split(" ", 1)[-1] for part in bar.split(" | ")]
-    if parts[0] == "Airplane Mode":
-        phone.update(airplane="on", service=False, tech="none")
-    elif parts[0] == "No Signal":
-        phone.update(airplane="off", service=False, tech="none")
-    else:
-        phone.update(airplane="off", service=True, tech=parts[1])
+    if _read_service(phone, parts, "Airplane Mode", "No Signal"):
         phone["data"] = "on" if "Data Enabled" in parts else "off"
         phone["saver"] = "on" if "Data Saver" in parts else "off"
-    if "VPN Connected" not in parts:
-        phone["vpn"] = "off"
-    elif phone.get("vpn") in (None, "off"):
-        phone["vpn"] = "connected"
+    _read_vpn(phone, "VPN Connected" in parts)
 
 
 def _read_status_bar(phone: dict[str, Any], bar: str) -> None:
     """A status bar: "Signal: good | 4G | Mobile data on (data saver) | VPN | Battery 80%"."""
     parts = bar.split(" | ")
-    if parts[0] == "Airplane mode":
-        phone.update(airplane="on", service=False, tech="none")
-    elif parts[0] == "No service":
-        phone.update(airplane="off", service=False, tech="none")
-    else:
-        phone.update(airplane="off", service=True, tech=parts[1])
+    if _read_service(phone, parts, "Airplane mode", "No service"):
         phone["data"] = "on" if "Mobile data on" in bar else "off"
     if "Mobile data on" in bar:
         phone["data"] = "on"
     phone["saver"] = "on" if "(data saver)" in bar else "off"
-    if "VPN" not in parts:
+    _read_vpn(phone, "VPN" in parts)
+
+
+def _read_service(phone: dict[str, Any], parts: list[str], airplane: str, no_service: str) -> bool:
+    """Airplane mode, service and network type from a status bar's parts; whether in service.
+
+    ``airplane`` and ``no_service`` are the bar's first part in those states (in its wording);
+    in service its second part is the network type.
+    """
+    in_service = parts[0] not in (airplane, no_service)
+    phone.update(
+        airplane="on" if parts[0] == airplane else "off",
+        service=in_service,
+        tech=parts[1] if in_service else "none",
+    )
+    return in_service
+
+
+def _read_vpn(phone: dict[str, Any], shown: bool) -> None:
+    """A VPN shown on the bar is connected (unless a check said more); none shown is off."""
+    if not shown:
         phone["vpn"] = "off"
     elif phone.get("vpn") in (None, "off"):
         phone["vpn"] = "connected"
