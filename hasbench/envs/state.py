@@ -310,9 +310,13 @@ def state_diff(before: Any, after: Any, path: str = "") -> list[dict[str, Any]]:
 def _add_changes(changes: list[dict[str, Any]], before: Any, after: Any, path: str) -> None:
     """Append the changes from ``before`` to ``after`` (not the same object) at ``path``."""
     if isinstance(before, dict) and isinstance(after, dict):
-        keys = [k for k, v in after.items() if before.get(k, _MISSING) is not v]
-        if len(before) != len(after) or not all(map(before.__contains__, keys)):
-            keys += [k for k in before if k not in after]  # removed
+        names = list(after)
+        if len(names) == len(before) and names == list(before):  # the same keys, same order
+            keys = list(compress(names, map(is_not, before.values(), after.values())))
+        else:
+            keys = [k for k, v in after.items() if before.get(k, _MISSING) is not v]
+            if len(before) != len(after) or not all(map(before.__contains__, keys)):
+                keys += [k for k in before if k not in after]  # removed
         if len(keys) > 1:
             keys.sort(key=str)
         prefix = f"{path}." if path else ""
