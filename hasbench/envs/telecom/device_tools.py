@@ -428,7 +428,7 @@ class PhoneTools:
     @tool(kind="write", side="user", risk="high")
     def make_payment(self) -> str:
         """Pay the bill the carrier asked for."""
-        request = self._world["payment_request"]
+        request = self.user_db["surroundings"]["payment_request"]  # copied below to change it
         if request is None:
             words = "You do not have a payment request."
             return self._refuse("precondition_failed", "There is no payment request to pay", words)
