@@ -105,7 +105,7 @@ class EnvironmentState:
             return record
         whole = not path and not shallow
         if whole or entry is None:  # the first change of this record
-            private = records[key] = fast_copy(record) if whole else _shallow(record)
+            private = records[key] = fast_copy(record) if whole else record.copy()
             own[id(private)] = (private, whole)
             if self._log is not None:
                 self._log.replaced.append((table, key, record))
@@ -145,7 +145,7 @@ class EnvironmentState:
         """
         container = self.user_db
         if id(container) not in self._own:
-            container = self.user_db = _shallow(container)
+            container = self.user_db = container.copy()
             self._own[id(container)] = (container, False)
         return self._own_path(container, path)
 
@@ -155,7 +155,7 @@ class EnvironmentState:
         for step in path:
             inner = container[step]
             if id(inner) not in own:
-                inner = container[step] = _shallow(inner)
+                inner = container[step] = inner.copy()  # shallow
                 own[id(inner)] = (inner, False)
             container = inner
         return container
@@ -310,9 +310,13 @@ def state_diff(before: Any, after: Any, path: str = "") -> list[dict[str, Any]]:
 def _add_changes(changes: list[dict[str, Any]], before: Any, after: Any, path: str) -> None:
     """Append the changes from ``before`` to ``after`` (not the same object) at ``path``."""
     if isinstance(before, dict) and isinstance(after, dict):
-        keys = [k for k, v in after.items() if before.get(k, _MISSING) is not v]
-        if len(before) != len(after) or not all(map(before.__contains__, keys)):
-            keys += [k for k in before if k not in after]  # removed
+        names = list(after)
+        if len(names) == len(before) and names == list(before):  # the same keys, same order
+            keys = list(compress(names, map(is_not, before.values(), after.values())))
+        else:
+            keys = [k for k, v in after.items() if before.get(k, _MISSING) is not v]
+            if len(before) != len(after) or not all(map(before.__contains__, keys)):
+                keys += [k for k in before if k not in after]  # removed
         if len(keys) > 1:
             keys.sort(key=str)
         prefix = f"{path}." if path else ""
@@ -370,19 +374,19 @@ class WriteLog:
         Exactly as :func:`state_diff` of the whole state before and after lists them; they
         share records with ``db`` (no write changes a record in place after it ends).
         """
+        changes: list[dict[str, Any]] = []
         if not self.replaced:  # a write of the user side only
-            return []
+            return changes
         if len(self.replaced) == 1 and not self.added:  # one record changed (most writes)
             table, key, record = self.replaced[0]
             now = db[table][key]
-            if record is now:
-                return []
-            where = f"db.{table}[{key}]" if isinstance(db[table], list) else f"db.{table}.{key}"
-            return state_diff(record, now, where)
+            if record is not now:
+                where = f"db.{table}[{key}]" if isinstance(db[table], list) else f"db.{table}.{key}"
+                _add_changes(changes, record, now, where)
+            return changes
         before: dict[str, dict[Any, Any]] = {}
         for table, key, record in self.replaced:
             before.setdefault(table, {}).setdefault(key, record)
-        changes: list[dict[str, Any]] = []
         for name in sorted(before):
             table, records = db[name], before[name]
             path = f"db.{name}"
@@ -475,11 +479,6 @@ def _same_tables(db: dict[str, Any], base: dict[str, Any]) -> bool:
 
 
 _MISSING = object()
-
-
-def _shallow(container: Any) -> Any:
-    """A copy of a dict or list that shares its items."""
-    return dict(container) if isinstance(container, dict) else list(container)
 
 
 class Origin:

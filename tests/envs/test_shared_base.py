@@ -396,3 +396,66 @@ def test_state_diff_lists_each_changed_path_once_in_key_order():
         {"path": "db.order.p", "before": 1, "after": 0},  # the same keys in another order
     ]
     assert state_diff(before, fast_copy(before)) == [] and state_diff(after, after) == []
+
+
+def plain_diff(before, after, path):
+    """state_diff's changes, found the slow and obvious way (every key, every item)."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        changes = []
+        for key in sorted(before.keys() | after.keys(), key=str):
+            where = f"{path}.{key}" if path else str(key)
+            if key not in before:
+                changes.append({"path": where, "before": None, "after": after[key]})
+            elif key not in after:
+                changes.append({"path": where, "before": before[key], "after": None})
+            else:
+                changes += plain_diff(before[key], after[key], where)
+        return changes
+    if isinstance(before, list) and isinstance(after, list) and len(before) == len(after):
+        pairs = enumerate(zip(before, after, strict=True))
+        return [c for i, (b, a) in pairs for c in plain_diff(b, a, f"{path}[{i}]")]
+    return [] if before == after else [{"path": path, "before": before, "after": after}]
+
+
+def _reorder(settings):
+    """The same keys and values in another order (the diff must not pair them by position)."""
+    items = list(settings.items())
+    settings.clear()
+    settings.update(reversed(items))
+
+
+def _swap(settings):
+    """The first two keys swap values and places: each value stays at its position."""
+    keys, values = list(settings), list(settings.values())
+    keys[0], keys[1] = keys[1], keys[0]
+    settings.clear()
+    settings.update(zip(keys, values, strict=True))
+
+
+@pytest.mark.parametrize(
+    "mutate",
+    [
+        lambda d: d.__setitem__("on", False),
+        lambda d: d.__delitem__("on"),
+        lambda d: d.pop("mode"),
+        lambda d: d.popitem(),
+        lambda d: d.update(on=False, extra=1),
+        lambda d: d.setdefault("extra", [1]),
+        lambda d: d.setdefault("on", None),  # present: no change
+        lambda d: d.clear(),
+        lambda d: d.__ior__({"mode": "4g", "extra": None}),
+        lambda d: (d.pop("on"), d.__setitem__("on", True)),  # same keys, another order
+        lambda d: (d.pop("on"), d.__setitem__("on", False)),
+        _reorder,
+        _swap,
+        lambda d: (d.pop("mode"), d.__setitem__("other", "5g")),  # same size, another key
+    ],
+)
+def test_a_write_through_any_mapping_method_gets_the_full_diff(mutate):
+    before = {"device": {"on": True, "mode": "5g", "apps": {"a": 1}, "n": 2}, "world": {"x": 1}}
+    state = UserSide({}, fast_copy(before))
+    started = state.begin_write()
+    mutate(state.user_writable("device"))
+    after = fast_copy(state.user_db)
+    changes = state.end_write(started)
+    assert changes == state_diff(before, after, "user_db") == plain_diff(before, after, "user_db")

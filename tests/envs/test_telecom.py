@@ -349,3 +349,41 @@ def test_plain_arguments_skip_validation_with_the_validators_result(name, argume
         result = env.call(name, arguments, env.tool_spec(name).side)
         results.append((result.error_type, result.message, result.output, result.diff))
     assert results[0] == results[1]
+
+
+PLAIN_APN_SETTINGS = [
+    {}, {"apn_name": "internet"}, {"apn_name": "broken", "mms_port": 5, "mms_proxy": "p"},
+    {"mms_port": 8080, "mms_apn": None, "mmsc_url": "http://x", "reset_at_reboot": True},
+    {"mms_port": None, "mms_apn": "m", "mmsc_url": None, "apn_name": "internet"},
+]  # fmt: skip
+"""APN settings of exactly the declared types (τ²'s tasks pass the second)."""
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        *PLAIN_APN_SETTINGS, {"apn_name": "elsewhere"}, {"apn_name": b"internet"},
+        {"reset_at_reboot": 1},
+        {"reset_at_reboot": "true"}, {"mms_port": True}, {"mms_port": 5.0}, {"mms_port": "5"},
+        {"mms_apn": 3}, {"mmsc_url": ["x"]}, {"other": "x"}, {1: "internet"},
+        [("apn_name", "internet")], None,
+    ],
+)  # fmt: skip
+def test_set_apn_settings_reads_plain_settings_as_the_model_does(settings):
+    """Plain settings are read without the model, with the result the model gives."""
+    from hasbench.envs.telecom.db import APNSettings
+    from hasbench.envs.telecom.device_tools import FACTORY_APN, plain_apn_settings
+
+    assert list(FACTORY_APN) == list(APNSettings.model_fields)  # the fields it checks
+    assert set(FACTORY_APN) == {
+        "apn_name", "reset_at_reboot", "mms_apn", "mmsc_url", "mms_proxy", "mms_port"
+    }  # fmt: skip
+    try:
+        expected = APNSettings.model_validate(settings).model_dump(mode="json")
+    except ValueError:
+        expected = None
+    plain = plain_apn_settings(settings)
+    assert (plain is not None) == (settings in PLAIN_APN_SETTINGS)
+    if plain is not None:  # only settings the model takes unchanged are read plainly
+        assert expected is not None and plain == expected and list(plain) == list(expected)
+        assert [type(v) for v in plain.values()] == [type(v) for v in expected.values()]

@@ -26,6 +26,30 @@ FACTORY_APN = APNSettings().model_dump(mode="json")
 """The APN settings a reboot restores after a reset (copied: never changed in place)."""
 
 
+def plain_apn_settings(settings: Any) -> dict[str, Any] | None:
+    """APN settings of exactly the declared types as :class:`APNSettings` dumps them, or None.
+
+    A mapping of known fields whose values already have their field's exact type (no
+    conversion to make) gives what validating and dumping it gives, without the model:
+    every field in declared order, the missing ones at their defaults. None: anything
+    else, for the model to validate (or refuse).
+    """
+    if type(settings) is not dict or not FACTORY_APN.keys() >= settings.keys():
+        return None
+    for key, value in settings.items():
+        if key == "apn_name":
+            fits = type(value) is str and value in ("internet", "broken")
+        elif key == "reset_at_reboot":
+            fits = type(value) is bool
+        elif key == "mms_port":
+            fits = value is None or type(value) is int
+        else:  # mms_apn, mmsc_url, mms_proxy: a text or None
+            fits = value is None or type(value) is str
+        if not fits:
+            return None
+    return {**FACTORY_APN, **settings}
+
+
 class PhoneTools:
     """The customer's tools on the simulated phone.
 
@@ -201,13 +225,15 @@ class PhoneTools:
         Args:
             apn_settings: The new settings.
         """
-        try:
-            parsed = APNSettings.model_validate(apn_settings)
-        except ValueError as exc:
-            raise ToolError("invalid_arguments", f"apn_settings: {exc}") from None
-        self._phone["active_apn_settings"] = parsed.model_dump(mode="json")
+        settings = plain_apn_settings(apn_settings)
+        if settings is None:  # anything else: as the model validates it
+            try:
+                settings = APNSettings.model_validate(apn_settings).model_dump(mode="json")
+            except ValueError as exc:
+                raise ToolError("invalid_arguments", f"apn_settings: {exc}") from None
+        self._phone["active_apn_settings"] = settings
         self._network_search()
-        words = tau2.with_bar(f"APN settings set to: {parsed.apn_name}", self._phone)
+        words = tau2.with_bar(f"APN settings set to: {settings['apn_name']}", self._phone)
         return said(f"APN settings updated. {self.check_status_bar()}", words)
 
     @tool(kind="write", side="user", risk="low")
@@ -402,7 +428,7 @@ class PhoneTools:
     @tool(kind="write", side="user", risk="high")
     def make_payment(self) -> str:
         """Pay the bill the carrier asked for."""
-        request = self._world["payment_request"]
+        request = self.user_db["surroundings"]["payment_request"]  # copied below to change it
         if request is None:
             words = "You do not have a payment request."
             return self._refuse("precondition_failed", "There is no payment request to pay", words)

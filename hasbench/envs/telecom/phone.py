@@ -77,7 +77,7 @@ class Phone:
         phone["network_signal_strength"] = signal
 
     def _data_working(self) -> bool:
-        phone, world = self._phone, self._world
+        phone, world = self._phone, self.user_db["surroundings"]  # the world: read only
         if phone["airplane_mode"] or phone["network_signal_strength"] == "none":
             return False
         if phone["network_connection_status"] == "no_service":
