@@ -10,6 +10,7 @@ import pytest
 from hasbench.agency import Setting
 from hasbench.envs import _shared, environment_class, make_environment, replayed_environment
 from hasbench.envs.state import (
+    RECORD_SIZE,
     EnvironmentState,
     Origin,
     fast_copy,
@@ -398,6 +399,21 @@ def test_state_diff_lists_each_changed_path_once_in_key_order():
     assert state_diff(before, fast_copy(before)) == [] and state_diff(after, after) == []
 
 
+def test_state_diff_of_long_lists_and_mappings_equals_the_plain_diff():
+    """Past the record size, lists and mappings are compared by C-level passes: same result."""
+    items = [{"k": i, "v": [i]} for i in range(RECORD_SIZE + 8)]
+    before = {"list": items, "map": {f"k{i:02d}": item for i, item in enumerate(items)}}
+    after = fast_copy(before)  # every part copied, equal
+    after["list"][3]["v"] = [0]
+    after["list"][RECORD_SIZE + 1] = {"k": -1}
+    del after["map"]["k05"]
+    after["map"]["k07"]["k"] = "x"
+    after["map"]["new"] = 1
+    after["map"]["k01"] = after["map"].pop("k01")  # the same value, moved to the end
+    assert state_diff(before, after, "db") == plain_diff(before, after, "db")
+    assert len(state_diff(before, after, "db")) == 6  # list[33] lost "v" and changed "k"
+
+
 def plain_diff(before, after, path):
     """state_diff's changes, found the slow and obvious way (every key, every item)."""
     if isinstance(before, dict) and isinstance(after, dict):
@@ -451,8 +467,11 @@ def _swap(settings):
         lambda d: (d.pop("mode"), d.__setitem__("other", "5g")),  # same size, another key
     ],
 )
-def test_a_write_through_any_mapping_method_gets_the_full_diff(mutate):
-    before = {"device": {"on": True, "mode": "5g", "apps": {"a": 1}, "n": 2}, "world": {"x": 1}}
+@pytest.mark.parametrize("padding", [0, RECORD_SIZE])  # a record, and a mapping past its size
+def test_a_write_through_any_mapping_method_gets_the_full_diff(mutate, padding):
+    device = {"on": True, "mode": "5g", "apps": {"a": 1}, "n": 2}
+    device.update({f"pad{i:02d}": {"i": i} for i in range(padding)})
+    before = {"device": device, "world": {"x": 1}}
     state = UserSide({}, fast_copy(before))
     started = state.begin_write()
     mutate(state.user_writable("device"))

@@ -331,8 +331,10 @@ class ReservationTools:
         user = self._user(user_id)
         if amount <= 0 and self.compat != "tau2":
             raise ToolError("invalid_arguments", "Certificate amount must be positive")
-        cid = next((c for c in NEW_CERTIFICATE_IDS if c not in user["payment_methods"]), None)
-        if cid is None:
+        for cid in NEW_CERTIFICATE_IDS:  # the first id the member does not have
+            if cid not in user["payment_methods"]:
+                break
+        else:
             raise ToolError("precondition_failed", "Too many certificates")
         methods = self.writable("users", user_id, "payment_methods")
         methods[cid] = {"source": "certificate", "id": cid, "amount": float(amount)}

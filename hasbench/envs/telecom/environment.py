@@ -7,7 +7,6 @@ runs a network search. The clock is fixed at 2025-02-25 12:08.
 
 from __future__ import annotations
 
-from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from hasbench.envs.base import Environment, EnvironmentDataError, ToolSpec
@@ -23,7 +22,13 @@ from hasbench.envs.telecom.setup import TelecomSetup
 if TYPE_CHECKING:
     from hasbench.scenario import Scenario
 
-_STATUS = itemgetter("status")
+
+def _awaiting_payment(bills: list[dict[str, Any]]) -> bool:
+    """Whether a bill awaits payment (plain steps: the sync runs after every call)."""
+    for bill in bills:
+        if bill["status"] == "Awaiting Payment":
+            return True
+    return False
 
 
 class TelecomEnvironment(CarrierTools, PhoneTools, Phone, TelecomSetup, TelecomChecks, Environment):
@@ -97,7 +102,7 @@ class TelecomEnvironment(CarrierTools, PhoneTools, Phone, TelecomSetup, TelecomC
             and world["roaming_allowed"] is roaming
             and world["mobile_data_usage_exceeded"] is exceeded
             and (request is None or not request["paid"])
-            and (request is not None or "Awaiting Payment" not in map(_STATUS, self.db["bills"]))
+            and (request is not None or not _awaiting_payment(self.db["bills"]))
         ):
             return  # in sync: nothing to copy
         world = self.user_writable("surroundings")
@@ -108,7 +113,7 @@ class TelecomEnvironment(CarrierTools, PhoneTools, Phone, TelecomSetup, TelecomC
             if bill is not None:
                 bill["status"] = "Paid"
             world["payment_request"] = request = None
-        if request is None and "Awaiting Payment" in map(_STATUS, self.db["bills"]):
+        if request is None and _awaiting_payment(self.db["bills"]):
             # a new payment request: the customer's first bill awaiting payment
             customer = self._customer_by_phone(phone_number)
             for bill_id in customer["bill_ids"] if customer is not None else ():
