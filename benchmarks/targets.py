@@ -153,8 +153,9 @@ def tau2_calls(rounds: int) -> None:
     of every tau2 task, in order, plus :data:`TAU2_EXTRA_CALLS`), alternated call by call
     in this process: ours is ``env.call(...)`` and the result's text, theirs
     ``get_response`` on an environment from ``get_environment()`` (what its orchestrator
-    does per call). CPU time; each call's time is its median over the rounds, a tool's
-    figure the median of its calls' and the stream's rate that of all calls' total.
+    does per call). Every call starts from the same cache state on both sides (see
+    :func:`_tau2_round`). CPU time; each call's time is its median over the rounds, a
+    tool's figure the median of its calls' and the stream's rate that of all calls' total.
     """
     if not TAU2_SOURCES.is_dir():
         print(f"tau2-bench side by side: not measured: its files are not at {TAU2_SOURCES}")
@@ -274,8 +275,12 @@ def _tau2_round(domain: str, tasks: list, number: int) -> list[tuple[str, str, i
 
     Per call, in order: (tool, its kind, our CPU ns, tau2's CPU ns, whether one side
     refused it and the other did not). The side that goes first alternates from call to
-    call, and from round to round for the same call (over an even number of rounds,
-    caches favour neither side).
+    call, and from round to round for the same call; so does the side that builds its
+    environment last, and a sweep then evicts both from the CPU caches, so neither finds
+    the database it just built cached. Each call starts after a sweep of the per-core
+    caches (:data:`CALL_SWEEP`), so its time does not depend on how much the other side's
+    previous call pushed out (a side with a large footprint would otherwise slow the
+    other). The collector is off while a task's calls run.
     """
     from tau2.data_model.message import ToolCall
 
@@ -292,22 +297,17 @@ def _tau2_round(domain: str, tasks: list, number: int) -> list[tuple[str, str, i
             side = SIDES[requestor]
             message = ToolCall(id=str(index), name=name, arguments=copy.deepcopy(arguments),
                                requestor=requestor)  # fmt: skip
-            if (index + number) % 2:  # ours first
+            order = (True, False) if (index + number) % 2 else (False, True)  # ours first?
+            for mine in order:
+                _evict_caches(CALL_SWEEP)  # not what the other side's last call left cached
                 start = clock()
-                ours = env.call(name, arguments, side)
-                ours.content()
-                middle = clock()
-                theirs = reference.get_response(message)
-                end = clock()
-                ours_ns, theirs_ns = middle - start, end - middle
-            else:
-                start = clock()
-                theirs = reference.get_response(message)
-                middle = clock()
-                ours = env.call(name, arguments, side)
-                ours.content()
-                end = clock()
-                ours_ns, theirs_ns = end - middle, middle - start
+                if mine:
+                    ours = env.call(name, arguments, side)
+                    ours.content()
+                    ours_ns = clock() - start
+                else:
+                    theirs = reference.get_response(message)
+                    theirs_ns = clock() - start
             spec = env.tool_spec(name)
             kind = spec.kind if spec else "unknown"
             samples.append((name, kind, ours_ns, theirs_ns, ours.error != theirs.error))
@@ -315,10 +315,17 @@ def _tau2_round(domain: str, tasks: list, number: int) -> list[tuple[str, str, i
     return samples
 
 
-def _evict_caches() -> None:
-    """Push both sides' data out of the CPU caches (the same work before both sides)."""
+CALL_SWEEP = 4 << 20
+"""Bytes swept before each call: more than the per-core caches (L1 and L2) hold."""
+
+
+def _evict_caches(size: int = 64 << 20) -> None:
+    """Push data out of the CPU caches (the same work before both sides).
+
+    The default, twice a large last-level cache, pushes out everything.
+    """
     sweep = _sweep_buffer()
-    sweep[::64] = bytes(len(sweep) // 64)  # a byte in every cache line
+    sweep[:size:64] = bytes(size // 64)  # a byte in every cache line
 
 
 @functools.cache
