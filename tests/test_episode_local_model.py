@@ -43,7 +43,6 @@ def test_local_model_episode_is_well_formed_and_reruns_from_the_cache(tmp_path):
     assert [(e.type, e.actor) for e in again.events] == [(e.type, e.actor) for e in trace.events]
 
 
-
 def test_the_local_model_as_a_person_gives_decisions_and_reviews_that_can_be_used():
     """Control decisions and reviews are asked for as JSON objects of the fields the prompt
     names, so a small model's reply is one (before, SmolLM2 answered every control request
