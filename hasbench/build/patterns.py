@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from hasbench.build.panel_model import PanelModel, json_answer
+from hasbench.build.tau2_import import PERSONA_HEADING
 from hasbench.prompts import render
 from hasbench.stats import category_counts, fleiss_kappa
 
@@ -97,8 +98,6 @@ DISCLOSURE = re.compile(
 """A person's preference about what they tell the agent ("you prefer not to provide your
 birthday"): how they behave in the conversation, not a requirement on the result, so not
 pattern B's (App. B.3.1: a requirement, preference or acceptance criterion of the task)."""
-PERSONA = "\n\nHow you come across:"
-"""Where the importer starts the persona paragraph of τ²'s behaviour text."""
 REFUSAL = re.compile(
     r"\brefus|\bshould not\b|\bmust not\b|\bnot allow|\bdoesn'?t allow|\bdeclin"
     r"|\bdo(?:es)? not (?:\w+ )?(?:allow|offer|make|cancel|book|change|modify|refund|give)\b"
@@ -241,7 +240,7 @@ def criterion_sentences(behaviour: str) -> list[str]:
     across in the conversation, not a criterion a result could meet. The judges count B's
     cues here and the B template withholds these sentences, so both read the same ones.
     """
-    own = behaviour.split(PERSONA)[0]
+    own = behaviour.split(f"\n\n{PERSONA_HEADING}")[0]
     sentences = re.split(r"(?<=[.!?])\s+|\n+", own.strip())
     return [
         s.strip()
