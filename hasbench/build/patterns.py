@@ -9,9 +9,10 @@ build recommendation; its primary pattern follows the paper's selection rule
 deterministic rule judges, each reading the base task's view through a different lens:
 
 - ``rule:holder`` (who holds what): A grows with the facts only the human holds and the
-  things they do not know; B with preference and condition phrases in the human's text;
-  C with the risk of the writes the human owns; D with other people and distinct roles;
-  E with checks the human runs; F with phrases of changing plans.
+  things they do not know; B with preference and condition phrases in the human's
+  criterion sentences (:func:`criterion_sentences`); C with the risk of the writes the
+  human owns; D with other people and distinct roles; E with checks the human runs; F
+  with phrases of changing plans.
 - ``rule:path`` (the gold path's shape): A counts steps keyed by identifiers a person
   gives; B counts writes whose arguments are a choice (item, cabin, payment, plan); C
   takes the riskiest write; D the number of distinct write kinds or team roles; E the
