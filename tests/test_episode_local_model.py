@@ -41,3 +41,20 @@ def test_local_model_episode_is_well_formed_and_reruns_from_the_cache(tmp_path):
     assert client.stats.calls == 0 and client.stats.cache_hits == summary["model_calls"]
     assert all(e.payload.cached for e in again.of_type("model_call"))
     assert [(e.type, e.actor) for e in again.events] == [(e.type, e.actor) for e in trace.events]
+
+
+def test_the_local_model_as_a_person_gives_decisions_and_reviews_that_can_be_used():
+    """Control decisions and reviews are asked for as JSON objects of the fields the prompt
+    names, so a small model's reply is one (before, SmolLM2 answered every control request
+    of the offline robustness grid with prose, and no decision was taken)."""
+    backends = Backends(agent="scripted:standin?strong", user="local/smollm2-135m")
+    answered = []
+    for domain, task_id in (("airline", "airline_C_001"), ("bargaining", "bargaining_E_001")):
+        task = next(t for t in load_tasks(TASKS_DIR / f"{domain}.yaml") if t.task_id == task_id)
+        episode = Episode(task, Setting(), backends, seed=0, client=LLMClient(cache=None))
+        trace = asyncio.run(episode.run())
+        assert not [e for e in trace.of_type("error") if e.payload.error_type == "invalid_json"]
+        answered += [e for e in trace.of_type("channel_response") if e.channel != "clarification"]
+    decisions = [e.payload.decision for e in answered if e.channel == "control"]
+    reviews = [e.payload.content for e in answered if e.channel == "feedback"]
+    assert decisions and all(decisions) and reviews and all(reviews)

@@ -404,3 +404,18 @@ def test_provider_errors_are_classified_by_what_a_user_must_do(error, kind):
 def test_a_concurrency_limit_below_one_is_refused(limit):
     with pytest.raises(ValueError, match="concurrency: every limit must be at least 1"):
         LLMClient(concurrency={"openai": limit})
+
+
+def test_the_loop_stop_fires_on_a_repeated_run_not_on_a_repeated_look():
+    from hasbench.llm.llama import LOCAL_LOOP_TOKENS, _LoopStop
+
+    prompt = [7, 7, 7]
+    stop = _LoopStop(len(prompt))
+    reply = list(range(100, 100 + LOCAL_LOOP_TOKENS + 4))
+    for end in range(1, len(reply) + 1):
+        assert not stop(prompt + reply[:end], None)
+    assert not stop(prompt + reply, None)  # llama.cpp may look at the same reply twice
+    looped = reply + reply[:LOCAL_LOOP_TOKENS]
+    fired = [stop(prompt + looped[:end], None) for end in range(len(reply) + 1, len(looped) + 1)]
+    assert fired == [False] * (LOCAL_LOOP_TOKENS - 1) + [True]
+    assert stop.kept == reply

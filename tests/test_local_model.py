@@ -4,7 +4,7 @@ import json
 import pytest
 from pieces import needs_local_model
 
-from hasbench.llm import LLMClient, ResponseCache
+from hasbench.llm import LOCAL_MAX_TOKENS, LLMClient, ResponseCache
 
 pytestmark = [
     pytest.mark.local_model,
@@ -181,3 +181,34 @@ def test_reply_is_the_same_on_one_thread_as_on_two(monkeypatch):
         replies.append(model.generate(chat, None, temperature=0.0, seed=0))
         model.llama.close()
     assert replies[0] == replies[1]
+
+
+def test_a_reply_that_repeats_itself_ends_where_the_repeat_begins(monkeypatch):
+    from hasbench.llm import llama
+
+    model = llama._local_model("smollm2-135m")
+    chat = [{"role": "user", "content": "List the numbers 1, 1, 1, 1, 1, 1, 1, 1 and keep going."}]
+    cut, cut_usage = model.generate(chat, None, temperature=0.0, seed=0)
+    monkeypatch.setattr(llama, "LOCAL_LOOP_TOKENS", llama.LOCAL_MAX_TOKENS + 1)
+    whole, whole_usage = model.generate(chat, None, temperature=0.0, seed=0)
+    assert whole_usage.completion_tokens == llama.LOCAL_MAX_TOKENS  # loops to the limit
+    assert cut_usage.completion_tokens < 2 * llama.LOCAL_LOOP_TOKENS + 8
+    assert cut.strip() and whole.startswith(cut) and len(whole) > 5 * len(cut)
+
+
+def test_a_json_reply_is_never_cut_by_the_loop_stop():
+    schema = {
+        "type": "object",
+        "properties": {"items": {"type": "array", "items": {"enum": ["one"]}}},
+        "required": ["items"],
+    }
+    response = asyncio.run(
+        LLMClient().complete(
+            MODEL,
+            [{"role": "user", "content": "Give me a JSON list with 'one' forty times."}],
+            response_format={"type": "json_schema", "json_schema": {"name": "l", "schema": schema}},
+        )
+    )
+    # the same items over and over are what was asked: the reply runs to the token limit
+    assert response.usage.completion_tokens == LOCAL_MAX_TOKENS
+    assert response.content.count('"one"') > 40

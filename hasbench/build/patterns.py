@@ -9,9 +9,10 @@ build recommendation; its primary pattern follows the paper's selection rule
 deterministic rule judges, each reading the base task's view through a different lens:
 
 - ``rule:holder`` (who holds what): A grows with the facts only the human holds and the
-  things they do not know; B with preference and condition phrases in the human's text;
-  C with the risk of the writes the human owns; D with other people and distinct roles;
-  E with checks the human runs; F with phrases of changing plans.
+  things they do not know; B with preference and condition phrases in the human's
+  criterion sentences (:func:`criterion_sentences`); C with the risk of the writes the
+  human owns; D with other people and distinct roles; E with checks the human runs; F
+  with phrases of changing plans.
 - ``rule:path`` (the gold path's shape): A counts steps keyed by identifiers a person
   gives; B counts writes whose arguments are a choice (item, cabin, payment, plan); C
   takes the riskiest write; D the number of distinct write kinds or team roles; E the
@@ -44,6 +45,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from hasbench.build.panel_model import PanelModel, json_answer
+from hasbench.build.tau2_import import PERSONA_HEADING
 from hasbench.prompts import render
 from hasbench.stats import category_counts, fleiss_kappa
 
@@ -64,9 +66,10 @@ CUES = {
     r"|\bdon'?t want\b|\bdo not want\b|\bmake sure\b|\bas long as\b|\bat most\b|\bat least\b"
     r"|\bcheapest\b|\bmost expensive\b|\bup to \$|\bwilling to pay\b|\bbudget\b"
     r"|\brequirement|\bconstraint|\bconsider (?:the issue |it )?resolved\b|\bnothing else\b",
-    "C": r"\bconfirm|\bapprov|\bauthori[sz]|\bconsent\b|\bpermission\b|\byou accept\b"
-    r"|\bagree to\b|\bif (?:the agent|they) asks? (?:you )?to pay\b|\bsign[- ]off\b"
-    r"|\b(?:are|is) (?:ok|okay|fine|happy|willing) (?:to\b|with(?= \w+ing\b))",
+    "C": r"\bconfirm(?!ation (?:number|code)\b)|\bapprov|\bauthori[sz]|\bconsent\b"
+    r"|\bpermission\b|\byou accept\b|\bagree to\b|\bif (?:the agent|they) asks? (?:you )?to pay\b"
+    r"|\bsign[- ]off\b|\b(?:are|is) (?:ok|okay|fine|happy|willing) "
+    r"(?:to\b(?! (?:accept|admit|cooperate|comply)\b)|with(?= \w+ing\b)(?! refunding\b))",
     "D": r"\bwife\b|\bhusband\b|\bpartner\b|\bson\b|\bdaughter\b|\bmother\b|\bfather\b"
     r"|\bfamily\b|\bfriend|\bcolleague|\bmanager\b|\bboss\b|\bstakeholder|\bclient"
     r"|\bco-?author|\bbuyer|\bseller",
@@ -78,20 +81,35 @@ CUES = {
 }
 """Cue phrases per pattern, searched case-insensitively: B's in what only the human side
 holds (τ²'s behaviour instructions, never the opening request: the panel's field-visibility
-rule makes that public task setup), C's are of a person's authority over an action (an
-approval, or consent to an action such as "you are willing to refuel 2 GB" or "you are
-fine with refunding", the pattern's explicit authorization of a costly action; "you are ok
-with economy" names a preferred value, which is B's, not an authorization); the others in
-all the text."""
+rule makes that public task setup; only in :func:`criterion_sentences`), C's are of a
+person's authority over an action (an approval, or consent to an action such as "you are
+willing to refuel 2 GB" or "you are willing to upgrade", the pattern's explicit
+authorization of a costly action). Not C's: "you are ok with economy" or "you are happy
+with original payment for refund" name a preferred value, and "you are willing to accept a
+voucher" or "you are fine with refunding to original payment" what the person accepts to
+receive (B's acceptance criteria); "you are willing to cooperate" (or admit, comply) is
+conduct in the conversation; a "confirmation number" is a record's identifier. The other
+patterns' cues are searched in all the text."""
 HIDDEN_CUES = ("B",)
+DISCLOSURE = re.compile(
+    r"\b(?:prefer not|do not prefer|don'?t prefer|rather not) to (?:provide|give|share|tell"
+    r"|disclose|say)\b",
+    re.IGNORECASE,
+)
+"""A person's preference about what they tell the agent ("you prefer not to provide your
+birthday"): how they behave in the conversation, not a requirement on the result, so not
+pattern B's (App. B.3.1: a requirement, preference or acceptance criterion of the task)."""
 REFUSAL = re.compile(
     r"\brefus|\bshould not\b|\bmust not\b|\bnot allow|\bdoesn'?t allow|\bdeclin"
     r"|\bdo(?:es)? not (?:\w+ )?(?:allow|offer|make|cancel|book|change|modify|refund|give)\b"
-    r"|\binsist|\bpersist|\bpressur|\bcannot be\b|\bcan'?t be\b|\bnot possible\b",
+    r"|\binsist|\bpersist|\bpressur|\bcannot be\b|\bcan'?t be\b|\bnot possible\b"
+    r"|\bwaived?\b",
     re.IGNORECASE,
 )
 """The source expects the agent to refuse part of what the human demands (τ²'s policy tasks,
-including behaviour that anticipates it: "if the agent says it cannot be changed ...")."""
+including behaviour that anticipates it: "if the agent says it cannot be changed ...", and a
+charge the human wants waived, an exception no τ² policy grants: "since you took insurance,
+you want change fees waived", where the gold path still charges the card)."""
 IDENTIFIER_KEYS = re.compile(r"(^|_)(id|ids|email|zip|name|phone|number)$")
 CHOICE_KEYS = {
     "new_item_ids", "item_ids", "payment_method_id", "payment_id", "cabin", "flights",
@@ -207,9 +225,29 @@ class Features:
     states."""
 
     def cues(self, pattern: str) -> list[str]:
-        """The pattern's cue phrases found in the text (B: in the hidden part only)."""
-        text = self.hidden if pattern in HIDDEN_CUES else self.text
+        """The pattern's cue phrases found in the text (B: in its criterion sentences)."""
+        if pattern in HIDDEN_CUES:
+            text = "\n".join(criterion_sentences(self.hidden))
+        else:
+            text = self.text
         return [m.group(0) for m in re.finditer(CUES[pattern], text, re.IGNORECASE)]
+
+
+def criterion_sentences(behaviour: str) -> list[str]:
+    """The sentences of what only the human holds that state a condition or preference.
+
+    These carry pattern B's cue phrases (:data:`CUES`); the persona paragraph and a
+    preference about what the human tells the agent (:data:`DISCLOSURE`) are how they come
+    across in the conversation, not a criterion a result could meet. The judges count B's
+    cues here and the B template withholds these sentences, so both read the same ones.
+    """
+    own = behaviour.split(f"\n\n{PERSONA_HEADING}")[0]
+    sentences = re.split(r"(?<=[.!?])\s+|\n+", own.strip())
+    return [
+        s.strip()
+        for s in sentences
+        if re.search(CUES["B"], s, re.IGNORECASE) and not DISCLOSURE.search(s)
+    ]
 
 
 JUDGED_DIMENSIONS = {

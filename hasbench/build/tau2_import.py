@@ -45,6 +45,9 @@ from hasbench.paths import is_data_file
 from hasbench.registry import all_domains
 from hasbench.scenario import Scenario, ScenarioError, checked_scenario
 
+PERSONA_HEADING = "How you come across:"
+"""Opens the persona paragraph the importer adds to the behaviour instructions."""
+
 REWARD_NAMES = {
     "DB": "ENV",
     "ENV_ASSERTION": "ENV_ASSERTION",
@@ -347,7 +350,7 @@ def _user(task: _Task, domain: str) -> dict[str, Any]:
     if unknown_text:
         parts.append(f"What you do not know: {unknown_text}")
     if scenario.persona:
-        parts.append(f"How you come across: {scenario.persona}")
+        parts.append(f"{PERSONA_HEADING} {scenario.persona}")
     user_tools: list[str] = []
     if domain == "telecom":
         env_class = environment_class(domain)

@@ -68,12 +68,20 @@ class LLMUser:
         self.model = model
         self.gateway = seat.gateway
 
-    async def _ask(self, view: HumanView, channel: str | None, prompt: str) -> str | None:
+    async def _ask(
+        self,
+        view: HumanView,
+        channel: str | None,
+        prompt: str,
+        response_format: dict[str, Any] | None = None,
+    ) -> str | None:
         messages = [
             {"role": "system", "content": user_system_prompt(view, channel)},
             {"role": "user", "content": prompt},
         ]
-        response = await self.gateway.complete("user", self.model, messages)
+        response = await self.gateway.complete(
+            "user", self.model, messages, response_format=response_format
+        )
         text = (response.content or "").strip()
         if not text:
             self.gateway.report_error("no_tool_call", "the user model returned no text")
@@ -107,7 +115,13 @@ class LLMUser:
             artifact=request.content,
             question="",
         )
-        text = await self._ask(view, "feedback", prompt)
+        review_format = _object_format(
+            "review",
+            {"comment": {"type": "string"}, "rating": {"enum": [1, 2, 3, 4, 5]},
+             "edits": {"type": "object"}},
+            required=["comment", "rating"],
+        )  # fmt: skip
+        text = await self._ask(view, "feedback", prompt, review_format)
         if text is None:
             return None
         data = _json_object(text)
@@ -144,7 +158,16 @@ class LLMUser:
             decisions=", ".join(allowed),
             own_tools=", ".join(spec.name for spec in view.tools) or "(none)",
         )  # fmt: skip
-        text = await self._ask(view, "control", prompt)
+        fields: dict[str, Any] = {
+            "decision": {"enum": list(allowed)},
+            "comment": {"type": "string"},
+        }
+        if {"modify", "override", "take_over"} & set(allowed):
+            fields["arguments"] = {"type": "object"}
+        if "take_over" in allowed:
+            fields["tool"] = {"enum": [spec.name for spec in view.tools]}
+        decision_format = _object_format("decision", fields, required=["decision", "comment"])
+        text = await self._ask(view, "control", prompt, decision_format)
         if text is None:
             return None
         data = _json_object(text)
@@ -191,6 +214,15 @@ class LLMUser:
             history=view.history,
         )
         return await self._ask(view, rule.action_type, prompt)
+
+
+def _object_format(name: str, fields: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    """The response format asking for one JSON object with these fields.
+
+    It is the shape the prompt describes; a local model is held to it by a grammar.
+    """
+    schema = {"type": "object", "properties": fields, "required": required}
+    return {"type": "json_schema", "json_schema": {"name": name, "schema": schema}}
 
 
 def _json_object(text: str) -> dict[str, Any] | None:

@@ -35,7 +35,7 @@ from typing import Any
 from hasbench.build.adaptation import AdaptContext, Declined, template
 from hasbench.build.base_tasks import BaseTask
 from hasbench.build.builder import suitable_personas
-from hasbench.build.patterns import CHOICE_KEYS, CUES
+from hasbench.build.patterns import CHOICE_KEYS, criterion_sentences
 from hasbench.envs import environment_class, make_environment
 from hasbench.participants.scripted import action_needs
 from hasbench.personas import domain_personas
@@ -54,12 +54,6 @@ VERIFY = {
     "mms_issue": "can_send_mms",
 }
 """The phone check that shows a telecom task's problem is gone, by τ² task family."""
-DISCLOSURE = re.compile(
-    r"\b(?:prefer not|do not prefer|don'?t prefer|rather not) to (?:provide|give|share|tell"
-    r"|disclose|say)\b",
-    re.IGNORECASE,
-)
-"""A customer's preference about what they tell the agent (not an acceptance criterion)."""
 
 
 # -- shared helpers ------------------------------------------------------------------------
@@ -176,31 +170,12 @@ def private_facts(base: BaseTask, ctx: AdaptContext) -> dict[str, Any]:
 # -- B --------------------------------------------------------------------------------------
 
 
-def _criteria_sentences(instructions: str) -> list[str]:
-    """The acceptance criteria in the customer's behaviour instructions.
-
-    These are the sentences that set a condition or a preference (the cue phrases of pattern
-    B, :data:`hasbench.build.patterns.CUES`), in what only the customer holds: the
-    behaviour instructions, without the persona paragraph. The opening request is public
-    task setup, so its preferences are not latent. A preference about what the customer
-    tells the agent ("you prefer not to provide your birthday") is how they behave in the
-    conversation, not a criterion a result could meet, so it stays in the instructions.
-    """
-    behaviour = instructions.split("\n\nHow you come across:")[0]
-    sentences = re.split(r"(?<=[.!?])\s+|\n+", behaviour.strip())
-    return [
-        s.strip()
-        for s in sentences
-        if re.search(CUES["B"], s, re.IGNORECASE) and not DISCLOSURE.search(s)
-    ]
-
-
 @template(DOMAINS, "B")
 def latent_criterion(base: BaseTask, ctx: AdaptContext) -> dict[str, Any]:
     """B: the behaviour's conditions become a private acceptance criterion."""
     data = _fields(base)
     user = data["users"][0]
-    sentences = _criteria_sentences(user.get("task_instructions", ""))
+    sentences = criterion_sentences(user.get("task_instructions", ""))
     chosen = [
         a
         for side in ("agent", "user")
