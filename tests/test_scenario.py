@@ -111,7 +111,7 @@ def test_problems_of_several_tasks_are_all_reported(tmp_path):
     path.write_text(base + second)
     assert [str(p) for p in validate_file(path)] == [
         f"{path}: mock_A_1: task_id: 'mock_A_1' does not have the form "
-        "{domain}_{pattern}_{nnn}, e.g. retail_A_007",
+        "{domain}_{pattern}_{nnn} (three digits or more), e.g. retail_A_007",
         f"{path}: mock_A_002: environment.max_iterations: expected an integer, got 'x'",
     ]
 

@@ -28,7 +28,9 @@ from hasbench.scenario.schema import (
 )
 from hasbench.vocab import INTERVENTION_DECISIONS
 
-_TASK_ID = re.compile(r"(?P<domain>[a-z]+)_(?P<pattern>[A-Z])_(?P<number>\d{3})")
+_TASK_ID = re.compile(r"(?P<domain>[a-z]+)_(?P<pattern>[A-Z])_(?P<number>\d{3,})")
+"""A task id: domain, pattern and a number of three digits or more (telecom's full τ² set
+has 2,285 tasks)."""
 _NUMBER = re.compile(r"[-+]?\d+(\.\d+)?")
 _REWARD_SOURCE = {
     "ENV": "actions",
@@ -86,7 +88,7 @@ def checked_scenario(fields: dict[str, Any]) -> Scenario:
 def _check_task_id(scn: Scenario) -> list[tuple[str, str]]:
     match = _TASK_ID.fullmatch(scn.task_id)
     if match is None:
-        shape = "{domain}_{pattern}_{nnn}, e.g. retail_A_007"
+        shape = "{domain}_{pattern}_{nnn} (three digits or more), e.g. retail_A_007"
         return [("task_id", f"{scn.task_id!r} does not have the form {shape}")]
     problems = []
     known = domain_names()

@@ -113,7 +113,9 @@ def test_the_oracle_passes_every_check(domain, source_id):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("domain", ["retail", "airline", "telecom", "airline v1.0.1"])
+@pytest.mark.parametrize(
+    "domain", ["retail", "airline", "telecom", "airline v1.0.1", "telecom full"]
+)
 def test_the_oracle_solves_95_percent_of_every_real_file_and_each_failure_has_its_reason(
     domain, tmp_path
 ):
@@ -123,6 +125,13 @@ def test_the_oracle_solves_95_percent_of_every_real_file_and_each_failure_has_it
             SOURCES / "tau2-bench-v1.0.1/airline/tasks.json", db=files("airline")["db"],
             domain="airline",
         )  # fmt: skip
+    elif domain == "telecom full":  # all 2,285 tasks: ids past telecom_A_999 import too
+        domain, paths = "telecom", files("telecom")
+        tasks, skipped = import_tau2(
+            SOURCES / "tau2-bench-v0.1.3/telecom/tasks_full.json", db=paths["db"],
+            domain="telecom", user_db=paths["user_db"],
+        )  # fmt: skip
+        assert skipped == [] and len(tasks) == 2285 and tasks[-1].task_id == "telecom_A_2285"
     else:
         tasks = list(imported(domain).values())
     rows = check_imported(tasks, workers=2)
