@@ -62,6 +62,18 @@ def imported(domain: str) -> dict[str, Scenario]:
 
 
 @functools.cache
+def imported_full_telecom() -> tuple[Scenario, ...]:
+    """Our import of telecom's full task set (2,285 tasks; Table 11 draws from it)."""
+    paths = files("telecom")
+    scenarios, skipped = import_tau2(
+        require_sources() / TAU2_FILES["telecom"]["full"], db=paths["db"], domain="telecom",
+        user_db=paths["user_db"],
+    )  # fmt: skip
+    assert skipped == []
+    return tuple(scenarios)
+
+
+@functools.cache
 def raw_tasks(domain: str) -> tuple[dict[str, Any], ...]:
     """τ²'s task objects of a domain."""
     return tuple(read_tau2_tasks(files(domain)["tasks"]))

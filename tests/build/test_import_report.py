@@ -5,7 +5,7 @@ import csv
 import json
 
 import pytest
-from tau2_reference import SOURCES, files, imported
+from tau2_reference import SOURCES, files, imported, imported_full_telecom
 
 from hasbench.build.checks import TaskCheck, check_task
 from hasbench.build.import_report import (
@@ -126,12 +126,8 @@ def test_the_oracle_solves_95_percent_of_every_real_file_and_each_failure_has_it
             domain="airline",
         )  # fmt: skip
     elif domain == "telecom full":  # all 2,285 tasks: ids past telecom_A_999 import too
-        domain, paths = "telecom", files("telecom")
-        tasks, skipped = import_tau2(
-            SOURCES / "tau2-bench-v0.1.3/telecom/tasks_full.json", db=paths["db"],
-            domain="telecom", user_db=paths["user_db"],
-        )  # fmt: skip
-        assert skipped == [] and len(tasks) == 2285 and tasks[-1].task_id == "telecom_A_2285"
+        domain, tasks = "telecom", list(imported_full_telecom())
+        assert len(tasks) == 2285 and tasks[-1].task_id == "telecom_A_2285"
     else:
         tasks = list(imported(domain).values())
     rows = check_imported(tasks, workers=2)

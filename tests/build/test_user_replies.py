@@ -1,10 +1,17 @@
 """The scripted user answers in well-formed sentences on every imported task: the three τ²
-files of v0.1.3, v1.0.1's airline file, the three MultiAgentBench files, and the project's
-generated tasks (real files; skips without ../shared/sources). The built tasks are walked in
-test_has_bench.py."""
+files of v0.1.3 and telecom's full set, v1.0.1's airline file, the three MultiAgentBench
+files, and the project's generated tasks (real files; skips without ../shared/sources).
+The built tasks are walked in test_has_bench.py."""
 
 import pytest
-from tau2_reference import MARBLE, SOURCES, TAU2, imported, require_sources
+from tau2_reference import (
+    MARBLE,
+    SOURCES,
+    TAU2,
+    imported,
+    imported_full_telecom,
+    require_sources,
+)
 
 from hasbench.build.checks import reply_problems
 from hasbench.build.marble import import_marble
@@ -25,6 +32,10 @@ def test_imported_tau2_tasks(domain):
     assert _problems(tasks) == []
     asked = [k for t in tasks for k in t.users[0].unknown_info]
     assert all(k.replace("_", "").isalpha() for k in asked)  # fact names, not sentences
+
+
+def test_imported_full_telecom_set():
+    assert _problems(list(imported_full_telecom())) == []
 
 
 def test_imported_v1_airline_tasks():
