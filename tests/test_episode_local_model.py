@@ -12,6 +12,7 @@ from hasbench.cli.episode import summarize  # noqa: E402
 from hasbench.llm import LLMClient, ResponseCache  # noqa: E402
 from hasbench.paths import TASKS_DIR  # noqa: E402
 from hasbench.scenario import load_tasks  # noqa: E402
+from hasbench.scenario.checks import held_facts  # noqa: E402
 from hasbench.simulator import Backends, Episode  # noqa: E402
 from hasbench.trace import Trace  # noqa: E402
 
@@ -74,3 +75,18 @@ def test_a_person_who_repeats_a_reason_still_decides():
     decisions = [e.payload for e in trace.of_type("channel_response") if e.channel == "control"]
     assert decisions and all(d.decision for d in decisions)
     assert max(len(d.content) for d in decisions) == DECISION_COMMENT_CHARS  # one ran to it
+
+
+def test_a_person_s_review_corrects_only_facts_it_knows():
+    """The edits of a review are the person's known facts, so a small model cannot list the
+    same made-up key until its token limit (SmolLM2 did, and the review was no review)."""
+    task = next(
+        t for t in load_tasks(TASKS_DIR / "bargaining.yaml") if t.task_id == "bargaining_E_001"
+    )
+    backends = Backends(agent="scripted:standin?weak", user="local/smollm2-135m")
+    episode = Episode(task, Setting(), backends, seed=0, client=LLMClient(cache=None))
+    trace = asyncio.run(episode.run())
+    reviews = [e.payload for e in trace.of_type("channel_response") if e.channel == "feedback"]
+    assert reviews and all(r.rating is not None for r in reviews)
+    known = held_facts(task.users[0])
+    assert all(set(r.edits or {}) <= set(known) for r in reviews)

@@ -110,7 +110,7 @@ class LLMUser:
         return ClarificationResponse(content=text, info=info)
 
     async def review(self, view: HumanView, request: ChannelRequest) -> FeedbackResponse | None:
-        """Review an artifact: comment, rating and corrected facts."""
+        """Review an artifact: comment, rating and corrected facts (of those it knows)."""
         prompt = render(
             "user_feedback",
             sender=request.sender,
@@ -120,7 +120,8 @@ class LLMUser:
         review_format = _object_format(
             "review",
             {"comment": {"type": "string"}, "rating": {"enum": [1, 2, 3, 4, 5]},
-             "edits": {"type": "object"}},
+             "edits": {"type": "object", "additionalProperties": False,
+                       "properties": {key: {"type": "string"} for key in view.known_info}}},
             required=["comment", "rating"],
         )  # fmt: skip
         text = await self._ask(view, "feedback", prompt, review_format)
