@@ -64,6 +64,23 @@ def test_only_offline_episodes_go_to_the_pool():
     assert open_pool(specs, 1, client, None) is None
 
 
+def test_a_small_grid_s_tasks_are_dealt_evenly_to_the_workers():
+    """Every episode of a task goes to one worker, and each worker gets as many episodes."""
+    from hasbench.experiments import robustness
+    from hasbench.runner.experiment import grid
+
+    users = ["scripted:user", "scripted:user-guarded"]
+    specs = grid(robustness.experiment(["scripted:standin?strong"], users, "rule", None, 2, 0))
+    pool = open_pool(specs, 2, LLMClient(cache=None), None)
+    try:
+        per_worker = [0, 0]
+        for spec in specs:
+            per_worker[pool.worker_of(spec.scenario.task_id)] += 1
+    finally:
+        pool.close()
+    assert per_worker == [len(specs) // 2] * 2  # 12 tasks; a hash of their ids gave 10 to one
+
+
 def test_a_local_dask_cluster_gives_the_same_table_as_a_local_run(tmp_path):
     pytest.importorskip("distributed")
     grid = small_grid()

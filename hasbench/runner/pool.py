@@ -11,10 +11,12 @@ scratch store of its own) and sends back the record and the trace text; the main
 writes both to the results store. The store keeps a single writer, so a record still
 means a finished episode and resume works as before.
 
-Every episode of one task goes to the same worker (chosen by a hash of the task id): what a
-domain caches per process, such as a coding task's test runs by workspace content, then
-serves every setting and backend of that task, as it does in the one process that times a
-plan (:mod:`hasbench.runner.planning`).
+Every episode of one task goes to the same worker: what a domain caches per process, such
+as a coding task's test runs by workspace content, then serves every setting and backend of
+that task, as it does in the one process that times a plan
+(:mod:`hasbench.runner.planning`). The tasks are dealt out so that each worker gets about
+as many episodes (a hash of the task ids left 10 of the simulator study's 12 tasks to one
+of two workers).
 """
 
 from __future__ import annotations
@@ -26,7 +28,6 @@ import shutil
 import sys
 import tempfile
 import time
-import zlib
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -79,9 +80,17 @@ class EpisodePool:
             episodes as the run will run them, see :mod:`hasbench.runner.planning`).
     """
 
-    def __init__(self, workers: int, client: LLMClient, run_one: RunOne) -> None:
+    def __init__(
+        self, workers: int, client: LLMClient, run_one: RunOne, specs: list[EpisodeSpec]
+    ) -> None:
         cache = getattr(client.cache, "path", None) if client.cache is not None else None
         self.workers = workers
+        self._worker: dict[str, int] = {}  # task -> its worker, in grid order to the least busy
+        episodes = [0] * workers
+        for spec in specs:
+            task = spec.scenario.task_id
+            worker = self._worker.setdefault(task, episodes.index(min(episodes)))
+            episodes[worker] += 1
         self.seconds: dict[str, float] = {}
         self.client = client
         self._run_one = run_one
@@ -117,8 +126,8 @@ class EpisodePool:
         return self._slots[self.worker_of(spec.scenario.task_id)]
 
     def worker_of(self, task_id: str) -> int:
-        """The worker that runs every episode of a task."""
-        return zlib.crc32(task_id.encode("utf-8")) % self.workers
+        """The worker that runs every episode of a task (one of the pool's episodes)."""
+        return self._worker[task_id]
 
     def close(self) -> None:
         """Stop the workers."""
@@ -143,7 +152,7 @@ def open_pool(
         workers = machine_workers() if count >= MIN_POOL_EPISODES else 1
     if workers <= 1 or count == 0:
         return None
-    return EpisodePool(workers, client, run_one)
+    return EpisodePool(workers, client, run_one, [s for s in specs if cpu_bound(s.backends)])
 
 
 class Finished(NamedTuple):
