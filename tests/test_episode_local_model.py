@@ -12,6 +12,7 @@ from hasbench.cli.episode import summarize  # noqa: E402
 from hasbench.llm import LLMClient, ResponseCache  # noqa: E402
 from hasbench.paths import TASKS_DIR  # noqa: E402
 from hasbench.scenario import load_tasks  # noqa: E402
+from hasbench.scenario.checks import held_facts  # noqa: E402
 from hasbench.simulator import Backends, Episode  # noqa: E402
 from hasbench.trace import Trace  # noqa: E402
 
@@ -58,3 +59,34 @@ def test_the_local_model_as_a_person_gives_decisions_and_reviews_that_can_be_use
     decisions = [e.payload.decision for e in answered if e.channel == "control"]
     reviews = [e.payload.content for e in answered if e.channel == "feedback"]
     assert decisions and all(decisions) and reviews and all(reviews)
+
+
+def test_a_person_who_repeats_a_reason_still_decides():
+    """SmolLM2 repeats a phrase inside the reason it gives; the response format bounds the
+    reason (and a raw line break in it is read), so the decision stands (before, the reply
+    ran to the token limit and was no decision)."""
+    from hasbench.participants.users import DECISION_COMMENT_CHARS
+
+    task = next(t for t in load_tasks(TASKS_DIR / "telecom.yaml") if t.task_id == "telecom_B_001")
+    backends = Backends(agent="scripted:standin?careful", user="local/smollm2-135m")
+    episode = Episode(task, Setting(), backends, seed=0, client=LLMClient(cache=None))
+    trace = asyncio.run(episode.run())
+    assert not [e for e in trace.of_type("error") if e.payload.error_type == "invalid_json"]
+    decisions = [e.payload for e in trace.of_type("channel_response") if e.channel == "control"]
+    assert decisions and all(d.decision for d in decisions)
+    assert max(len(d.content) for d in decisions) == DECISION_COMMENT_CHARS  # one ran to it
+
+
+def test_a_person_s_review_corrects_only_facts_it_knows():
+    """The edits of a review are the person's known facts, so a small model cannot list the
+    same made-up key until its token limit (SmolLM2 did, and the review was no review)."""
+    task = next(
+        t for t in load_tasks(TASKS_DIR / "bargaining.yaml") if t.task_id == "bargaining_E_001"
+    )
+    backends = Backends(agent="scripted:standin?weak", user="local/smollm2-135m")
+    episode = Episode(task, Setting(), backends, seed=0, client=LLMClient(cache=None))
+    trace = asyncio.run(episode.run())
+    reviews = [e.payload for e in trace.of_type("channel_response") if e.channel == "feedback"]
+    assert reviews and all(r.rating is not None for r in reviews)
+    known = held_facts(task.users[0])
+    assert all(set(r.edits or {}) <= set(known) for r in reviews)

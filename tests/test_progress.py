@@ -104,6 +104,29 @@ def test_the_first_timed_episode_is_left_out_of_the_rate(tmp_path, monkeypatch):
     assert plan.measured["scripted:strong"] < 0.5
 
 
+def test_a_local_model_backend_is_timed_once_per_stratum(tmp_path, monkeypatch):
+    """Its episodes take seconds each: the plan times one per stratum, the pool runs the rest."""
+    timed = []
+
+    async def record_only(spec, *args):
+        timed.append(spec.backends.user)
+        return {"error": None}
+
+    monkeypatch.setattr(planning, "run_one", record_only)
+    grid = Experiment(
+        name="local",
+        tasks=TaskSelection(files=["data/tasks/examples.yaml"], ids=["mock_A_001", "mock_C_001"]),
+        backends=[Backends(agent="scripted:strong"),
+                  Backends(agent="scripted:strong", user="local/smollm2-135m")],
+        settings=[Setting(agency="A1"), Setting(agency="A3")],
+        seeds=[0, 1],
+    )  # fmt: skip
+    plan = run_sync(estimate(grid, tmp_path))
+    local = "scripted:strong with local/smollm2-135m"
+    assert plan.timed == {"scripted:strong with scripted:user": 4, local: 2}
+    assert timed.count("local/smollm2-135m") == 2 and plan.pending[local] == 6
+
+
 def test_a_grid_timed_whole_says_so(tmp_path):
     grid = Experiment(
         name="small",

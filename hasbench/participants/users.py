@@ -32,6 +32,10 @@ if TYPE_CHECKING:
 
 APPROVAL_DECISIONS = ("approve", "deny", "modify", "stop", "override", "take_over")
 EXECUTE_DECISIONS = ("execute", "deny")
+DECISION_COMMENT_CHARS = 300
+"""Longest reason a played person gives with a decision, as the response format says (the
+prompt asks for a short one). Without it a small model can repeat a phrase inside the
+reason until its token limit, which leaves a reply that is no decision at all."""
 
 
 def user_system_prompt(view: HumanView, channel: str | None) -> str:
@@ -96,7 +100,6 @@ class LLMUser:
         prompt = render(
             "user_clarification",
             sender=request.sender,
-            request_id=request.request_id,
             question=request.content,
             repeat_note=note,
         )
@@ -107,18 +110,18 @@ class LLMUser:
         return ClarificationResponse(content=text, info=info)
 
     async def review(self, view: HumanView, request: ChannelRequest) -> FeedbackResponse | None:
-        """Review an artifact: comment, rating and corrected facts."""
+        """Review an artifact: comment, rating and corrected facts (of those it knows)."""
         prompt = render(
             "user_feedback",
             sender=request.sender,
-            request_id=request.request_id,
             artifact=request.content,
             question="",
         )
         review_format = _object_format(
             "review",
             {"comment": {"type": "string"}, "rating": {"enum": [1, 2, 3, 4, 5]},
-             "edits": {"type": "object"}},
+             "edits": {"type": "object", "additionalProperties": False,
+                       "properties": {key: {"type": "string"} for key in view.known_info}}},
             required=["comment", "rating"],
         )  # fmt: skip
         text = await self._ask(view, "feedback", prompt, review_format)
@@ -147,7 +150,6 @@ class LLMUser:
         prompt = render(
             "user_control",
             sender=request.sender,
-            request_id=request.request_id,
             mode_text=(
                 "carry out this action yourself" if request.form == "execute"
                 else f"approve this {facts.risk}-risk action"
@@ -160,7 +162,7 @@ class LLMUser:
         )  # fmt: skip
         fields: dict[str, Any] = {
             "decision": {"enum": list(allowed)},
-            "comment": {"type": "string"},
+            "comment": {"type": "string", "maxLength": DECISION_COMMENT_CHARS},
         }
         if {"modify", "override", "take_over"} & set(allowed):
             fields["arguments"] = {"type": "object"}
@@ -226,11 +228,12 @@ def _object_format(name: str, fields: dict[str, Any], required: list[str]) -> di
 
 
 def _json_object(text: str) -> dict[str, Any] | None:
+    """The JSON object in a reply; a line break left raw inside a string is taken as one."""
     match = re.search(r"\{.*\}", text, re.DOTALL)
     if match is None:
         return None
     try:
-        data = json.loads(match.group(0))
+        data = json.loads(match.group(0), strict=False)
     except json.JSONDecodeError:
         return None
     return data if isinstance(data, dict) else None

@@ -13,6 +13,8 @@ episode of the task's first seed (all its backends and settings) runs here in gr
 so what a domain caches per process (a coding task's test runs, by workspace content)
 serves the task's later episodes in the plan as in the run; more seeds, then more tasks,
 follow until each backend has :data:`OFFLINE_TIMED` timed episodes in the domain. A
+backend with a local model in a role (``local/``, seconds per episode) is timed on the first
+episode of each stratum only, and the rest of its episodes run in the pool. A
 backend's first episode in a domain pays the start-up (loading the domain, building its
 shared base) that the rest of the run does not, and is left out of the rate when others
 ran. The rest runs in the worker pool (one worker per CPU for a grid large enough, see
@@ -298,19 +300,38 @@ async def _speedup(
 def _chosen(units: dict[str, list[list[Cell]]], where: dict[str, Stratum]) -> list[Cell]:
     """The episodes to time, in grid order within each task (see the module docstring).
 
-    The chosen units are taken off ``units``; what is left stays in its order.
+    The chosen episodes are taken off ``units``; what is left stays in its order.
     """
     chosen: list[Cell] = []
-    for queue in units.values():
+    for domain, queue in units.items():
         timed: dict[str, int] = {}
+        met: set[int] = set()  # the strata of local-model backends with a chosen episode
+        left: list[list[Cell]] = []
         taken = 0
-        while queue and (taken < OFFLINE_TASKS or min(timed.values()) < OFFLINE_TIMED):
+        while queue and (
+            taken < OFFLINE_TASKS or min(timed.values(), default=OFFLINE_TIMED) < OFFLINE_TIMED
+        ):
+            rest = []
             for cell in queue.pop(0):
-                backend = where[cell.key].backend
-                timed[backend] = timed.get(backend, 0) + 1
+                stratum = where[cell.key]
+                if _local(cell):
+                    if id(stratum) in met:
+                        rest.append(cell)
+                        continue
+                    met.add(id(stratum))
+                else:
+                    timed[stratum.backend] = timed.get(stratum.backend, 0) + 1
                 chosen.append(cell)
+            left += [rest] if rest else []
             taken += 1
+        units[domain] = left + queue
     return chosen
+
+
+def _local(cell: Cell) -> bool:
+    """Whether a local model plays a role of the episode (then it takes seconds)."""
+    backends = cell.spec.backends
+    return any(m.startswith("local/") for m in (backends.agent, backends.user, backends.judge))
 
 
 def _units(cells: list[Cell]) -> dict[str, list[list[Cell]]]:

@@ -43,9 +43,13 @@ def test_llm_user_prompts_are_persona_aware_and_built_from_the_users_spec():
     model = register_test_provider("human-ok", fake_human(prompts))
     episode, trace = run("mock_C_001", model, persona="mock_cautious")
     assert trace.termination.reason == "agent_done"
-    clar = [p for p in prompts if "asks you (request clar-" in p[1]]
-    control = [p for p in prompts if "request ctrl-" in p[1]]
+    clar = [p for p in prompts if "Answer the question below" in p[1]]
+    control = [p for p in prompts if "puts an action to you" in p[1]]
     assert clar and control
+    # what the person is told always comes first and the request's particulars last, so a
+    # model (or a provider's prompt cache) reuses the evaluated prefix across requests
+    for kind in (clar, control):
+        assert kind[0][1].index("agent_") > kind[0][1].index("Reply with")
     system, request = clar[0]
     user = EXAMPLES["mock_C_001"].users[0]
     assert user.goal.strip() in system and user.task_instructions.strip() in system
@@ -77,6 +81,19 @@ def test_unusable_decision_is_recorded_not_invented():
     assert statuses and "no usable answer" in statuses[0].reason
     assert not [e for e in trace.of_type("channel_response") if e.channel == "control"]
     assert not [e for e in trace.of_type("tool_call") if e.payload.name == "refund"]
+
+
+def test_a_decision_whose_comment_breaks_a_line_is_a_decision():
+    def respond(messages, tools):
+        if "decision" in messages[1]["content"]:  # a raw line break, as a small model writes
+            return {"content": '{"decision": "approve", "comment": "Fine.\nGo ahead."}'}
+        return {"content": "My email is t.wren@example.org."}
+
+    model = register_test_provider("human-newline", respond)
+    _, trace = run("mock_C_001", model)
+    decisions = [e.payload for e in trace.of_type("channel_response") if e.channel == "control"]
+    assert decisions and decisions[0].decision == "approve"
+    assert decisions[0].content == "Fine.\nGo ahead."
 
 
 def test_user_executes_a_user_side_action_when_asked():
