@@ -555,11 +555,13 @@ def _record_owners(scenario: Scenario, rule: Ownership) -> dict[tuple[str, str],
         owners: dict[tuple[str, str], str] = {}
         for arg, table in rule.records.items():
             rows = db.get(table) or {}
-            if isinstance(rows, dict):  # {id: record}
-                rows = [{arg: record_id, **record} for record_id, record in rows.items()]
-            for record in rows:
-                if isinstance(record, dict) and rule.owner_key in record and arg in record:
-                    owners[(table, str(record[arg]))] = str(record[rule.owner_key])
+            keyed = isinstance(rows, dict)  # {id: record}: a record without ``arg`` has its id
+            for record_id, record in rows.items() if keyed else enumerate(rows):
+                if not isinstance(record, dict) or rule.owner_key not in record:
+                    continue
+                if arg in record or keyed:
+                    value = record.get(arg, record_id)
+                    owners[(table, str(value))] = str(record[rule.owner_key])
         _OWNERS[key] = owners
     return _OWNERS[key]
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from hasbench.memo import derived
@@ -156,19 +157,28 @@ def _action_risk(trace: Trace, name: str | None) -> str | None:
 
 
 def parse_log(text: str) -> list[dict[str, Any]] | None:
-    """The JSON objects of a log, or None when it is not in the judge log format."""
+    """The JSON objects of a log, or None when it is not in the judge log format.
+
+    The objects are shared with other calls given the same line (an excerpt's lines recur in
+    the excerpts around it): do not change them.
+    """
     records = []
     for line in text.splitlines():
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = _parsed_line(line)
         except json.JSONDecodeError:
             return None
         if not isinstance(record, dict) or "type" not in record:
             return None
         records.append(record)
     return records or None
+
+
+@lru_cache(maxsize=4096)
+def _parsed_line(line: str) -> Any:
+    return json.loads(line)
 
 
 def is_about(topic: str, key: str) -> bool:

@@ -141,7 +141,9 @@ class Corpus:
 
     def ranked(self, scores: np.ndarray, limit: int) -> list[str]:
         """Paper ids with a positive score, best first, ties broken by id."""
-        hits = [(round(float(s), 6), pid) for s, pid in zip(scores, self.order, strict=True)]
+        if len(scores) != len(self.order):
+            raise ValueError(f"{len(scores)} scores for {len(self.order)} papers")
+        hits = [(round(float(scores[i]), 6), self.order[i]) for i in np.flatnonzero(scores > 0)]
         hits = [h for h in hits if h[0] > 0]
         hits.sort(key=lambda h: (-h[0], h[1]))
         return [pid for _, pid in hits[:limit]]
@@ -266,7 +268,8 @@ class ResearchEnvironment(Environment):
 
     def _summaries(self, paper_ids: list[str]) -> list[dict[str, Any]]:
         keys = ("paper_id", "title", "authors", "year", "venue", "keywords", "citation_count")
-        return [{k: self.corpus.papers[pid][k] for k in keys} for pid in paper_ids]
+        papers = self.corpus.papers
+        return [{k: papers[pid][k] for k in keys} for pid in paper_ids]
 
     @staticmethod
     def _limit(max_results: int) -> int:
@@ -297,11 +300,12 @@ class ResearchEnvironment(Environment):
         limit = self._limit(max_results)
         if not query.strip():
             raise ToolError("invalid_arguments", "query must not be empty")
-        scores = self.corpus.scores(query)
+        corpus = self.corpus
+        scores = corpus.scores(query)
         if year_from is not None:
-            years = np.array([self.corpus.papers[pid]["year"] for pid in self.corpus.order])
+            years = np.array([corpus.papers[pid]["year"] for pid in corpus.order])
             scores = np.where(years >= year_from, scores, 0.0)
-        return self._summaries(self.corpus.ranked(scores, limit))
+        return self._summaries(corpus.ranked(scores, limit))
 
     @tool(kind="read")
     def search_by_author(self, author: str, max_results: int = 10) -> list[dict[str, Any]]:

@@ -22,6 +22,7 @@ of two workers).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import multiprocessing
 import os
 import shutil
@@ -44,6 +45,8 @@ OFFLINE_PREFIXES = ("scripted:", "local/")
 """Backends that run on this machine (with the ``rule`` judge): their episodes are CPU-bound."""
 RunOne = Callable[..., Awaitable[dict[str, Any]]]
 """``run_one(spec, identity, key, store, client)`` -> the episode's record."""
+FORKED = sys.platform == "linux"
+"""Whether workers are forked (they inherit this process's memory) rather than spawned."""
 MIN_POOL_EPISODES = 16
 """Fewer CPU-bound episodes than this run in the main process (starting workers costs more)."""
 
@@ -67,7 +70,7 @@ def worker_pool(workers: int, **options: Any) -> ProcessPoolExecutor:
     Workers are forked on Linux: they start at once with what this process has loaded,
     and a script that starts a run needs no ``if __name__ == "__main__"`` guard.
     """
-    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+    context = multiprocessing.get_context("fork" if FORKED else "spawn")
     return ProcessPoolExecutor(workers, mp_context=context, **options)
 
 
@@ -152,7 +155,22 @@ def open_pool(
         workers = machine_workers() if count >= MIN_POOL_EPISODES else 1
     if workers <= 1 or count == 0:
         return None
+    if FORKED:
+        _build_domain_data(specs)
     return EpisodePool(workers, client, run_one, [s for s in specs if cpu_bound(s.backends)])
+
+
+def _build_domain_data(specs: list[EpisodeSpec]) -> None:
+    """Build an environment of each domain here, before the workers fork.
+
+    What a domain loads or generates once per process (a generated database, a literature
+    corpus: up to a second each) is then inherited by every worker, not built in each.
+    """
+    from hasbench.envs import make_environment
+
+    for spec in {spec.scenario.domain: spec for spec in specs}.values():
+        with contextlib.suppress(Exception):  # the episode meets the same error and records it
+            make_environment(spec.scenario)
 
 
 class Finished(NamedTuple):

@@ -605,7 +605,9 @@ def _changed_paths(before: dict[str, str], after: dict[str, str]) -> list[str]:
     return sorted(p for p in set(before) | set(after) if before.get(p) != after.get(p))
 
 
+@lru_cache(maxsize=1024)
 def _line_counts(old: str, new: str) -> tuple[int, int]:
+    """Lines added and removed (cached: an episode's patches are replayed when it is scored)."""
     import difflib
 
     added = removed = 0

@@ -14,6 +14,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _SKIPPED = ("diff --git ", "index ", "new file mode", "deleted file mode", "old mode", "new mode",
@@ -183,22 +184,22 @@ def _locate(lines: list[str], block: list[str], hint: int) -> int | None:
 
 def unified_diff(before: dict[str, str], after: dict[str, str]) -> str:
     """A ``git diff``-style patch from one set of text files to another (sorted by path)."""
-    parts = []
-    for path in sorted(set(before) | set(after)):
-        old, new = before.get(path), after.get(path)
-        if old == new:
-            continue
-        old_lines = (old or "").splitlines(keepends=True)
-        new_lines = (new or "").splitlines(keepends=True)
-        diff = list(
-            difflib.unified_diff(
-                old_lines,
-                new_lines,
-                "/dev/null" if old is None else f"a/{path}",
-                "/dev/null" if new is None else f"b/{path}",
-                n=3,
-            )
-        )
-        for line in diff:
-            parts.append(line if line.endswith("\n") else line + "\n" + NO_NEWLINE + "\n")
-    return "".join(parts)
+    changed = [p for p in sorted(set(before) | set(after)) if before.get(p) != after.get(p)]
+    return "".join(_file_diff(path, before.get(path), after.get(path)) for path in changed)
+
+
+@lru_cache(maxsize=1024)
+def _file_diff(path: str, old: str | None, new: str | None) -> str:
+    """One file's part of :func:`unified_diff` (cached: a task's episodes make the same edits)."""
+    old_lines = (old or "").splitlines(keepends=True)
+    new_lines = (new or "").splitlines(keepends=True)
+    diff = difflib.unified_diff(
+        old_lines,
+        new_lines,
+        "/dev/null" if old is None else f"a/{path}",
+        "/dev/null" if new is None else f"b/{path}",
+        n=3,
+    )
+    return "".join(
+        line if line.endswith("\n") else line + "\n" + NO_NEWLINE + "\n" for line in diff
+    )

@@ -18,6 +18,7 @@ import stat
 import tempfile
 import weakref
 from collections.abc import Mapping
+from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -53,6 +54,12 @@ def clean_path(raw: str) -> str:
     return str(path)
 
 
+@lru_cache(maxsize=4096)
+def _entry(raw: str, data: bytes) -> tuple[str, str]:
+    """A file's clean path and digest (cached: each episode builds its task's repository anew)."""
+    return clean_path(raw), digest(data)
+
+
 class Workspace:
     """The files of one repository, with a lazily created directory mirror.
 
@@ -62,7 +69,11 @@ class Workspace:
 
     def __init__(self, files: Mapping[str, bytes]) -> None:
         self.blobs: dict[str, bytes] = {}
-        self.tree: dict[str, str] = {clean_path(p): self.store(data) for p, data in files.items()}
+        self.tree: dict[str, str] = {}
+        for raw, data in files.items():
+            path, key = _entry(raw, data)
+            self.tree[path] = key
+            self.blobs.setdefault(key, data)
         self._root: Path | None = None
         self._on_disk: dict[str, str] = {}
 
