@@ -12,7 +12,6 @@ from hasbench.agency import Setting
 from hasbench.cli import main
 from hasbench.paths import TASKS_DIR
 from hasbench.runner import Experiment, TaskSelection, load_store, run_experiment, store_index
-from hasbench.runner import store as store_module
 from hasbench.simulator import Backends
 
 GRID = Experiment(
@@ -113,12 +112,3 @@ def test_a_record_whose_metrics_are_not_an_object_is_damaged_not_a_crash(store):
     frame, damaged = load_store(store)
     assert len(frame) == 5
     assert [(d.path, d.reason) for d in damaged] == [(path, "metrics: not a JSON object")]
-
-
-def test_record_files_are_the_standard_indented_json_of_the_record(store):
-    for path in (store / "episodes").glob("*.json"):
-        text = path.read_text(encoding="utf-8")
-        assert text == json.dumps(json.loads(text), sort_keys=True, indent=1, ensure_ascii=False)
-    odd = {"é": [float("nan"), -float("inf"), 1e-7, True, None, [], {}, ("t",)], "n": {2: {}}}
-    expected = json.dumps(odd, sort_keys=True, indent=1, ensure_ascii=False)
-    assert store_module.record_json(odd) == expected

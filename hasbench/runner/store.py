@@ -40,7 +40,6 @@ import os
 import threading
 import warnings
 from dataclasses import dataclass
-from json.encoder import encode_basestring
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -640,66 +639,9 @@ def write_record(
     if missing:
         raise ValueError(f"an episode record needs {missing}")
     if text is None:
-        text = record_json(record)
+        text = json.dumps(record, sort_keys=True, indent=1, ensure_ascii=False)
     _write_atomic(directory / "episodes" / f"{key}.json", text)
     store_index.add(directory, key, record)
-
-
-def record_json(record: dict[str, Any]) -> str:
-    """A record's file text: ``json.dumps(record, sort_keys=True, indent=1, ensure_ascii=False)``.
-
-    The same text, encoded here twice as fast for the plain values records hold (the
-    standard library encodes indented JSON in Python generators: its C encoder takes no
-    indent before Python 3.14); a record with other keys goes to ``json.dumps``.
-    """
-    parts: list[str] = []
-    try:
-        _indented(record, "\n", parts)
-    except _KeyNotText:
-        return json.dumps(record, sort_keys=True, indent=1, ensure_ascii=False)
-    return "".join(parts)
-
-
-class _KeyNotText(Exception):
-    """A dict key that ``json.dumps`` converts (a number, a bool, None) or refuses."""
-
-
-def _indented(value: Any, newline: str, parts: list[str]) -> None:
-    """Append ``value`` as indented JSON; ``newline`` starts a line at its depth."""
-    if isinstance(value, str):
-        parts.append(encode_basestring(value))
-    elif value is None:
-        parts.append("null")
-    elif value is True:
-        parts.append("true")
-    elif value is False:
-        parts.append("false")
-    elif isinstance(value, int):
-        parts.append(int.__repr__(value))
-    elif isinstance(value, float):
-        parts.append(float.__repr__(value) if math.isfinite(value) else json.dumps(value))
-    elif isinstance(value, (list, tuple)) and value:
-        inner = newline + " "
-        separator = "[" + inner
-        for item in value:
-            parts.append(separator)
-            separator = "," + inner
-            _indented(item, inner, parts)
-        parts.append(newline + "]")
-    elif isinstance(value, dict) and value:
-        inner = newline + " "
-        separator = "{" + inner
-        for key, item in sorted(value.items()):
-            if not isinstance(key, str):
-                raise _KeyNotText
-            parts.append(separator)
-            separator = "," + inner
-            parts.append(encode_basestring(key))
-            parts.append(": ")
-            _indented(item, inner, parts)
-        parts.append(newline + "}")
-    else:  # [], {} (anything else fails as in json.dumps)
-        parts.append(json.dumps(value))
 
 
 def _write_atomic(path: Path, text: str) -> None:
