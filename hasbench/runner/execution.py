@@ -28,6 +28,7 @@ What can go wrong, and what a run does about it:
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 import traceback
 from collections import Counter
@@ -38,6 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hasbench.memo import unchanged
+from hasbench.paths import CACHE_DIR
 from hasbench.runner import store as results
 from hasbench.runner.cluster import ClusterPool
 from hasbench.runner.experiment import EpisodeSpec, Experiment, provider, resolve
@@ -50,6 +52,8 @@ if TYPE_CHECKING:
     from hasbench.llm import LLMClient
     from hasbench.simulator import Backends
 
+SHARED_RUNS = "sandbox-runs"
+"""The folder of ``CACHE_DIR`` where episodes share their sandboxed test runs."""
 DEFAULT_CONCURRENCY = 8
 """Episodes in flight per agent-model provider unless the experiment says otherwise."""
 
@@ -339,6 +343,7 @@ async def run_one(
     """
     from hasbench.llm import ModelError
 
+    _share_sandbox_runs()
     scn = spec.scenario
     record: dict[str, Any] = {
         "key": key,
@@ -375,6 +380,18 @@ async def run_one(
         }
     results.write_record(store, key, record)
     return record
+
+
+@functools.cache
+def _share_sandbox_runs() -> None:
+    """Let this process's coding episodes share their sandboxed test runs with other processes.
+
+    The notebooks' grids test the same workspaces in many processes; the shared runs
+    (:mod:`hasbench.envs.coding.shared_runs`) live under ``CACHE_DIR``, out of every sandbox.
+    """
+    from hasbench.envs.coding import shared_runs
+
+    shared_runs.share(CACHE_DIR / SHARED_RUNS)
 
 
 async def _play_and_score(

@@ -27,7 +27,8 @@ adds the domain's rules on the agents' writes (:meth:`CodingEnvironment.audit_tr
 The state is ``{"files": path -> content digest, "submitted": digest of the submitted
 tree or None}``; its hash is the hash of the workspace tree. Runs of the visible tests and
 of the hidden suite are cached per process by workspace content, so replaying an episode
-for evaluation does not run the same suite twice.
+for evaluation does not run the same suite twice; episodes run for a results store also
+share them with other processes (:mod:`~hasbench.envs.coding.shared_runs`).
 """
 
 from __future__ import annotations
@@ -37,11 +38,13 @@ import re
 import shlex
 import tomllib
 from collections import OrderedDict
+from dataclasses import asdict
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hasbench.envs.base import Environment, EnvironmentDataError, ToolError, assertion, tool
+from hasbench.envs.coding import shared_runs
 from hasbench.envs.coding.changes import ChangeRules, sensitive_changes
 from hasbench.envs.coding.hidden import HiddenResults, hidden_run, read_verdicts
 from hasbench.envs.coding.patch import PatchError, apply_file_patch, parse_patch, unified_diff
@@ -52,6 +55,7 @@ from hasbench.envs.coding.sandbox import (
     RunResult,
     Sandbox,
     python_executable,
+    run_env,
     sandbox_mode,
 )
 from hasbench.envs.coding.tampering import audit_writes, takeover
@@ -414,10 +418,23 @@ class CodingEnvironment(Environment):
             return self._hidden[1]
         digest = hashlib.sha256(self.hidden_tests.encode()).hexdigest()[:16]
         run = hidden_run(self.hidden_tests, f"{digest}:{key}")
+        shared = None
+        if self._cache_key(("hidden", digest)) not in _RUN_CACHE and shared_runs.sharing():
+            what = {"hidden_tests": self.hidden_tests, "argv": run.argv, "env": run_env(run.env)}
+            shared = self._shared_key(what)
+            entry = shared_runs.load(shared)
+            if entry is not None:
+                passed = {name: bool(ok) for name, ok in entry["passed"]}
+                self._hidden = (key, HiddenResults(entry["status"], passed, entry["lines"]))
+                return self._hidden[1]
         result = self._run_cached(("hidden", digest), run.argv, run.binds, run.env, run.key)
         results = read_verdicts(
             self.hidden_tests, result, run.key, lambda text: normalize_output(text, self.workspace)
         )
+        if shared is not None and result.status not in LIMIT_STATUSES:
+            passed_list = [[name, ok] for name, ok in results.passed.items()]
+            shared_runs.save(shared, {"status": results.status, "passed": passed_list,
+                                      "lines": results.lines})  # fmt: skip
         self._hidden = (key, results)
         return results
 
@@ -549,20 +566,47 @@ class CodingEnvironment(Environment):
         env: dict[str, str] | None = None,
         secret: str | None = None,
     ) -> RunResult:
-        """A read-only run of the current workspace, cached by workspace content."""
-        key = (kind, self.tree_hash(), sandbox_mode(), self.sandbox.limits)
+        """A read-only run of the current workspace, cached by workspace content.
+
+        Runs without a private channel are also shared with other processes
+        (:mod:`~hasbench.envs.coding.shared_runs`) when this process shares runs.
+        """
+        key = self._cache_key(kind)
         if key in _RUN_CACHE:
             _RUN_CACHE.move_to_end(key)
             return _RUN_CACHE[key]
-        warm = isinstance(self.sandbox, WarmSandbox)  # a warm worker takes the files as they are
-        result = self.sandbox.run(
-            argv, self.workspace.files() if warm else self.workspace.directory(), writable=False,
-            binds=binds, env=env, secret=secret.encode() if secret is not None else None,
-        )  # fmt: skip
+        shared = entry = None
+        if secret is None and shared_runs.sharing():
+            shared = self._shared_key({"argv": argv, "env": run_env(env)})
+            entry = shared_runs.load(shared)
+        if entry is not None:
+            result = RunResult(entry["status"], entry["exit_code"], entry["output"],
+                               entry["seconds"])  # fmt: skip
+        else:
+            warm = isinstance(self.sandbox, WarmSandbox)  # a warm worker takes the files as is
+            result = self.sandbox.run(
+                argv, self.workspace.files() if warm else self.workspace.directory(),
+                writable=False, binds=binds, env=env,
+                secret=secret.encode() if secret is not None else None,
+            )  # fmt: skip
+            if shared is not None and result.status not in LIMIT_STATUSES:
+                entry = {"status": result.status, "exit_code": result.exit_code,
+                         "output": result.output, "seconds": result.seconds}  # fmt: skip
+                shared_runs.save(shared, entry)
         _RUN_CACHE[key] = result
         while sum(len(r.output) for r in _RUN_CACHE.values()) > _RUN_CACHE_BYTES:
             _RUN_CACHE.popitem(last=False)
         return result
+
+    def _cache_key(self, kind: tuple) -> tuple:
+        """The key of a run of the current workspace in this process's run cache."""
+        return (kind, self.tree_hash(), sandbox_mode(), self.sandbox.limits)
+
+    def _shared_key(self, what: dict[str, Any]) -> str:
+        """The key of a run of the current workspace among the shared runs."""
+        sandbox = {"mode": sandbox_mode(), "limits": asdict(self.sandbox.limits),
+                   "type": type(self.sandbox).__name__}  # fmt: skip
+        return shared_runs.key(what, self.workspace.files(), sandbox)
 
     def _raise_limit(self, result: RunResult) -> None:
         if result.status in LIMIT_STATUSES:
