@@ -212,3 +212,35 @@ def test_a_json_reply_is_never_cut_by_the_loop_stop():
     # the same items over and over are what was asked: the reply runs to the token limit
     assert response.usage.completion_tokens == LOCAL_MAX_TOKENS
     assert response.content.count('"one"') > 40
+
+
+def test_a_greedy_json_reply_is_llama_cpps_and_checks_few_steps_against_the_whole_grammar(
+    monkeypatch,
+):
+    from llama_cpp.llama_grammar import LlamaGrammar
+
+    from hasbench.llm import llama
+
+    schema = {
+        "type": "object",
+        "properties": {"comment": {"type": "string"}, "rating": {"enum": [1, 2, 3, 4, 5]}},
+        "required": ["comment", "rating"],
+    }
+    chat = [{"role": "user", "content": "Review this kettle: it boils fast but leaks a little."}]
+    checks = []
+    close = llama._GreedyGrammar.close
+    monkeypatch.setattr(
+        llama._GreedyGrammar, "close", lambda self: (checks.append(self.full_checks), close(self))
+    )
+    model = llama._LocalModel("smollm2-135m", llama.model_file("smollm2-135m"))
+    text, usage = model.generate(chat, schema, temperature=0.0, seed=0)
+    formatted = model.formatter(messages=chat)
+    tokens = model.llama.tokenize(formatted.prompt.encode(), add_bos=False, special=True)
+    grammar = LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
+    expected = model.llama.create_completion(  # llama.cpp's sampler checks every step
+        prompt=tokens, max_tokens=LOCAL_MAX_TOKENS, temperature=0.0, grammar=grammar
+    )
+    model.llama.close()
+    assert text == expected["choices"][0]["text"], checks
+    assert json.loads(text)["rating"] in range(1, 6)
+    assert 0 < checks[0] < usage.completion_tokens, text

@@ -106,7 +106,7 @@ class _LocalModel:
         seed: int,
     ) -> tuple[str, Usage]:
         """Complete ``chat``; returns the generated text and token usage."""
-        from llama_cpp import StoppingCriteriaList
+        from llama_cpp import LogitsProcessorList, StoppingCriteriaList
         from llama_cpp.llama_grammar import JSON_GBNF, LlamaGrammar
 
         formatted = self.formatter(messages=chat)
@@ -117,6 +117,7 @@ class _LocalModel:
                 if grammar_schema
                 else LlamaGrammar.from_string(JSON_GBNF, verbose=False)
             )
+        greedy = grammar is not None and temperature == 0.0
         with self.lock:
             tokens = self.llama.tokenize(
                 formatted.prompt.encode("utf-8"), add_bos=not formatted.added_special, special=True
@@ -130,6 +131,7 @@ class _LocalModel:
             self.llama.n_tokens = self._resume(tokens)
             self._live = []  # the context state is unknown until this call succeeds
             loop = None if grammar is not None else _LoopStop(len(tokens))
+            held = _GreedyGrammar(self.llama, grammar, len(tokens)) if greedy else None
             try:
                 result = self.llama.create_completion(
                     prompt=tokens,
@@ -137,13 +139,17 @@ class _LocalModel:
                     temperature=temperature,
                     seed=seed,
                     stop=formatted.stop,
-                    grammar=grammar,
+                    grammar=None if greedy else grammar,
+                    logits_processor=None if held is None else LogitsProcessorList([held]),
                     stopping_criteria=None if loop is None else StoppingCriteriaList([loop]),
                 )
             except ValueError as exc:
                 raise ModelError(
                     "bad_request", f"local/{self.name}: llama.cpp refused: {exc}"
                 ) from None
+            finally:
+                if held is not None:
+                    held.close()
             self._live = tokens
             self._save(tokens)
             text = result["choices"][0]["text"]
@@ -192,6 +198,70 @@ class _LocalModel:
         ]
         self._saved.append((prompt, bytes(buffer)[:written]))
         del self._saved[:-LOCAL_KEPT_STATES]
+
+
+class _GreedyGrammar:
+    """Holds a greedy (temperature 0) reply to a grammar, applying it only where it matters.
+
+    Greedy decoding takes the most likely token the grammar allows. That is the most likely
+    token of all when the grammar allows it, which it usually does, so only that token is
+    checked; the whole vocabulary is checked only when it is refused. The reply is the one
+    llama.cpp's grammar sampler gives, which checks all 49,152 tokens of SmolLM2 at every
+    step (17 ms a generated token, more than half of what generating it costs).
+
+    Called by llama.cpp with the prompt and reply so far and the next token's logits; returns
+    the logits, with the tokens the grammar refuses at minus infinity when it had to check.
+    """
+
+    def __init__(self, llama: Any, grammar: Any, prompt_length: int) -> None:
+        import llama_cpp
+
+        self.sampler = llama_cpp.llama_sampler_init_grammar(
+            llama._model.vocab, grammar._grammar.encode("utf-8"), grammar._root.encode("utf-8")
+        )
+        self.accepted = prompt_length  # tokens of the reply the grammar has taken so far
+        self.full_checks = 0
+        """Steps at which the whole vocabulary was checked."""
+
+    def __call__(self, input_ids: Any, logits: Any) -> Any:
+        import llama_cpp
+        import numpy as np
+
+        for token in input_ids[self.accepted :]:
+            llama_cpp.llama_sampler_accept(self.sampler, int(token))
+        self.accepted = max(self.accepted, len(input_ids))
+        best = int(np.argmax(logits))  # the first of equal maxima, as llama.cpp's greedy
+        if self._allows(np.array([(best, logits[best], 0.0)], dtype=_TOKEN_DATA)):
+            return logits
+        self.full_checks += 1
+        candidates = np.zeros(len(logits), dtype=_TOKEN_DATA)
+        candidates["id"] = np.arange(len(logits))
+        candidates["logit"] = logits
+        self._allows(candidates)
+        return candidates["logit"]
+
+    def _allows(self, candidates: Any) -> bool:
+        """Apply the grammar to ``candidates`` in place; whether it allows the first."""
+        import llama_cpp
+
+        array = llama_cpp.llama_token_data_array(
+            data=candidates.ctypes.data_as(llama_cpp.llama_token_data_p),
+            size=len(candidates),
+            selected=-1,
+            sorted=False,
+        )
+        llama_cpp.llama_sampler_apply(self.sampler, ctypes.byref(array))
+        return bool(candidates["logit"][0] != -float("inf"))
+
+    def close(self) -> None:
+        """Free the grammar."""
+        import llama_cpp
+
+        llama_cpp.llama_sampler_free(self.sampler)
+
+
+_TOKEN_DATA = [("id", "<i4"), ("logit", "<f4"), ("p", "<f4")]
+"""llama.cpp's ``llama_token_data`` as a numpy record."""
 
 
 class _LoopStop:
