@@ -244,3 +244,25 @@ def test_a_greedy_json_reply_is_llama_cpps_and_checks_few_steps_against_the_whol
     assert text == expected["choices"][0]["text"], checks
     assert json.loads(text)["rating"] in range(1, 6)
     assert 0 < checks[0] < usage.completion_tokens, text
+
+
+def test_a_model_keeps_the_prompt_states_its_memory_allows_not_only_the_last_four(monkeypatch):
+    from hasbench.llm import llama
+
+    model = llama._LocalModel("smollm2-135m", llama.model_file("smollm2-135m"))
+    evaluated = []
+    evaluate = model.llama.eval
+    monkeypatch.setattr(model.llama, "eval", lambda t: (evaluated.append(len(t)), evaluate(t))[1])
+
+    def ask(number, more=""):
+        text = f"Fact {number}: " + "the sky over the sea is blue at noon. " * 6 + "True?" + more
+        evaluated.clear()
+        model.generate([{"role": "user", "content": text}], {"type": "boolean"}, 0.0, 0)
+        return evaluated[0]  # the prompt's tokens evaluated (the reply's come one by one)
+
+    whole = ask(0)
+    for number in range(1, 7):  # six other prompts, none sharing a batch with the first
+        assert ask(number) == whole
+    assert ask(0, " Answer in one word.") < whole  # the first prompt's state is still kept
+    assert sum(len(state) for _, state in model._saved) <= llama.LOCAL_KEPT_BYTES
+    model.llama.close()
