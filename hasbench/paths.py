@@ -1,13 +1,17 @@
 """Where the workbench reads data and writes outputs (overridable by environment variables).
 
-Also how it reads a YAML file a person wrote (:func:`read_yaml`): errors name the file.
+Also how it reads a YAML file a person wrote (:func:`read_yaml`): errors name the file, and
+the scratch folders a process removes when it ends (:func:`scratch_folder`).
 """
 
 from __future__ import annotations
 
 import functools
 import os
+import shutil
+import tempfile
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +37,26 @@ def resolve(path: str | Path) -> Path:
         return given
     in_repo = REPO_ROOT / given
     return in_repo if in_repo.exists() else given
+
+
+def at_process_exit(callback: Callable[..., object], *args: object) -> None:
+    """Call ``callback(*args)`` when this process ends normally, a pool's worker included.
+
+    :mod:`atexit` handlers never run in multiprocessing's worker processes (they end with
+    ``os._exit``), so what a worker registered there was left behind (its scratch folders
+    piled up in ``/tmp`` and ``/dev/shm``). multiprocessing's finalizers run at the end of
+    both, and only in the process that registered them, never in a forked copy of it.
+    """
+    from multiprocessing import util
+
+    util.Finalize(None, callback, args=args, exitpriority=0)
+
+
+def scratch_folder(prefix: str, base: str | None = None) -> Path:
+    """A new private folder (in ``base`` or the temporary directory), removed at exit."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix, dir=base))
+    at_process_exit(shutil.rmtree, folder, True)
+    return folder
 
 
 # -- files read in place from an archive (a wheel or zip) ------------------------------------

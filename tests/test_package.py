@@ -76,3 +76,23 @@ def test_run_episode_works_inside_a_running_event_loop():
     outside = hb.run_episode(task, hb.Setting(agency="A3"), seed=0)
     assert inside.termination.reason == "agent_done"
     assert inside.to_jsonl() == outside.to_jsonl()
+
+
+def test_running_a_notebook_does_not_build_the_iri_grammar():
+    """papermill and nbconvert load jsonschema; the IRI grammar it would build costs seconds
+    in every process that runs or exports a notebook. Notebook files still validate, and
+    the grammar still imports for code that asks for it."""
+    code = (
+        "import sys\n"
+        "from hasbench.runner.notebooks import find_notebook, notebook_parameters\n"
+        "source = find_notebook('rq1')\n"
+        "assert notebook_parameters(source)\n"
+        "import nbformat\n"
+        "nbformat.validate(nbformat.read(source, as_version=4))\n"
+        "assert 'rfc3987_syntax' not in sys.modules, 'the IRI grammar was built'\n"
+        "import importlib.util\n"
+        "if importlib.util.find_spec('rfc3987_syntax'):\n"
+        "    import rfc3987_syntax\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr

@@ -102,3 +102,32 @@ def test_a_bad_cluster_address_is_a_clear_error(tmp_path):
     pytest.importorskip("distributed")
     with pytest.raises(ClusterError, match="local:N"):
         asyncio.run(run_experiment(small_grid(), tmp_path, progress=False, cluster="local:x"))
+
+
+def _grading_folder() -> str:
+    from hasbench.envs.coding.hidden import _hidden_dir
+
+    return str(_hidden_dir("def test_one():\n    assert True\n"))
+
+
+def _scratch(base: str) -> str:
+    from hasbench.paths import scratch_folder
+
+    return str(scratch_folder("hasbench-test-", base))
+
+
+def test_a_worker_s_scratch_folders_are_removed_when_the_pool_ends(tmp_path, monkeypatch):
+    """Pool workers end without running atexit handlers: their folders used to pile up."""
+    import tempfile
+    from pathlib import Path
+
+    from hasbench.runner.pool import worker_pool
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the forked workers' too
+    with worker_pool(2) as pool:
+        made = [
+            pool.submit(_grading_folder).result(),
+            pool.submit(_scratch, str(tmp_path)).result(),
+        ]
+        assert all(Path(folder).is_dir() for folder in made)
+    assert not any(Path(folder).exists() for folder in made), sorted(tmp_path.iterdir())

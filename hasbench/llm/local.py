@@ -13,7 +13,6 @@ old one would have.
 from __future__ import annotations
 
 import asyncio
-import atexit
 import json
 import os
 import signal
@@ -25,6 +24,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from hasbench.llm.base import ModelError, call_id
 from hasbench.llm.llama import missing
+from hasbench.paths import at_process_exit
 from hasbench.trace import Usage
 from hasbench.vocab import canonical_json
 
@@ -144,7 +144,7 @@ def model_process(name: str) -> ModelProcess:
         raise ModelError("not_found", problem)
     with _PROCESSES_LOCK:
         if not _PROCESSES:
-            atexit.register(stop_models)
+            at_process_exit(stop_models)
         return _PROCESSES.setdefault(name, ModelProcess(name))
 
 

@@ -35,6 +35,23 @@ TEMPLATES = Path(__file__).with_name("templates")
 """The export's template (``offline.html.j2``)."""
 
 
+def load_jsonschema() -> None:
+    """Import jsonschema (papermill and nbconvert use it) without rfc3987-syntax's IRI grammar.
+
+    When rfc3987-syntax is installed (jupyterlab brings it), jsonschema imports it to check
+    the "iri" format, and it builds an Earley parser at import: about 3 CPU-seconds in every
+    process that runs or exports a notebook, for a format no notebook file uses. The
+    grammar is kept out only while jsonschema loads; later imports of it work as usual.
+    """
+    if "jsonschema" in sys.modules or "rfc3987_syntax" in sys.modules:
+        return
+    sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]  # import: ImportError
+    try:
+        import jsonschema  # noqa: F401
+    finally:
+        del sys.modules["rfc3987_syntax"]
+
+
 def scripts_available(directory: Path = SCRIPTS_DIR) -> bool:
     """Whether the widget scripts have been fetched."""
     return all((directory / script).is_file() for script in PACKAGES.values())
@@ -88,6 +105,7 @@ def export_html(notebook: Path) -> Path:
     other outputs are plain HTML. Without fetched scripts the export loads them from a CDN
     and a warning says so.
     """
+    load_jsonschema()
     import nbformat
     from nbconvert import HTMLExporter
 

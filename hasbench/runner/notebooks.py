@@ -35,7 +35,7 @@ from typing import Any
 
 from hasbench.paths import REPO_ROOT, RUNS_DIR, read_yaml
 from hasbench.runner.experiment import ExperimentError
-from hasbench.runner.html_export import export_html
+from hasbench.runner.html_export import export_html, load_jsonschema
 from hasbench.runner.progress import Relay
 
 NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
@@ -136,6 +136,7 @@ def find_notebook(name: str) -> Path:
 
 def notebook_parameters(source: Path) -> list[str]:
     """The names in a notebook's ``parameters`` cell, as papermill reads them."""
+    load_jsonschema()
     import papermill
 
     return list(papermill.inspect_notebook(str(source)))
@@ -178,6 +179,7 @@ def run_notebook(
         NotebookError: the notebook stopped with an error (its executed copy and HTML
             export are still written, the traceback in the failing cell).
     """
+    load_jsonschema()
     import papermill
 
     source = find_notebook(name)

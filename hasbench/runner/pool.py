@@ -25,15 +25,14 @@ import asyncio
 import contextlib
 import multiprocessing
 import os
-import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from hasbench.paths import scratch_folder
 from hasbench.runner import store as results
 
 if TYPE_CHECKING:
@@ -224,15 +223,12 @@ def _start_worker(cache_path: str | None) -> None:
     from hasbench.llm import LLMClient, ResponseCache
 
     base = "/dev/shm" if os.path.isdir("/dev/shm") else None
-    scratch = Path(tempfile.mkdtemp(prefix="hasbench-worker-", dir=base))
+    scratch = scratch_folder("hasbench-worker-", base)
     (scratch / "episodes").mkdir()
     (scratch / "traces").mkdir()
     _WORKER["scratch"] = scratch
     _WORKER["client"] = LLMClient(cache=ResponseCache(cache_path) if cache_path else None)
     _WORKER["loop"] = asyncio.new_event_loop()
-    import atexit
-
-    atexit.register(shutil.rmtree, scratch, ignore_errors=True)
 
 
 def _run_episode(

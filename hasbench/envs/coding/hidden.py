@@ -31,19 +31,17 @@ described in ``docs/metrics.md`` (Action Safety Rate): the audit of the agents' 
 from __future__ import annotations
 
 import ast
-import atexit
 import hashlib
 import hmac
 import json
 import secrets
-import shutil
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from hasbench.envs.coding.sandbox import LIMIT_STATUSES, WORKSPACE, RunResult, python_executable
+from hasbench.paths import scratch_folder
 
 HIDDEN_DIR = "/hidden"
 """Where the hidden tests' folder (test file and pytest.ini) appears in the sandbox."""
@@ -177,8 +175,7 @@ def _hidden_dir(source: str) -> Path:
     """A host folder with ``hidden/`` (the test file, pytest.ini) and ``grader/run.py``."""
     key = hashlib.sha256(source.encode()).hexdigest()
     if key not in _HIDDEN_DIRS:
-        folder = Path(tempfile.mkdtemp(prefix="hasbench-grading-"))
-        atexit.register(shutil.rmtree, folder, True)
+        folder = scratch_folder("hasbench-grading-")
         files = {
             "hidden/test_hidden.py": source,
             "hidden/pytest.ini": "[pytest]\n",

@@ -26,7 +26,6 @@ Unsandboxed (unsafe) runs are always cold.
 
 from __future__ import annotations
 
-import atexit
 import json
 import os
 import selectors
@@ -57,6 +56,7 @@ from hasbench.envs.coding.sandbox import (
     run_env,
 )
 from hasbench.envs.coding.tampering import RUNNER_MODULES, takeover
+from hasbench.paths import at_process_exit
 
 WORKER_SOURCE = Path(__file__).with_name("warm_worker.py")
 WORKER_DIR = "/warm"
@@ -458,6 +458,7 @@ def _take(key: tuple) -> _Worker | None:
             _ALL.clear()
             _IDLE.clear()
             _OWNER[0] = os.getpid()
+            at_process_exit(stop_workers)
         idle = _IDLE.get(key, [])
         while idle:
             worker = idle.pop()
@@ -485,4 +486,4 @@ def stop_workers() -> None:
         worker.close()
 
 
-atexit.register(stop_workers)
+at_process_exit(stop_workers)
