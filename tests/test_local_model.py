@@ -212,3 +212,57 @@ def test_a_json_reply_is_never_cut_by_the_loop_stop():
     # the same items over and over are what was asked: the reply runs to the token limit
     assert response.usage.completion_tokens == LOCAL_MAX_TOKENS
     assert response.content.count('"one"') > 40
+
+
+def test_a_greedy_json_reply_is_llama_cpps_and_checks_few_steps_against_the_whole_grammar(
+    monkeypatch,
+):
+    from llama_cpp.llama_grammar import LlamaGrammar
+
+    from hasbench.llm import llama
+
+    schema = {
+        "type": "object",
+        "properties": {"comment": {"type": "string"}, "rating": {"enum": [1, 2, 3, 4, 5]}},
+        "required": ["comment", "rating"],
+    }
+    chat = [{"role": "user", "content": "Review this kettle: it boils fast but leaks a little."}]
+    checks = []
+    close = llama._GreedyGrammar.close
+    monkeypatch.setattr(
+        llama._GreedyGrammar, "close", lambda self: (checks.append(self.full_checks), close(self))
+    )
+    model = llama._LocalModel("smollm2-135m", llama.model_file("smollm2-135m"))
+    text, usage = model.generate(chat, schema, temperature=0.0, seed=0)
+    formatted = model.formatter(messages=chat)
+    tokens = model.llama.tokenize(formatted.prompt.encode(), add_bos=False, special=True)
+    grammar = LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
+    expected = model.llama.create_completion(  # llama.cpp's sampler checks every step
+        prompt=tokens, max_tokens=LOCAL_MAX_TOKENS, temperature=0.0, grammar=grammar
+    )
+    model.llama.close()
+    assert text == expected["choices"][0]["text"], checks
+    assert json.loads(text)["rating"] in range(1, 6)
+    assert 0 < checks[0] < usage.completion_tokens, text
+
+
+def test_a_model_keeps_the_prompt_states_its_memory_allows_not_only_the_last_four(monkeypatch):
+    from hasbench.llm import llama
+
+    model = llama._LocalModel("smollm2-135m", llama.model_file("smollm2-135m"))
+    evaluated = []
+    evaluate = model.llama.eval
+    monkeypatch.setattr(model.llama, "eval", lambda t: (evaluated.append(len(t)), evaluate(t))[1])
+
+    def ask(number, more=""):
+        text = f"Fact {number}: " + "the sky over the sea is blue at noon. " * 6 + "True?" + more
+        evaluated.clear()
+        model.generate([{"role": "user", "content": text}], {"type": "boolean"}, 0.0, 0)
+        return evaluated[0]  # the prompt's tokens evaluated (the reply's come one by one)
+
+    whole = ask(0)
+    for number in range(1, 7):  # six other prompts, none sharing a batch with the first
+        assert ask(number) == whole
+    assert ask(0, " Answer in one word.") < whole  # the first prompt's state is still kept
+    assert sum(len(state) for _, state in model._saved) <= llama.LOCAL_KEPT_BYTES
+    model.llama.close()

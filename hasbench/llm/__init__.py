@@ -77,7 +77,7 @@ from hasbench.llm.doubles import Respond, register_test_provider
 from hasbench.llm.llama import (
     LOCAL_BATCH,
     LOCAL_CONTEXT,
-    LOCAL_KEPT_STATES,
+    LOCAL_KEPT_BYTES,
     LOCAL_MAX_TOKENS,
     LOCAL_MODELS,
     LOCAL_SEED,
@@ -88,7 +88,7 @@ from hasbench.llm.llama import _parse_local_reply as _parse_local_reply
 
 __all__ = [
     "CACHE_FORMAT", "DEFAULT_CONCURRENCY", "FALLBACK_CONCURRENCY", "FIXES", "LOCAL_BATCH",
-    "LOCAL_CONTEXT", "LOCAL_KEPT_STATES", "LOCAL_MAX_TOKENS", "LOCAL_MODELS", "LOCAL_SEED",
+    "LOCAL_CONTEXT", "LOCAL_KEPT_BYTES", "LOCAL_MAX_TOKENS", "LOCAL_MODELS", "LOCAL_SEED",
     "NO_KEY", "PERMANENT_KINDS", "RETRYABLE_KINDS", "STOP_AFTER", "TRANSIENT_KINDS", "CallBudget",
     "ClientStats", "Endpoint", "LLMClient", "ModelError", "ModelResponse", "Respond",
     "ResponseCache", "ToolCallRequest", "did_you_mean", "error_kind", "model_problem",
