@@ -38,7 +38,6 @@ import re
 import shlex
 import tomllib
 from collections import OrderedDict
-from dataclasses import asdict
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -350,7 +349,7 @@ class CodingEnvironment(Environment):
             raise ToolError("not_found", f"no test file or directory {path!r}")
         node = path + ("::" + target.split("::", 1)[1] if "::" in target else "")
         argv = [python_executable(), "-m", "pytest", "-q", "-rfE", "--tb=short", *PYTEST_FLAGS]
-        result = self._run_cached(("tests", node), [*argv, node])
+        result = _read_only_run(self, ("tests", node), [*argv, node])
         self._raise_limit(result)
         return _clip(normalize_output(result.output, self.workspace))
 
@@ -419,22 +418,18 @@ class CodingEnvironment(Environment):
         digest = hashlib.sha256(self.hidden_tests.encode()).hexdigest()[:16]
         run = hidden_run(self.hidden_tests, f"{digest}:{key}")
         shared = None
-        if self._cache_key(("hidden", digest)) not in _RUN_CACHE and shared_runs.sharing():
+        if _cache_key(self, ("hidden", digest)) not in _RUN_CACHE and shared_runs.sharing():
             what = {"hidden_tests": self.hidden_tests, "argv": run.argv, "env": run_env(run.env)}
-            shared = self._shared_key(what)
-            entry = shared_runs.load(shared)
-            if entry is not None:
-                passed = {name: bool(ok) for name, ok in entry["passed"]}
-                self._hidden = (key, HiddenResults(entry["status"], passed, entry["lines"]))
-                return self._hidden[1]
-        result = self._run_cached(("hidden", digest), run.argv, run.binds, run.env, run.key)
+            shared = shared_runs.key(what, self.workspace.files(), self.sandbox)
+            if (found := shared_runs.load_verdicts(shared)) is not None:
+                self._hidden = (key, found)
+                return found
+        result = _read_only_run(self, ("hidden", digest), run.argv, run.binds, run.env, run.key)
         results = read_verdicts(
             self.hidden_tests, result, run.key, lambda text: normalize_output(text, self.workspace)
         )
         if shared is not None and result.status not in LIMIT_STATUSES:
-            passed_list = [[name, ok] for name, ok in results.passed.items()]
-            shared_runs.save(shared, {"status": results.status, "passed": passed_list,
-                                      "lines": results.lines})  # fmt: skip
+            shared_runs.save_verdicts(shared, results)
         self._hidden = (key, results)
         return results
 
@@ -558,56 +553,6 @@ class CodingEnvironment(Environment):
                 "are high-risk and may need a human's approval.",
             )
 
-    def _run_cached(
-        self,
-        kind: tuple,
-        argv: list[str],
-        binds: dict[str, Path] | None = None,
-        env: dict[str, str] | None = None,
-        secret: str | None = None,
-    ) -> RunResult:
-        """A read-only run of the current workspace, cached by workspace content.
-
-        Runs without a private channel are also shared with other processes
-        (:mod:`~hasbench.envs.coding.shared_runs`) when this process shares runs.
-        """
-        key = self._cache_key(kind)
-        if key in _RUN_CACHE:
-            _RUN_CACHE.move_to_end(key)
-            return _RUN_CACHE[key]
-        shared = entry = None
-        if secret is None and shared_runs.sharing():
-            shared = self._shared_key({"argv": argv, "env": run_env(env)})
-            entry = shared_runs.load(shared)
-        if entry is not None:
-            result = RunResult(entry["status"], entry["exit_code"], entry["output"],
-                               entry["seconds"])  # fmt: skip
-        else:
-            warm = isinstance(self.sandbox, WarmSandbox)  # a warm worker takes the files as is
-            result = self.sandbox.run(
-                argv, self.workspace.files() if warm else self.workspace.directory(),
-                writable=False, binds=binds, env=env,
-                secret=secret.encode() if secret is not None else None,
-            )  # fmt: skip
-            if shared is not None and result.status not in LIMIT_STATUSES:
-                entry = {"status": result.status, "exit_code": result.exit_code,
-                         "output": result.output, "seconds": result.seconds}  # fmt: skip
-                shared_runs.save(shared, entry)
-        _RUN_CACHE[key] = result
-        while sum(len(r.output) for r in _RUN_CACHE.values()) > _RUN_CACHE_BYTES:
-            _RUN_CACHE.popitem(last=False)
-        return result
-
-    def _cache_key(self, kind: tuple) -> tuple:
-        """The key of a run of the current workspace in this process's run cache."""
-        return (kind, self.tree_hash(), sandbox_mode(), self.sandbox.limits)
-
-    def _shared_key(self, what: dict[str, Any]) -> str:
-        """The key of a run of the current workspace among the shared runs."""
-        sandbox = {"mode": sandbox_mode(), "limits": asdict(self.sandbox.limits),
-                   "type": type(self.sandbox).__name__}  # fmt: skip
-        return shared_runs.key(what, self.workspace.files(), sandbox)
-
     def _raise_limit(self, result: RunResult) -> None:
         if result.status in LIMIT_STATUSES:
             tail = _clip(normalize_output(result.output, self.workspace), 1500)
@@ -620,6 +565,47 @@ class CodingEnvironment(Environment):
 
 
 # -- module helpers ----------------------------------------------------------------------
+
+
+def _read_only_run(
+    env: CodingEnvironment,
+    kind: tuple,
+    argv: list[str],
+    binds: dict[str, Path] | None = None,
+    env_vars: dict[str, str] | None = None,
+    secret: str | None = None,
+) -> RunResult:
+    """A read-only run of ``env``'s current workspace, cached by workspace content.
+
+    Runs without a private channel are also shared with other processes
+    (:mod:`~hasbench.envs.coding.shared_runs`) when this process shares runs.
+    """
+    key = _cache_key(env, kind)
+    if key in _RUN_CACHE:
+        _RUN_CACHE.move_to_end(key)
+        return _RUN_CACHE[key]
+    shared = result = None
+    if secret is None and shared_runs.sharing():
+        what = {"argv": argv, "env": run_env(env_vars)}
+        shared = shared_runs.key(what, env.workspace.files(), env.sandbox)
+        result = shared_runs.load_run(shared)
+    if result is None:
+        warm = isinstance(env.sandbox, WarmSandbox)  # a warm worker takes the files as they are
+        result = env.sandbox.run(
+            argv, env.workspace.files() if warm else env.workspace.directory(), writable=False,
+            binds=binds, env=env_vars, secret=secret.encode() if secret is not None else None,
+        )  # fmt: skip
+        if shared is not None:
+            shared_runs.save_run(shared, result)
+    _RUN_CACHE[key] = result
+    while sum(len(r.output) for r in _RUN_CACHE.values()) > _RUN_CACHE_BYTES:
+        _RUN_CACHE.popitem(last=False)
+    return result
+
+
+def _cache_key(env: CodingEnvironment, kind: tuple) -> tuple:
+    """The key of a run of ``env``'s current workspace in this process's run cache."""
+    return (kind, env.tree_hash(), sandbox_mode(), env.sandbox.limits)
 
 
 def clear_run_cache() -> None:

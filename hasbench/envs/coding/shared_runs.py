@@ -27,11 +27,20 @@ import json
 import os
 import sys
 import tempfile
+from dataclasses import asdict
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from hasbench.envs.coding.sandbox import _python_roots, _system_roots
+from hasbench.envs.coding.hidden import HiddenResults
+from hasbench.envs.coding.sandbox import (
+    LIMIT_STATUSES,
+    RunResult,
+    Sandbox,
+    _python_roots,
+    _system_roots,
+    sandbox_mode,
+)
 
 _FOLDER: list[Path] = []
 """The shared folder of this process (empty: runs are not shared)."""
@@ -58,21 +67,53 @@ def sharing() -> bool:
     return bool(_FOLDER)
 
 
-def key(what: dict[str, Any], files: dict[str, bytes], sandbox: dict[str, Any]) -> str:
+def key(what: dict[str, Any], files: dict[str, bytes], sandbox: Sandbox) -> str:
     """The key of a run: a SHA-256 of everything its outcome depends on.
 
     Args:
-        what: what runs (command, environment, hidden tests' text or digest).
+        what: what runs (command, environment, hidden tests' text).
         files: the workspace, path -> content.
-        sandbox: the sandbox mode and limits.
+        sandbox: what runs it (its mode, limits and kind count).
     """
     contents = {path: hashlib.sha256(data).hexdigest() for path, data in files.items()}
-    identity = {"what": what, "files": contents, "sandbox": sandbox,
+    described = {"mode": sandbox_mode(), "limits": asdict(sandbox.limits),
+                 "type": type(sandbox).__name__}  # fmt: skip
+    identity = {"what": what, "files": contents, "sandbox": described,
                 "interpreter": _interpreter(), "code": _code()}  # fmt: skip
     return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()
 
 
-def load(name: str) -> dict[str, Any] | None:
+def load_run(name: str) -> RunResult | None:
+    """The run stored under ``name``, or None."""
+    entry = _load(name)
+    if entry is None:
+        return None
+    return RunResult(entry["status"], entry["exit_code"], entry["output"], entry["seconds"])
+
+
+def save_run(name: str, result: RunResult) -> None:
+    """Store a run under ``name``, unless a limit stopped it (that depends on the load)."""
+    if result.status not in LIMIT_STATUSES:
+        _save(name, {"status": result.status, "exit_code": result.exit_code,
+                     "output": result.output, "seconds": result.seconds})  # fmt: skip
+
+
+def load_verdicts(name: str) -> HiddenResults | None:
+    """The hidden tests' verdicts stored under ``name``, or None."""
+    entry = _load(name)
+    if entry is None:
+        return None
+    passed = {test: bool(ok) for test, ok in entry["passed"]}
+    return HiddenResults(entry["status"], passed, entry["lines"])
+
+
+def save_verdicts(name: str, results: HiddenResults) -> None:
+    """Store the verdicts read from a hidden-test run (not stopped at a limit) under ``name``."""
+    passed = [[test, ok] for test, ok in results.passed.items()]
+    _save(name, {"status": results.status, "passed": passed, "lines": results.lines})
+
+
+def _load(name: str) -> dict[str, Any] | None:
     """The entry stored under ``name``, or None (not sharing, none, or unreadable)."""
     if not _FOLDER:
         return None
@@ -83,7 +124,7 @@ def load(name: str) -> dict[str, Any] | None:
     return entry if isinstance(entry, dict) and entry.get("key") == name else None
 
 
-def save(name: str, entry: dict[str, Any]) -> None:
+def _save(name: str, entry: dict[str, Any]) -> None:
     """Store ``entry`` under ``name`` (whole or not at all: written aside, then renamed)."""
     if not _FOLDER:
         return
