@@ -5,18 +5,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from pieces import needs_bwrap
 
 from hasbench.envs.coding import CodingEnvironment, shared_runs
 from hasbench.envs.coding import environment as coding
-from hasbench.envs.coding import sandbox as sb
 from hasbench.envs.coding.sandbox import Limits
 from hasbench.envs.coding.warm import WarmSandbox
 from hasbench.runner import execution
-
-needs_bwrap = pytest.mark.skipif(
-    sb.bubblewrap_problem() is not None,
-    reason=f"bubblewrap cannot sandbox here: {sb.bubblewrap_problem()}",
-)
 
 REPO = {
     "pkg/__init__.py": "from pkg.core import add\n",
