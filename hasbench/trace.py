@@ -53,7 +53,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, Literal
 
 import pandas as pd
 from pydantic import (
@@ -63,7 +63,6 @@ from pydantic import (
     PrivateAttr,
     TypeAdapter,
     ValidationError,
-    model_serializer,
 )
 
 from hasbench.vocab import (
@@ -108,23 +107,30 @@ class Usage(BaseModel):
         return self.prompt_tokens + self.completion_tokens
 
 
+def _is_none(value: Any) -> bool:
+    return value is None
+
+
+def _is_empty(value: Any) -> bool:
+    return not value
+
+
+def _unset() -> Any:
+    """A field that defaults to None and is left out of the file (and every dump) when None.
+
+    Declared per field (``exclude_if``), so dumping an event calls no Python serializer.
+    """
+    return Field(default=None, exclude_if=_is_none)
+
+
 class _Record(BaseModel):
-    """A trace record whose fields in ``optional`` are left out of the file when unset."""
+    """A trace record; its fields declared :func:`_unset` are left out of the file when None."""
 
     model_config = ConfigDict(extra="forbid")
-
-    optional: ClassVar[frozenset[str]] = frozenset()
-
-    @model_serializer(mode="wrap")
-    def _omit_unset(self, handler: Any) -> dict[str, Any]:
-        data = handler(self)
-        return {k: v for k, v in data.items() if v is not None or k not in self.optional}
 
 
 class TraceHeader(_Record):
     """What determines the episode: scenario, setting, backends, seed, versions."""
-
-    optional: ClassVar[frozenset[str]] = frozenset({"endpoints", "counterparties"})
 
     schema_version: int = SCHEMA_VERSION
     scenario_id: str
@@ -139,27 +145,19 @@ class TraceHeader(_Record):
     library_versions: dict[str, str] = Field(default_factory=dict)
     participants: dict[str, str] = Field(default_factory=dict)
     """Participant id -> kind ("agent" or "human")."""
-    endpoints: dict[str, dict[str, Any]] | None = None
+    endpoints: dict[str, dict[str, Any]] | None = _unset()
     """Role -> the endpoint its model is called at (server and extra parameters; never a
     key), for roles not served by the provider's own endpoint."""
-    environment: dict[str, str] = Field(default_factory=dict)
+    environment: dict[str, str] = Field(default_factory=dict, exclude_if=_is_empty)
     """How the environment ran (``Environment.describe``), e.g. the coding sandbox mode;
     left out of the file when empty."""
-    people: dict[str, str] | None = None
+    people: dict[str, str] | None = Field(default=None, exclude_if=_is_empty)
     """Human id -> the backend through which a real person played it (``human:notebook``,
     ``human:terminal``); left out when simulators played every human. Every step of such a
     human is a real person's."""
-    counterparties: list[str] | None = None
+    counterparties: list[str] | None = _unset()
     """Agents outside the human-agent team (``AgentSpec.counterparty``), whose actions the
     team's metrics leave out; left out of the file when the task has none."""
-
-    @model_serializer(mode="wrap")
-    def _omit_unset(self, handler: Any) -> dict[str, Any]:
-        data = handler(self)
-        for key in ("environment", "people"):
-            if not data.get(key):
-                data.pop(key, None)
-        return {k: v for k, v in data.items() if v is not None or k not in self.optional}
 
 
 class Payload(_Record):
@@ -179,15 +177,13 @@ class ToolCallPayload(Payload):
     <hasbench.scenario.Scenario.protects>`) attempted without one.
     """
 
-    optional: ClassVar[frozenset[str]] = frozenset({"unauthorized"})
-
     call_id: str
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
     side: Side = "agent"
     risk: Risk = "none"
     authorization: str | None = None
-    unauthorized: bool | None = None
+    unauthorized: bool | None = _unset()
 
 
 class ToolResultPayload(Payload):
@@ -213,13 +209,11 @@ class ActionPayload(BaseModel):
 class ChannelRequestPayload(Payload):
     """A clarification, feedback or control request (or a human's unprompted input)."""
 
-    optional: ClassVar[frozenset[str]] = frozenset({"topics", "action"})
-
     request_id: str
     form: str
     content: str
-    topics: list[str] | None = None
-    action: ActionPayload | None = None
+    topics: list[str] | None = _unset()
+    action: ActionPayload | None = _unset()
 
 
 class ChannelStatusPayload(Payload):
@@ -233,37 +227,28 @@ class ChannelStatusPayload(Payload):
 class ChannelResponsePayload(Payload):
     """A human's answer (clarification), review (feedback) or decision (control)."""
 
-    optional: ClassVar[frozenset[str]] = frozenset(
-        {
-            "info", "refused", "rating", "labels", "edits", "demonstration", "decision",
-            "arguments", "tool",
-        }
-    )  # fmt: skip
-
     request_id: str
     form: str
     content: str
-    info: dict[str, Any] | None = None
-    refused: bool | None = None
-    rating: int | None = None
-    labels: list[str] | None = None
-    edits: dict[str, Any] | None = None
-    demonstration: list[ActionPayload] | None = None
-    decision: Decision | None = None
-    arguments: dict[str, Any] | None = None
-    tool: str | None = None
+    info: dict[str, Any] | None = _unset()
+    refused: bool | None = _unset()
+    rating: int | None = _unset()
+    labels: list[str] | None = _unset()
+    edits: dict[str, Any] | None = _unset()
+    demonstration: list[ActionPayload] | None = _unset()
+    decision: Decision | None = _unset()
+    arguments: dict[str, Any] | None = _unset()
+    tool: str | None = _unset()
 
 
 class ModelCallPayload(Payload):
     """One model call on behalf of a participant."""
 
-    optional: ClassVar[frozenset[str]] = frozenset({"attempts"})
-
     model: str
     role: str
     cached: bool = False
     cost: float | int | None = None
-    attempts: int | None = None
+    attempts: int | None = _unset()
 
 
 class ErrorPayload(Payload):
@@ -295,24 +280,20 @@ class FinishPayload(Payload):
     ``unable`` or ``needs_language_understanding`` (:data:`hasbench.vocab.FinishOutcome`).
     """
 
-    optional: ClassVar[frozenset[str]] = frozenset({"outcome"})
-
     deliverable: str
-    outcome: FinishOutcome | None = None
+    outcome: FinishOutcome | None = _unset()
 
 
 class EventBase(_Record):
     """What every event has: order, logical step, actor, and the routing fields."""
 
-    optional: ClassVar[frozenset[str]] = frozenset({"target", "channel", "initiator", "usage"})
-
     seq: int
     step: int
     actor: str
-    target: str | None = None
-    channel: Channel | None = None
-    initiator: Initiator | None = None
-    usage: Usage | None = None
+    target: str | None = _unset()
+    channel: Channel | None = _unset()
+    initiator: Initiator | None = _unset()
+    usage: Usage | None = _unset()
 
 
 class MessageEvent(EventBase):

@@ -69,3 +69,43 @@ def test_missing_header_and_broken_json_are_errors():
         Trace.from_jsonl(sample().to_jsonl().split("\n", 1)[1], source="x.jsonl")
     with pytest.raises(TraceError, match="x.jsonl: line 1: "):
         Trace.from_jsonl("{not json", source="x.jsonl")
+
+
+def test_unset_optional_fields_are_left_out_of_the_file_and_set_ones_kept():
+    import json
+
+    trace = sample()
+    trace.append(
+        step=3, actor="agent_0", type="tool_call",
+        payload={"call_id": "c1", "name": "get_user", "arguments": {"id": 1}},
+    )  # fmt: skip
+    trace.append(
+        step=3, actor="agent_0", type="tool_call", target="user_0",
+        payload={"call_id": "c2", "name": "refund", "unauthorized": False, "risk": "high"},
+    )  # fmt: skip
+    trace.append(step=4, actor="agent_0", type="finish", payload={"deliverable": "done"})
+    lines = [json.loads(line) for line in trace.to_jsonl().splitlines()]
+    header, request, response, call, plain, flagged, finish, end = lines
+    assert "endpoints" not in header and "counterparties" not in header
+    assert "environment" not in header and "people" not in header  # empty: left out too
+    assert request["target"] == "user_0" and "usage" not in request
+    assert "topics" not in request["payload"] and "action" not in request["payload"]
+    assert "decision" not in response["payload"] and "info" not in response["payload"]
+    assert call["usage"] == {"prompt_tokens": 12, "completion_tokens": 3}
+    assert call["payload"] == {"model": "test/x", "role": "agent", "cached": False, "cost": None}
+    assert "target" not in plain and "unauthorized" not in plain["payload"]
+    assert plain["payload"]["authorization"] is None  # not optional: kept as null
+    assert flagged["target"] == "user_0" and flagged["payload"]["unauthorized"] is False
+    assert finish["payload"] == {"deliverable": "done"}
+    assert end["kind"] == "termination" and end["detail"] is None
+    shown = TraceHeader(
+        **{
+            **trace.header.model_dump(),
+            "environment": {"sandbox": "bwrap"},
+            "people": {"user_0": "human:notebook"},
+            "counterparties": ["b"],
+        }
+    )
+    dumped = shown.model_dump(mode="json")  # fmt: skip
+    assert dumped["environment"] == {"sandbox": "bwrap"} and dumped["counterparties"] == ["b"]
+    assert dumped["people"] == {"user_0": "human:notebook"} and "endpoints" not in dumped
