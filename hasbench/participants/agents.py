@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from hasbench.participants.backends import MODEL, agent_backend
@@ -37,6 +38,9 @@ from hasbench.vocab import INTERVENTION_DECISIONS
 
 if TYPE_CHECKING:
     from hasbench.llm import ModelResponse
+
+PROMPTS_KEPT = 256
+"""Agent prompts kept per process (least recently used are dropped)."""
 
 SEND_MESSAGE = virtual_tool(
     "send_message",
@@ -72,30 +76,51 @@ FINISH = virtual_tool(
 def agent_prompt(view: AgentView) -> str:
     """The system prompt of an agent (App. A.2 skeleton, varied by agency level).
 
-    It depends on the view alone, which is fixed for the episode.
+    It depends on the view alone, which is fixed for the episode; the episodes of a grid
+    share it (rendered once per process for each set of the fields it reads).
     """
-    task = view.task
-    if view.policy:
-        task += "\n\nDomain policy:\n" + view.policy.strip()
+    return _agent_prompt(
+        view.agent_id, view.profile, view.task, view.policy, view.peers, view.people,
+        view.coordination_mode, view.team_size, view.collaboration,
+        view.cfc_protocol and bool(view.channels),
+    )  # fmt: skip
+
+
+@lru_cache(maxsize=PROMPTS_KEPT)
+def _agent_prompt(
+    agent_id: str,
+    profile: str,
+    task: str,
+    policy: str,
+    peers: tuple[Contact, ...],
+    people: tuple[Contact, ...],
+    coordination_mode: str,
+    team_size: int,
+    collaboration: str,
+    cfc_guidelines: bool,
+) -> str:
+    """:func:`agent_prompt` from the fields of the view it reads."""
+    if policy:
+        task += "\n\nDomain policy:\n" + policy.strip()
     agents_section = ""
-    if view.peers:
+    if peers:
         agents_section = render(
-            "agents_section", agent_descriptions="\n".join(_describe(p) for p in view.peers)
+            "agents_section", agent_descriptions="\n".join(_describe(p) for p in peers)
         )
     users_section = ""
-    if view.people:
+    if people:
         users_section = render(
-            "users_section", user_descriptions="\n".join(_describe(p) for p in view.people)
+            "users_section", user_descriptions="\n".join(_describe(p) for p in people)
         )
     text = render(
         "agent_system",
-        agent_id=view.agent_id,
-        profile=view.profile.strip(),
+        agent_id=agent_id,
+        profile=profile.strip(),
         reasoning=load("reasoning"),
         task=task,
-        scope_hint=load(f"scope_{view.coordination_mode}") if view.team_size > 1 else "",
-        collaboration=load(f"collaboration_{view.collaboration}"),
-        cfc_guidelines=load("cfc_protocol") if view.cfc_protocol and view.channels else "",
+        scope_hint=load(f"scope_{coordination_mode}") if team_size > 1 else "",
+        collaboration=load(f"collaboration_{collaboration}"),
+        cfc_guidelines=load("cfc_protocol") if cfc_guidelines else "",
         agents_section=agents_section,
         users_section=users_section,
     )

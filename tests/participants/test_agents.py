@@ -209,3 +209,36 @@ def test_a_model_can_finish_saying_it_could_not_do_the_task_and_is_not_delivered
     assert trace.termination.reason == "agent_unable"
     outcome = asyncio.run(evaluate(EXAMPLES["mock_A_001"], trace, make_judge("rule")))
     assert outcome.delivered is False and not outcome.success
+
+
+def test_shared_agent_prompts_are_the_prompts_rendered_afresh():
+    from dataclasses import replace
+
+    from hasbench.participants.agents import _agent_prompt, agent_prompt
+
+    render = _agent_prompt.__wrapped__  # the same fields, never from the cache
+    seen = set()
+    for task in list(EXAMPLES.values())[:6]:
+        for agency in ("A1", "A3", "A4"):
+            episode = Episode(task, Setting(agency=agency))
+            for agent_id in episode.agents:
+                view = episode.agent_view(agent_id)
+                shared = agent_prompt(view)
+                assert shared == render(
+                    view.agent_id, view.profile, view.task, view.policy, view.peers,
+                    view.people, view.coordination_mode, view.team_size, view.collaboration,
+                    view.cfc_protocol and bool(view.channels),
+                )  # fmt: skip
+                assert agent_prompt(view) is shared  # rendered once
+                seen.add(shared)
+                for changed in (
+                    replace(view, policy=view.policy + " Refunds need a receipt."),
+                    replace(view, profile="You are a careful clerk."),
+                    replace(view, task=view.task + " Today."),
+                    replace(view, agent_id="agent_9"),
+                    replace(view, cfc_protocol=not view.cfc_protocol),
+                ):
+                    if changed.cfc_protocol != view.cfc_protocol and not view.channels:
+                        continue  # no channels: no guidelines either way
+                    assert agent_prompt(changed) != shared
+    assert len(seen) > 6
