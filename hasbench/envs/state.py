@@ -560,6 +560,8 @@ def shared_origin(db: dict[str, Any]) -> Origin:
 
 CHECKPOINT_BYTES = 1 << 14
 """Distance between the saved SHA-256 states of an origin's text."""
+DIGESTS_KEPT = 256
+"""State hashes kept per origin: the episodes of a task often end in the same state."""
 
 
 @dataclass
@@ -620,6 +622,8 @@ class _DbText:
         add(b"}")
         self.data = b"".join(parts)
         self.names = list(self.tables)
+        self.digests: dict[tuple[tuple[int, int] | bytes, ...], str] = {}
+        """Hashes of states by the segments of their text (they determine it), recent last."""
         self.checkpoints = []
         hasher = hashlib.sha256()
         for offset in range(0, len(self.data) + 1, CHECKPOINT_BYTES):
@@ -638,7 +642,17 @@ class _DbText:
             self._table(db[name], self.tables[name], text)
         text.add_range(len(self.data) - 1, len(self.data))  # the db's closing brace
         text.add_bytes(b',"user_db":' + canonical_json(state["user_db"]).encode() + b"}")
-        segments = text.segments
+        segments = tuple(text.segments)
+        digest = self.digests.pop(segments, None)
+        if digest is None:
+            digest = self._digest(segments)
+            if len(self.digests) >= DIGESTS_KEPT:
+                del self.digests[next(iter(self.digests))]
+        self.digests[segments] = digest  # the most recent last
+        return digest
+
+    def _digest(self, segments: tuple[tuple[int, int] | bytes, ...]) -> str:
+        """SHA-256 of the text the segments make, from the checkpoint before the first change."""
         same = segments[0][1] if segments and isinstance(segments[0], tuple) else 0
         hasher = self.checkpoints[same // CHECKPOINT_BYTES].copy()
         data = memoryview(self.data)
