@@ -39,8 +39,9 @@ from hasbench.vocab import INTERVENTION_DECISIONS
 if TYPE_CHECKING:
     from hasbench.llm import ModelResponse
 
-PROMPTS_KEPT = 256
-"""Agent prompts kept per process (least recently used are dropped)."""
+PROMPTS_KEPT = 1024
+"""Agent prompts kept per process (least recently used are dropped): a grid runs its
+tasks once per setting, so a prompt comes back after every other task's (~1,000 in RQ1)."""
 
 SEND_MESSAGE = virtual_tool(
     "send_message",
