@@ -28,6 +28,13 @@ READ_PAPERS = 4
 _TASK = re.compile(r"proposal on (.+?) \((.+?)\) for the PI")
 _IMPROVES = re.compile(r"improves (.+?) by [\d.]+")
 _SENIOR = re.compile(r"(\w+) is the senior author")
+# what people require, one sentence at a time (read again before every step)
+_MAIN_BASELINE = re.compile(r"([\w-]+) (?:must|should|has to) be (?:the|our) main baseline")
+_MUST_DATASET = re.compile(r"results on ([\w-]+) are a must")
+_PREFERRED_DATASET = re.compile(r"main results should be on ([\w-]+)")
+_OPEN_DATASET = re.compile(r"only openly licensed datasets may be used, for example ([\w-]+)")
+_ABLATION = re.compile(r"an ablation (?:of|that removes) the (.+?)(?: must be| is|$|\.)")
+_DISCUSSION = re.compile(r"(?:has to discuss|a discussion of) (.+?)\.?$")
 
 
 class ResearchPlaybook:
@@ -170,31 +177,31 @@ def _read_requirement(case: Case, sentence: str, source: str) -> None:
     lower = sentence.lower().strip()
     if not lower:
         return
-    match = re.search(r"([\w-]+) (?:must|should|has to) be (?:the|our) main baseline", sentence)
+    match = _MAIN_BASELINE.search(sentence)
     if match:
         if source == case.facts.get("senior_via"):  # the senior co-author decides conflicts
             case.learn("senior_baseline", match.group(1), source)
         baseline = case.facts.get("senior_baseline") or match.group(1)
         case.learn("baseline_method", baseline, source)
         case.learn("baseline", baseline, source)
-    match = re.search(r"results on ([\w-]+) are a must", sentence)
+    match = _MUST_DATASET.search(sentence)
     if match:
         case.learn("required_dataset", match.group(1), source)
         case.learn("dataset", match.group(1), source)
-    match = re.search(r"main results should be on ([\w-]+)", sentence)
+    match = _PREFERRED_DATASET.search(sentence)
     if match:
         case.learn("preferred_dataset", match.group(1), source)
         if not case.has("dataset"):
             case.learn("dataset", match.group(1), source)
-    match = re.search(r"only openly licensed datasets may be used, for example ([\w-]+)", sentence)
+    match = _OPEN_DATASET.search(sentence)
     if match:
         case.learn("open_dataset", match.group(1), source)
         case.learn("dataset", match.group(1), source)
-    match = re.search(r"an ablation (?:of|that removes) the (.+?)(?: must be| is|$|\.)", lower)
+    match = _ABLATION.search(lower)
     if match:
         case.learn("ablation", match.group(0).removesuffix(" must be").rstrip(" ."), source)
         case.learn("analysis", match.group(1).strip(), source)
-    match = re.search(r"(?:has to discuss|a discussion of) (.+?)\.?$", lower)
+    match = _DISCUSSION.search(lower)
     if match:
         case.learn("risk", match.group(1).strip(), source)
         case.learn("discussion", match.group(1).strip(), source)
