@@ -200,6 +200,19 @@ def load_corpus(path: Path) -> Corpus:
     )
 
 
+@lru_cache(maxsize=4)
+def _dataset_words(path: Path) -> dict[str, frozenset[str]]:
+    """Each dataset's words (name, topic, description) that a search matches, by name.
+
+    Cached per process like :func:`load_corpus`, whose corpus is read-only.
+    """
+    corpus = load_corpus(path)
+    return {
+        name: frozenset(tokenize(f"{d['name']} {corpus.topics[d['topic']]} {d['description']}"))
+        for name, d in corpus.datasets.items()
+    }
+
+
 def _document(paper: dict[str, Any]) -> list[str]:
     """The tokens a paper is indexed by (the title counts twice)."""
     text = " ".join(
@@ -389,12 +402,12 @@ class ResearchEnvironment(Environment):
         words = tokenize(query)
         if not words:
             raise ToolError("invalid_arguments", "query must contain a word")
-        found = []
-        for dataset in self.corpus.datasets.values():
-            topic = self.corpus.topics[dataset["topic"]]
-            haystack = set(tokenize(f"{dataset['name']} {topic} {dataset['description']}"))
-            if any(w in haystack for w in words):
-                found.append(dataset)
+        haystacks = _dataset_words(self.corpus_path)
+        found = [
+            dataset
+            for name, dataset in self.corpus.datasets.items()
+            if any(w in haystacks[name] for w in words)
+        ]
         return sorted(found, key=lambda d: d["name"])
 
     # -- the proposal -------------------------------------------------------------------

@@ -182,3 +182,24 @@ def test_a_broken_corpus_file_is_named(tmp_path):
     path.write_text(json.dumps(data))
     with pytest.raises(EnvironmentDataError, match=r"invalid corpus at papers.0.title"):
         load_corpus(path)
+
+
+def test_dataset_search_finds_what_matching_every_dataset_text_finds(env, corpus):
+    """The words kept per dataset give the datasets a scan of each one's text gives."""
+    queries = ["brain MRI", "graph", "speech recognition benchmark", "zzz unknown", "x-ray"]
+    for dataset in corpus.datasets.values():
+        queries += [dataset["name"], corpus.topics[dataset["topic"]], dataset["description"][:30]]
+    for query in queries:
+        words = tokenize(query)
+        if not words:
+            continue
+        scanned = sorted(
+            (
+                d
+                for d in corpus.datasets.values()
+                if set(words)
+                & set(tokenize(f"{d['name']} {corpus.topics[d['topic']]} {d['description']}"))
+            ),
+            key=lambda d: d["name"],
+        )
+        assert ok(env, "search_datasets", query=query) == scanned
