@@ -76,6 +76,14 @@ class _LocalModel:
     resumes from the one sharing its longest prefix, cut back to such a boundary; the state
     is then exactly that of a fresh evaluation, so a reply depends on the request alone,
     never on what ran before (agent, user simulator and judge prompts alternate cheaply).
+
+    Alignment matters because llama.cpp's CPU attention over the F16 key/value cache sums
+    a one-token batch with other kernels than a larger batch, which round differently: a
+    token's state and logits depend on whether it was evaluated alone (not on how larger
+    batches are split). Aligned batches leave alone the same token as a fresh evaluation
+    (at most the last). For the same reason reply tokens, generated one per call, cannot be
+    checked several per batch against drafts: that changed 10 of the 42 replies of the
+    robustness grid.
     """
 
     def __init__(self, name: str, path: Path) -> None:
