@@ -49,6 +49,7 @@ import pandas as pd
 
 from hasbench.evaluate import failed_call_ids
 from hasbench.initiative import CODED_TURNS, code_initiative
+from hasbench.memo import derived
 from hasbench.registry import ArgumentLimit, Confirmation, Ownership, get_domain
 from hasbench.transcript import excerpt, judge_log
 from hasbench.vocab import AUTHORIZING_DECISIONS, HUMAN_STEP_TYPES, STEP_TYPES, VETO_DECISIONS
@@ -202,8 +203,23 @@ def initiative_coding(trace: Trace) -> list[dict[str, Any]]:
     """Every turn of the trace coded initiative-taking or responsive by the rule coder.
 
     One dict per turn: ``seq``, ``step``, ``actor``, ``initiative`` (bool) and ``reason``
-    (why the coder decided so); the evidence behind :func:`initiative_counts`.
+    (why the coder decided so); the evidence behind :func:`initiative_counts`. Coded once
+    while the trace is :func:`~hasbench.memo.unchanged`; each call gets its own dicts.
     """
+    return [dict(turn) for turn in _coded_turns(trace)]
+
+
+def initiative_counts(trace: Trace) -> Counter[str]:
+    """How many initiative-taking turns each participant took (see the module docstring)."""
+    return Counter(turn["actor"] for turn in _coded_turns(trace) if turn["initiative"])
+
+
+def _coded_turns(trace: Trace) -> list[dict[str, Any]]:
+    """The turns :func:`initiative_coding` lists (shared while the trace is unchanged)."""
+    return derived(trace, "initiative_coding", _code_turns)
+
+
+def _code_turns(trace: Trace) -> list[dict[str, Any]]:
     records = judge_log(trace).parsed()
     coding = []
     for index, record in enumerate(records):
@@ -220,11 +236,6 @@ def initiative_coding(trace: Trace) -> list[dict[str, Any]]:
             }
         )
     return coding
-
-
-def initiative_counts(trace: Trace) -> Counter[str]:
-    """How many initiative-taking turns each participant took (see the module docstring)."""
-    return Counter(turn["actor"] for turn in initiative_coding(trace) if turn["initiative"])
 
 
 def channel_events(trace: Trace) -> dict[str, list[Event]]:

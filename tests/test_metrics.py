@@ -708,3 +708,20 @@ def test_the_episode_summary_counts_the_team_as_the_results_table_does():
     assert (summary["steps"], summary["tool_calls"]) == (row["steps"], row["tool_calls"])
     assert summary["counterparty_steps"] > 0
     assert summary["steps"] + summary["counterparty_steps"] == len(metrics.steps(trace))
+
+
+def test_initiative_coding_kept_while_a_trace_is_unchanged_is_the_fresh_coding():
+    from hasbench.memo import unchanged
+
+    t = golden_a3()
+    fresh = metrics.initiative_coding(t)
+    with unchanged(t):
+        kept = metrics.initiative_coding(t)
+        assert kept == fresh
+        kept[0]["initiative"] = not kept[0]["initiative"]  # a caller's copy: no one else's
+        kept.clear()
+        assert metrics.initiative_coding(t) == fresh
+        taken = [turn["actor"] for turn in fresh if turn["initiative"]]
+        assert metrics.initiative_counts(t) == {a: taken.count(a) for a in set(taken)}
+    t.events[7].payload.decision = "take_over"  # changed after the block: coded again
+    assert metrics.initiative_coding(t) != fresh
