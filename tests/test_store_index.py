@@ -112,36 +112,3 @@ def test_a_record_whose_metrics_are_not_an_object_is_damaged_not_a_crash(store):
     frame, damaged = load_store(store)
     assert len(frame) == 5
     assert [(d.path, d.reason) for d in damaged] == [(path, "metrics: not a JSON object")]
-
-
-def stdlib_text(record) -> str:
-    return json.dumps(record, sort_keys=True, indent=1, ensure_ascii=False)
-
-
-def test_records_are_written_as_the_json_module_writes_them(store):
-    """The store's own encoder gives the library's text, for run records and odd data."""
-    import enum
-    import math
-
-    from hasbench.runner.store import record_text
-
-    for path in (store / "episodes").glob("*.json"):
-        assert record_text(json.loads(path.read_text("utf-8"))) == path.read_text("utf-8")
-
-    class Level(enum.IntEnum):
-        HIGH = 3
-
-    odd = {
-        "b": [1, -0.0, 1e16, 1.5e-7, 2**70, math.nan, math.inf, -math.inf, True, False, None],
-        "a": {'é\n"\\\t\u2028 \x00': "ünï \U0001f600", "": [], "z": {}, "y": ()},
-        "nested": [[[]], [{}], {"k": [{"x": (1, "2")}]}],
-        "c": "x",
-    }
-    for value in (odd, {}, {"k": Level.HIGH}, {"k": {1: "int key"}}, {"k": {"s"}}, [odd], "t"):
-        try:
-            expected = stdlib_text(value)
-        except TypeError:
-            with pytest.raises(TypeError):
-                record_text(value)
-            continue
-        assert record_text(value) == expected

@@ -40,7 +40,6 @@ import os
 import threading
 import warnings
 from dataclasses import dataclass
-from json.encoder import encode_basestring
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -640,105 +639,9 @@ def write_record(
     if missing:
         raise ValueError(f"an episode record needs {missing}")
     if text is None:
-        text = record_text(record)
+        text = json.dumps(record, sort_keys=True, indent=1, ensure_ascii=False)
     _write_atomic(directory / "episodes" / f"{key}.json", text)
     store_index.add(directory, key, record)
-
-
-def record_text(record: dict[str, Any]) -> str:
-    """A record's file text: ``json.dumps(record, sort_keys=True, indent=1, ensure_ascii=False)``.
-
-    The standard library writes indented JSON in Python, a generator per container; plain
-    data (dicts with text keys, lists, tuples, texts, numbers, booleans, None) is written
-    here in a third of the time, to the same text. Anything else goes to the library.
-    """
-    parts: list[str] = []
-    try:
-        _encode(record, "\n", parts)
-    except _NotPlain:
-        return json.dumps(record, sort_keys=True, indent=1, ensure_ascii=False)
-    return "".join(parts)
-
-
-class _NotPlain(Exception):
-    """Raised by :func:`_encode` on anything but plain JSON data."""
-
-
-_CONSTANTS = {None: "null", True: "true", False: "false"}
-
-
-def _leaf(value: Any) -> str | None:
-    """The JSON of a text, number, boolean or None; None for anything else."""
-    kind = type(value)
-    if kind is str:
-        return encode_basestring(value)
-    if kind is int:
-        return int.__repr__(value)
-    if value is None or kind is bool:
-        return _CONSTANTS[value]
-    if kind is float:
-        return _float_text(value)
-    return None
-
-
-def _encode(value: Any, newline: str, parts: list[str]) -> None:
-    """Append the indented JSON of ``value`` (``newline``: a line break and its indent)."""
-    kind = type(value)
-    if kind is dict:
-        if not value:
-            parts.append("{}")
-            return
-        if not all(type(k) is str for k in value):
-            raise _NotPlain
-        inner = newline + " "
-        separator = "," + inner
-        parts.append("{" + inner)
-        first = True
-        for key, item in sorted(value.items()):
-            if not first:
-                parts.append(separator)
-            first = False
-            text = _leaf(item)
-            if text is None:
-                parts.append(encode_basestring(key) + ": ")
-                _encode(item, inner, parts)
-            else:
-                parts.append(encode_basestring(key) + ": " + text)
-        parts.append(newline + "}")
-    elif kind is list or kind is tuple:
-        if not value:
-            parts.append("[]")
-            return
-        inner = newline + " "
-        separator = "," + inner
-        parts.append("[" + inner)
-        first = True
-        for item in value:
-            if not first:
-                parts.append(separator)
-            first = False
-            text = _leaf(item)
-            if text is None:
-                _encode(item, inner, parts)
-            else:
-                parts.append(text)
-        parts.append(newline + "]")
-    else:
-        text = _leaf(value)
-        if text is None:
-            raise _NotPlain
-        parts.append(text)
-
-
-def _float_text(value: float) -> str:
-    """A float as the json module writes it (``NaN`` and ``Infinity`` allowed)."""
-    if value != value:
-        return "NaN"
-    if value == math.inf:
-        return "Infinity"
-    if value == -math.inf:
-        return "-Infinity"
-    return float.__repr__(value)
 
 
 def _write_atomic(path: Path, text: str) -> None:
