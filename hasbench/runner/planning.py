@@ -14,7 +14,8 @@ so what a domain caches per process (a coding task's test runs, by workspace con
 serves the task's later episodes in the plan as in the run; more seeds, then more tasks,
 follow until each backend has :data:`OFFLINE_TIMED` timed episodes in the domain. A
 backend with a local model in a role (``local/``, seconds per episode) is timed on the first
-episode of each stratum only, and the rest of its episodes run in the pool. A
+episode of each stratum only, those episodes side by side in the worker pool (each at the
+seconds it took in its worker), and the rest of its episodes run in the pool. A
 backend's first episode in a domain pays the start-up (loading the domain, building its
 shared base) that the rest of the run does not, and is left out of the rate when others
 ran. The rest runs in the worker pool (one worker per CPU for a grid large enough, see
@@ -234,31 +235,51 @@ async def _time_offline(
     units = _units([cell for cell in grid if cell.key in where])
     failed: dict[str, str] = {}
     warm: set[tuple[str, str]] = set()
-    for cell in _chosen(units, where):
-        stratum = where[cell.key]
-        if stratum.backend in failed:
+    chosen = _chosen(units, where)
+    for cell in [cell for cell in chosen if not _local(cell)]:
+        if where[cell.key].backend in failed:
             continue
         began = time.monotonic()
         record = await run_one(cell.spec, cell.identity, cell.key, store, client)
-        seconds = time.monotonic() - began
-        stratum.timed += 1
-        if record is not None and record["error"] is not None:
-            failed[stratum.backend] = results.error_text(record["error"])
-            continue
-        stratum.finished += record is not None
-        if (stratum.backend, stratum.domain) in warm:
-            stratum.times.append(seconds)
-        else:  # the backend's first episode in this domain pays its start-up
-            warm.add((stratum.backend, stratum.domain))
-            stratum.startup = seconds
+        _timed(where[cell.key], record, time.monotonic() - began, failed, warm)
+    local = [cell for cell in chosen if _local(cell)]
     pending = [cell for s in strata if s.backend not in failed for cell in s.cells]
     pool = open_pool([cell.spec for cell in pending], None, client, run_one)
     if pool is None:
+        for cell in local:
+            began = time.monotonic()
+            record = await run_one(cell.spec, cell.identity, cell.key, store, client)
+            _timed(where[cell.key], record, time.monotonic() - began, failed, warm)
         return failed, 1.0
     try:
+        records = await asyncio.gather(
+            *(pool.run(cell.spec, cell.identity, cell.key, store) for cell in local)
+        )
+        for cell, record in zip(local, records, strict=True):
+            _timed(where[cell.key], record, pool.seconds[cell.key], failed, warm)
         return failed, await _speedup(pool, units, where, strata, store, failed)
     finally:
         pool.close()
+
+
+def _timed(
+    stratum: Stratum,
+    record: dict[str, Any] | None,
+    seconds: float,
+    failed: dict[str, str],
+    warm: set[tuple[str, str]],
+) -> None:
+    """Count a timed episode of ``stratum``: its error, or its seconds (as start-up or rate)."""
+    stratum.timed += 1
+    if record is not None and record["error"] is not None:
+        failed.setdefault(stratum.backend, results.error_text(record["error"]))
+        return
+    stratum.finished += record is not None
+    if (stratum.backend, stratum.domain) in warm:
+        stratum.times.append(seconds)
+    else:  # the backend's first episode in this domain pays its start-up
+        warm.add((stratum.backend, stratum.domain))
+        stratum.startup = seconds
 
 
 async def _speedup(
