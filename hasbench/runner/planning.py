@@ -14,9 +14,9 @@ so what a domain caches per process (a coding task's test runs, by workspace con
 serves the task's later episodes in the plan as in the run; more seeds, then more tasks,
 follow until each backend has :data:`OFFLINE_TIMED` timed episodes in the domain. A
 backend with a local model in a role (``local/``, seconds per episode) is timed on the first
-episode of each stratum only, those episodes side by side in the worker pool (each at the
-seconds it took in its worker), and the rest of its episodes run in the pool. A
-backend's first episode in a domain pays the start-up (loading the domain, building its
+episode of each stratum only, those episodes side by side in the worker pool (spread
+over its workers a task at a time, each at the seconds it took in its worker), and the
+rest of its episodes run in the pool. A backend's first episode in a domain pays the start-up (loading the domain, building its
 shared base) that the rest of the run does not, and is left out of the rate when others
 ran. The rest runs in the worker pool (one worker per CPU for a grid large enough, see
 :func:`hasbench.runner.pool.open_pool`), whose speedup over one process depends on what
@@ -252,14 +252,32 @@ async def _time_offline(
             _timed(where[cell.key], record, time.monotonic() - began, failed, warm)
         return failed, 1.0
     try:
+        spread = _spread(local, pool.workers)
         records = await asyncio.gather(
-            *(pool.run(cell.spec, cell.identity, cell.key, store) for cell in local)
+            *(
+                pool.run(cell.spec, cell.identity, cell.key, store, spread[cell.key])
+                for cell in local
+            )
         )
         for cell, record in zip(local, records, strict=True):
             _timed(where[cell.key], record, pool.seconds[cell.key], failed, warm)
         return failed, await _speedup(pool, units, where, strata, store, failed)
     finally:
         pool.close()
+
+
+def _spread(cells: list[Cell], workers: int) -> dict[str, int]:
+    """A worker for each cell: a task's in one, each task to the one with the fewest so far.
+
+    The pool's own placement balances all of a grid's episodes, and the first task of
+    every domain (whose episodes a plan times) can fall to one worker.
+    """
+    tasks: dict[str, int] = {}
+    count = [0] * workers
+    for cell in cells:
+        worker = tasks.setdefault(cell.spec.scenario.task_id, count.index(min(count)))
+        count[worker] += 1
+    return {cell.key: tasks[cell.spec.scenario.task_id] for cell in cells}
 
 
 def _timed(
