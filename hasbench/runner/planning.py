@@ -9,21 +9,21 @@ one), so each *stratum* (a backend × domain × agency level) is counted at its 
 Offline episodes are timed a task at a time, as a worker of the run meets them (the pool
 gives all of a task's episodes to one worker, :mod:`hasbench.runner.pool`): for
 :data:`OFFLINE_TASKS` tasks of each domain, spread over its tasks, every pending offline
-episode of the task's first seed (all its backends and settings) runs here in grid order,
-so what a domain caches per process (a coding task's test runs, by workspace content)
-serves the task's later episodes in the plan as in the run; more seeds, then more tasks,
-follow until each backend has :data:`OFFLINE_TIMED` timed episodes in the domain. A
-backend with a local model in a role (``local/``, seconds per episode) is timed on the first
-episode of each stratum only, those episodes side by side in the worker pool (spread
-over its workers a task at a time, each at the seconds it took in its worker), and the
-rest of its episodes run in the pool. A backend's first episode in a domain pays the start-up (loading the domain, building its
-shared base) that the rest of the run does not, and is left out of the rate when others
-ran. The rest runs in the worker pool (one worker per CPU for a grid large enough, see
-:func:`hasbench.runner.pool.open_pool`), whose speedup over one process depends on what
-else the machine runs: for a grid of :data:`CALIBRATED` pending episodes or more it is
-measured by running, of each domain, a further task for each worker in the pool (those
-episodes are kept too). A model backend is timed on one episode per stratum, all at
-once, and runs up to its concurrency limit at a time.
+episode of the task's first seed (all its backends and settings) runs here in grid order, so
+what a domain caches per process (a coding task's test runs, by workspace content) serves
+the task's later episodes in the plan as in the run; more seeds, then more tasks, follow
+until each backend has :data:`OFFLINE_TIMED` timed episodes in the domain. A backend with a
+local model in a role (``local/``, seconds per episode) is timed on the first episode of
+each stratum only, those episodes side by side in the worker pool (spread over its workers a
+task at a time, each at the seconds it took in its worker), and the rest of its episodes run
+in the pool. A backend's first episode in a domain pays the start-up (loading the domain,
+building its shared base) that the rest of the run does not, and is left out of the rate
+when others ran. The rest runs in the worker pool (one worker per CPU for a grid large
+enough, see :func:`hasbench.runner.pool.open_pool`), whose speedup over one process depends
+on what else the machine runs: for a grid of :data:`CALIBRATED` pending episodes or more it
+is measured by running, of each domain, a further task for each worker in the pool (those
+episodes are kept too). A model backend is timed on one episode per stratum, all at once,
+and runs up to its concurrency limit at a time.
 
 Episodes count as stored as a run counts them: an intact record without an error; a
 timed episode that ends in error is named, so it is fixed before the run. A backend is
