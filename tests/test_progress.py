@@ -104,18 +104,43 @@ def test_the_first_timed_episode_is_left_out_of_the_rate(tmp_path, monkeypatch):
     assert plan.measured["scripted:strong"] < 0.5
 
 
-def test_a_local_model_backend_is_timed_once_per_stratum(tmp_path, monkeypatch):
-    """Its episodes take seconds each: the plan times one per stratum, the pool runs the rest."""
-    timed = []
+def test_a_local_model_backend_is_timed_once_per_stratum_side_by_side_in_the_pool(
+    tmp_path, monkeypatch
+):
+    """Its episodes take seconds each: the plan times one per stratum, all at once in the
+    workers (at the seconds each took there), and the pool runs the rest."""
+    here, flying, most, placed = [], [0], [0], {}
 
     async def record_only(spec, *args):
-        timed.append(spec.backends.user)
+        here.append(spec.backends.user)
         return {"error": None}
 
+    class Workers:
+        workers = 2
+
+        def __init__(self):
+            self.seconds = {}
+
+        async def run(self, spec, identity, key, store, worker=None):
+            placed[spec.scenario.task_id] = worker
+            flying[0] += 1
+            most[0] = max(most[0], flying[0])
+            await asyncio.sleep(0.05)
+            flying[0] -= 1
+            self.seconds[key] = 7.0  # what the episode took in its worker
+            return {"error": None}
+
+        def close(self):
+            pass
+
     monkeypatch.setattr(planning, "run_one", record_only)
+    monkeypatch.setattr(planning, "open_pool", lambda *args: Workers())
     grid = Experiment(
         name="local",
-        tasks=TaskSelection(files=["data/tasks/examples.yaml"], ids=["mock_A_001", "mock_C_001"]),
+        tasks=TaskSelection(
+            files=["data/tasks/examples.yaml", "data/tasks/retail.yaml"],
+            ids=["mock_A_001", "mock_A_002", "retail_A_001", "retail_A_002"],
+        ),
         backends=[Backends(agent="scripted:strong"),
                   Backends(agent="scripted:strong", user="local/smollm2-135m")],
         settings=[Setting(agency="A1"), Setting(agency="A3")],
@@ -123,8 +148,9 @@ def test_a_local_model_backend_is_timed_once_per_stratum(tmp_path, monkeypatch):
     )  # fmt: skip
     plan = run_sync(estimate(grid, tmp_path))
     local = "scripted:strong with local/smollm2-135m"
-    assert plan.timed == {"scripted:strong with scripted:user": 4, local: 2}
-    assert timed.count("local/smollm2-135m") == 2 and plan.pending[local] == 6
+    assert plan.timed[local] == 4 and plan.pending[local] == 12  # a stratum: domain × agency
+    assert "local/smollm2-135m" not in here and most[0] == 4 and plan.measured[local] == 7.0
+    assert sorted(placed.items()) == [("mock_A_001", 0), ("retail_A_001", 1)]  # two tasks
 
 
 def test_a_grid_timed_whole_says_so(tmp_path):

@@ -9,20 +9,21 @@ one), so each *stratum* (a backend × domain × agency level) is counted at its 
 Offline episodes are timed a task at a time, as a worker of the run meets them (the pool
 gives all of a task's episodes to one worker, :mod:`hasbench.runner.pool`): for
 :data:`OFFLINE_TASKS` tasks of each domain, spread over its tasks, every pending offline
-episode of the task's first seed (all its backends and settings) runs here in grid order,
-so what a domain caches per process (a coding task's test runs, by workspace content)
-serves the task's later episodes in the plan as in the run; more seeds, then more tasks,
-follow until each backend has :data:`OFFLINE_TIMED` timed episodes in the domain. A
-backend with a local model in a role (``local/``, seconds per episode) is timed on the first
-episode of each stratum only, and the rest of its episodes run in the pool. A
-backend's first episode in a domain pays the start-up (loading the domain, building its
-shared base) that the rest of the run does not, and is left out of the rate when others
-ran. The rest runs in the worker pool (one worker per CPU for a grid large enough, see
-:func:`hasbench.runner.pool.open_pool`), whose speedup over one process depends on what
-else the machine runs: for a grid of :data:`CALIBRATED` pending episodes or more it is
-measured by running, of each domain, a further task for each worker in the pool (those
-episodes are kept too). A model backend is timed on one episode per stratum, all at
-once, and runs up to its concurrency limit at a time.
+episode of the task's first seed (all its backends and settings) runs here in grid order, so
+what a domain caches per process (a coding task's test runs, by workspace content) serves
+the task's later episodes in the plan as in the run; more seeds, then more tasks, follow
+until each backend has :data:`OFFLINE_TIMED` timed episodes in the domain. A backend with a
+local model in a role (``local/``, seconds per episode) is timed on the first episode of
+each stratum only, those episodes side by side in the worker pool (spread over its workers a
+task at a time, each at the seconds it took in its worker), and the rest of its episodes run
+in the pool. A backend's first episode in a domain pays the start-up (loading the domain,
+building its shared base) that the rest of the run does not, and is left out of the rate
+when others ran. The rest runs in the worker pool (one worker per CPU for a grid large
+enough, see :func:`hasbench.runner.pool.open_pool`), whose speedup over one process depends
+on what else the machine runs: for a grid of :data:`CALIBRATED` pending episodes or more it
+is measured by running, of each domain, a further task for each worker in the pool (those
+episodes are kept too). A model backend is timed on one episode per stratum, all at once,
+and runs up to its concurrency limit at a time.
 
 Episodes count as stored as a run counts them: an intact record without an error; a
 timed episode that ends in error is named, so it is fixed before the run. A backend is
@@ -234,31 +235,69 @@ async def _time_offline(
     units = _units([cell for cell in grid if cell.key in where])
     failed: dict[str, str] = {}
     warm: set[tuple[str, str]] = set()
-    for cell in _chosen(units, where):
-        stratum = where[cell.key]
-        if stratum.backend in failed:
+    chosen = _chosen(units, where)
+    for cell in [cell for cell in chosen if not _local(cell)]:
+        if where[cell.key].backend in failed:
             continue
         began = time.monotonic()
         record = await run_one(cell.spec, cell.identity, cell.key, store, client)
-        seconds = time.monotonic() - began
-        stratum.timed += 1
-        if record is not None and record["error"] is not None:
-            failed[stratum.backend] = results.error_text(record["error"])
-            continue
-        stratum.finished += record is not None
-        if (stratum.backend, stratum.domain) in warm:
-            stratum.times.append(seconds)
-        else:  # the backend's first episode in this domain pays its start-up
-            warm.add((stratum.backend, stratum.domain))
-            stratum.startup = seconds
+        _timed(where[cell.key], record, time.monotonic() - began, failed, warm)
+    local = [cell for cell in chosen if _local(cell)]
     pending = [cell for s in strata if s.backend not in failed for cell in s.cells]
     pool = open_pool([cell.spec for cell in pending], None, client, run_one)
     if pool is None:
+        for cell in local:
+            began = time.monotonic()
+            record = await run_one(cell.spec, cell.identity, cell.key, store, client)
+            _timed(where[cell.key], record, time.monotonic() - began, failed, warm)
         return failed, 1.0
     try:
+        spread = _spread(local, pool.workers)
+        records = await asyncio.gather(
+            *(
+                pool.run(cell.spec, cell.identity, cell.key, store, spread[cell.key])
+                for cell in local
+            )
+        )
+        for cell, record in zip(local, records, strict=True):
+            _timed(where[cell.key], record, pool.seconds[cell.key], failed, warm)
         return failed, await _speedup(pool, units, where, strata, store, failed)
     finally:
         pool.close()
+
+
+def _spread(cells: list[Cell], workers: int) -> dict[str, int]:
+    """A worker for each cell: a task's in one, each task to the one with the fewest so far.
+
+    The pool's own placement balances all of a grid's episodes, and the first task of
+    every domain (whose episodes a plan times) can fall to one worker.
+    """
+    tasks: dict[str, int] = {}
+    count = [0] * workers
+    for cell in cells:
+        worker = tasks.setdefault(cell.spec.scenario.task_id, count.index(min(count)))
+        count[worker] += 1
+    return {cell.key: tasks[cell.spec.scenario.task_id] for cell in cells}
+
+
+def _timed(
+    stratum: Stratum,
+    record: dict[str, Any] | None,
+    seconds: float,
+    failed: dict[str, str],
+    warm: set[tuple[str, str]],
+) -> None:
+    """Count a timed episode of ``stratum``: its error, or its seconds (as start-up or rate)."""
+    stratum.timed += 1
+    if record is not None and record["error"] is not None:
+        failed.setdefault(stratum.backend, results.error_text(record["error"]))
+        return
+    stratum.finished += record is not None
+    if (stratum.backend, stratum.domain) in warm:
+        stratum.times.append(seconds)
+    else:  # the backend's first episode in this domain pays its start-up
+        warm.add((stratum.backend, stratum.domain))
+        stratum.startup = seconds
 
 
 async def _speedup(

@@ -110,12 +110,16 @@ class EpisodePool:
         identity: dict[str, Any],
         key: str,
         store: Path,
+        worker: int | None = None,
     ) -> dict[str, Any]:
-        """Run one episode in a worker; write its trace and record here; return the record."""
+        """Run one episode in a worker; write its trace and record here; return the record.
+
+        ``worker``: the worker to run it in instead of its task's (a plan spreading the
+        episodes it times over the workers).
+        """
         loop = asyncio.get_running_loop()
-        future = self._executors[self.worker_of(spec.scenario.task_id)].submit(
-            _run_episode, self._run_one, spec, identity, key
-        )
+        where = self.worker_of(spec.scenario.task_id) if worker is None else worker
+        future = self._executors[where].submit(_run_episode, self._run_one, spec, identity, key)
         done = await asyncio.wrap_future(future, loop=loop)
         self.seconds[key] = done.seconds
         return done.store(store, key, self.client)
