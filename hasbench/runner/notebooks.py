@@ -255,10 +255,7 @@ def run_side_by_side(
     Each runs in a worker process of its own (default: one per CPU), taking the next
     notebook in ``runs``' order when it is free, so a notebook that waits on one core
     (a local model answering one request after another) leaves the other to the rest.
-    The first notebook (put the longest first) runs at the usual CPU priority and the
-    others at a lower one (:data:`FOLLOWER_NICENESS`): they take the cores it leaves idle
-    and do not lengthen it. No cell progress is shown (several would interleave on one
-    terminal).
+    No cell progress is shown (several would interleave on one terminal).
 
     Raises:
         ExperimentError: an unknown notebook or parameter, or no ``hasbench`` kernel.
@@ -274,33 +271,20 @@ def run_side_by_side(
             raise ExperimentError(f"{source}: no parameter {', '.join(map(repr, unknown))}")
     require_kernel()
     with worker_pool(max(1, min(workers or machine_workers(), len(runs)))) as pool:
-        futures = [
-            pool.submit(_run_measured, name, p, output_dir, FOLLOWER_NICENESS if i else 0)
-            for i, (name, p) in enumerate(runs)
-        ]
+        futures = [pool.submit(_run_measured, name, p, output_dir) for name, p in runs]
         for future in as_completed(futures):
             yield future.result()
 
 
-FOLLOWER_NICENESS = 10
-"""The niceness of the notebooks :func:`run_side_by_side` runs after its first: with it
-they get about a tenth of a core the first one wants (Linux's scheduler weights)."""
-
-
 def _run_measured(
-    name: str, parameters: dict[str, Any], output_dir: str | Path | None, niceness: int
+    name: str, parameters: dict[str, Any], output_dir: str | Path | None
 ) -> NotebookRun:
     """:func:`run_notebook` in a worker, timed with the CPU of every process it started.
 
-    The worker first lowers its CPU priority to ``niceness`` if it is higher (its kernel
-    and everything the kernel starts inherit it). It adopts the processes its kernel leaves
-    behind (a local model's process ends shortly after the kernel that started it) and
-    waits for them, so their CPU counts.
+    The worker adopts the processes its kernel leaves behind (a local model's process ends
+    shortly after the kernel that started it) and waits for them, so their CPU counts.
     """
     import resource
-
-    if hasattr(os, "nice"):
-        os.nice(max(0, niceness - os.nice(0)))
 
     def children_cpu() -> float:
         used = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -5,7 +5,6 @@ import json
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import nbformat
 import pandas as pd
@@ -315,24 +314,3 @@ def test_notebooks_side_by_side_refuse_an_unknown_parameter_before_any_runs():
 
     with pytest.raises(ExperimentError, match="no parameter 'nosuch'"):
         list(run_side_by_side([("rq1", {"seed": 0}), ("rq2", {"nosuch": 1})]))
-
-
-def test_notebooks_side_by_side_run_the_first_at_the_usual_priority_and_the_rest_lower(
-    monkeypatch,
-):
-    """The longest notebook, started first, keeps its priority; the others fill idle cores."""
-    import os
-
-    from hasbench.runner import notebooks
-
-    def niceness_of_run(name, parameters, output_dir, progress):
-        return Path(str(os.nice(0)))
-
-    monkeypatch.setattr(notebooks, "run_notebook", niceness_of_run)
-    monkeypatch.setattr(notebooks, "require_kernel", lambda: None)
-    runs = [("robustness", {}), ("rq1", {}), ("rq2", {})]
-    done = {run.name: int(run.executed.name) for run in notebooks.run_side_by_side(runs)}
-    usual = os.nice(0)
-    assert done == {"robustness": usual} | {
-        name: max(usual, notebooks.FOLLOWER_NICENESS) for name in ("rq1", "rq2")
-    }
