@@ -235,21 +235,21 @@ async def _time_offline(
     units = _units([cell for cell in grid if cell.key in where])
     failed: dict[str, str] = {}
     warm: set[tuple[str, str]] = set()
+
+    async def time_here(cells: list[Cell]) -> None:
+        for cell in cells:
+            if where[cell.key].backend not in failed:
+                began = time.monotonic()
+                record = await run_one(cell.spec, cell.identity, cell.key, store, client)
+                _timed(where[cell.key], record, time.monotonic() - began, failed, warm)
+
     chosen = _chosen(units, where)
-    for cell in [cell for cell in chosen if not _local(cell)]:
-        if where[cell.key].backend in failed:
-            continue
-        began = time.monotonic()
-        record = await run_one(cell.spec, cell.identity, cell.key, store, client)
-        _timed(where[cell.key], record, time.monotonic() - began, failed, warm)
     local = [cell for cell in chosen if _local(cell)]
+    await time_here([cell for cell in chosen if not _local(cell)])
     pending = [cell for s in strata if s.backend not in failed for cell in s.cells]
     pool = open_pool([cell.spec for cell in pending], None, client, run_one)
     if pool is None:
-        for cell in local:
-            began = time.monotonic()
-            record = await run_one(cell.spec, cell.identity, cell.key, store, client)
-            _timed(where[cell.key], record, time.monotonic() - began, failed, warm)
+        await time_here(local)
         return failed, 1.0
     try:
         spread = _spread(local, pool.workers)
