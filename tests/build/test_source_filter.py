@@ -33,7 +33,7 @@ def test_keeps_table_11s_counts(results, domain, kept):
     assert all(r.rank >= 1 for r in rows if r.verdict == "keep")
 
 
-def test_telecom_standard_set_keeps_every_service_task_and_two_per_other_bucket():
+def test_telecom_standard_set_keeps_every_service_task_and_two_per_other_bucket(results):
     rows = filter_tau2("telecom", read_tau2(TAU2, "telecom", TAU2 / "telecom" / "tasks.json"))
     kept = [r for r in rows if r.verdict == "keep"]
     service = [r for r in rows if r.bucket.startswith("service_issue")]
