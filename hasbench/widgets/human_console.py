@@ -1,14 +1,20 @@
 """Play a human of an episode yourself, in the notebook: :func:`play` and its console.
 
 :func:`play` starts an episode whose humans (or some of them) are played by you through
-the ``human:notebook`` backend and returns a :class:`HumanConsole`. The episode runs in
-the notebook's event loop; whenever an agent asks a human you play, the console shows the
+the ``human:notebook`` backend and returns a :class:`HumanConsole`. The episode starts
+when you press the console's Start button (or call :meth:`HumanConsole.start`), after you
+have read your part, and runs in the notebook's event loop; whenever an agent asks a human you play, the console shows the
 request with what is asked and what that human knows (its facts and rules), and waits for
 your answer (text; approve, deny, approve with changes, override, do it yourself, or
 stop). Between turns you can give feedback or information on your own, or stop the
 episode. When it ends, the console shows the outcome and the trace beside its graph. What
 it shows is built by :mod:`hasbench.participants.person_view`, as the terminal and the
 served page show it.
+
+Starting on the person's click is also what keeps the page whole: a page that is still
+loading (Voila restoring the widgets from the kernel) drops updates the kernel sends in
+the meantime, so an episode that ran while the page loaded could show a request's buttons
+without its card. A click comes from a page whose widgets are all in place.
 """
 
 from __future__ import annotations
@@ -63,7 +69,9 @@ def play(
     pace: float = 1.0,
     out: str | Path | None = None,
 ) -> HumanConsole:
-    """Start an episode in which you play humans, and return its console (display it).
+    """Set up an episode in which you play humans, and return its console (display it).
+
+    The episode runs from the moment the console's Start button is pressed.
 
     Args:
         task: a scenario, or a task file (then ``task_id`` names the task).
@@ -93,9 +101,7 @@ def play(
     desk = Desk(pace=pace)
     with desk.use():
         episode = Episode(scenario, setting, Backends(agent=agent, user=user, judge=judge), seed)
-    console = HumanConsole(episode, desk)
-    console.task = loop.create_task(console.run(out))
-    return console
+    return HumanConsole(episode, desk, loop, out)
 
 
 class HumanConsole(widgets.VBox):
@@ -104,19 +110,28 @@ class HumanConsole(widgets.VBox):
     Attributes:
         episode: the running episode.
         desk: where its requests to the person wait.
-        task: the asyncio task running the episode (set by :func:`play`).
+        task: the asyncio task running the episode (None until it starts).
         trace: the finished trace (None while it runs).
         outcome: the finished episode's outcome (None while it runs).
         status_html, context_html, request_html, log_html: the shown panels.
         answer_text, arguments_text: the answer's words and, for control, the arguments.
         buttons: the answer buttons of the current request, by decision or action name.
+        start_button: starts the episode.
         own_kind, own_text, own_send, stop: input of your own at any time.
     """
 
-    def __init__(self, episode: Episode, desk: Desk) -> None:
+    def __init__(
+        self,
+        episode: Episode,
+        desk: Desk,
+        loop: asyncio.AbstractEventLoop,
+        out: str | Path | None = None,
+    ) -> None:
         self.episode = episode
         self.desk = desk
         self.task: asyncio.Task[Any] | None = None
+        self._loop = loop
+        self._out = out
         self.trace: Trace | None = None
         self.outcome: Any = None
         self.error: str | None = None
@@ -153,6 +168,11 @@ class HumanConsole(widgets.VBox):
             description="Send", tooltip="reaches the agent before the next turn"
         )
         self.stop = widgets.Button(description="Stop the episode", button_style="danger")
+        self.start_button = widgets.Button(
+            description="Start", button_style="primary", tooltip="the agents begin"
+        )
+        self.start_button.add_class("hb-start")
+        self.start_button.on_click(lambda _: self.start())
         self.own_send.on_click(lambda _: self._offer(self.own_kind.value, self.own_text.value))
         self.stop.on_click(lambda _: self._offer("stop", self.own_text.value))
         self.log_html = widgets.HTML()
@@ -165,6 +185,7 @@ class HumanConsole(widgets.VBox):
             children=[
                 widgets.HTML(STYLE + _CONSOLE_STYLE),
                 self.status_html,
+                self.start_button,
                 widgets.HBox(
                     [
                         widgets.VBox(
@@ -189,7 +210,15 @@ class HumanConsole(widgets.VBox):
 
     # -- running -----------------------------------------------------------------------
 
-    async def run(self, out: str | Path | None = None) -> Trace | None:
+    def start(self) -> asyncio.Task[Any]:
+        """Start the episode (what the Start button does); starting again changes nothing."""
+        if self.task is None:
+            self.task = self._loop.create_task(self._run(self._out))
+            self.start_button.layout.display = "none"
+            self.refresh()
+        return self.task
+
+    async def _run(self, out: str | Path | None) -> Trace | None:
         """Run the episode to its end, write and evaluate its trace, show the outcome."""
         from hasbench.evaluate import evaluate
         from hasbench.metrics import trace_metrics
@@ -232,14 +261,14 @@ class HumanConsole(widgets.VBox):
         self.status_html.value = self._status()
         ask = self.waiting
         users = [ask.user_id] if ask is not None else self.played
-        views = [self.desk.views[u] for u in users if u in self.desk.views]
+        views = [self.desk.views.get(u) or self.episode.human_view(u) for u in users]
         self.context_html.value = "".join(_knowledge_html(knowledge(v)) for v in views)
         if ask is not self._shown:
             self._shown = ask
             self._show_request(ask)
         ended = self.episode.ended
         for control in (self.own_send, self.stop, self.own_text, self.own_kind):
-            control.disabled = ended
+            control.disabled = ended or self.task is None  # nothing to say before Start
         self.log_html.value = self._log()
 
     def _status(self) -> str:
@@ -262,6 +291,8 @@ class HumanConsole(widgets.VBox):
             )
         elif self.waiting is not None:
             state = "<span class='hb-error'>waiting for you</span>"
+        elif self.task is None:
+            state = "not started: read your part below, then press Start"
         else:
             state = f"running · turn {self.episode.step_no}"
         return f"<div class='hb-panel hb-status'>{head} · {state}</div>"

@@ -5,8 +5,9 @@ package) driven by Playwright uses its widgets.
   shown event and the highlighted actor; every node of the graph lies inside the visible
   area; in the RunBrowser, the quick filter for rescued episodes and a click on a row open
   A1 and A3 side by side with both graphs fully in view.
-- Playing a human: a pattern-C task in which the test approves the protected actions in
-  the console, and the trace records the approvals as a real person's.
+- Playing a human: a pattern-C task in which the test presses Start, approves the
+  protected actions in the console, and the trace records the approvals as a real
+  person's.
 
 Screenshots are kept in ``test-artifacts/``.
 """
@@ -115,6 +116,12 @@ def test_a_person_plays_the_safety_reviewer_in_chromium(tmp_path, hasbench_kerne
         page = browser.new_page(viewport=SCREENS["1366x768"])
         page.set_default_timeout(120_000)  # a kernel on loaded cores answers slowly
         page.goto(url, timeout=60_000)
+        start = page.locator(".hb-console .hb-start")
+        start.wait_for(timeout=120_000)
+        assert "press Start" in page.locator(".hb-console .hb-status").inner_text()
+        assert "safety reviewer" in page.locator(".hb-console .hb-context").inner_text()
+        page.screenshot(path=str(ARTIFACTS / "play_human_start.png"))
+        start.click()
         card = page.locator(".hb-console .hb-card")
         approve = page.locator(".hb-console .hb-answer-approve")
         try:  # the card and its buttons are two widgets: wait for both, whichever comes last

@@ -23,6 +23,7 @@ def test_approving_in_the_console_runs_the_action_and_shows_the_outcome(scenario
     async def session():
         console = play(scenario, plays=["user_1"], pace=0, out=out)
         assert isinstance(console, HumanConsole) and console.played == ["user_1"]
+        console.start_button.click()
         await until(lambda: console.waiting is not None)
         assert "waiting for you" in console.status_html.value
         card = console.request_html.value
@@ -68,6 +69,7 @@ def test_approving_in_the_console_runs_the_action_and_shows_the_outcome(scenario
 def test_own_feedback_and_the_stop_button(scenario):
     async def session():
         console = play(scenario, plays=["user_0"], pace=0.05)
+        console.start()
         await until(lambda: console.waiting is not None)  # the email question
         console.answer_text.value = ""
         console.buttons["send"].click()  # refused: no answer written
@@ -91,6 +93,29 @@ def test_own_feedback_and_the_stop_button(scenario):
         ("user_0", "feedback", "comment"), ("user_0", "control", "stop"),
     ]  # fmt: skip
     assert "ended: <b>user_stop</b>" in console.status_html.value
+
+
+def test_nothing_runs_before_the_person_presses_start(scenario):
+    async def session():
+        console = play(scenario, plays=["user_1"], pace=0)
+        await asyncio.sleep(0.3)  # an unstarted episode would have asked by now
+        assert console.task is None and console.episode.step_no == 0
+        assert console.waiting is None and console.episode.trace.events == []
+        assert "press Start" in console.status_html.value
+        assert "You play user_1 (safety reviewer)" in console.context_html.value  # read first
+        assert console.start_button.layout.display != "none"
+        assert console.stop.disabled and console.own_send.disabled
+        console.start_button.click()
+        task = console.task
+        assert task is not None and console.start() is task  # a second start changes nothing
+        assert console.start_button.layout.display == "none" and not console.stop.disabled
+        await until(lambda: console.waiting is not None)
+        console.stop.click()
+        await task
+        return console
+
+    console = asyncio.run(session())
+    assert console.trace.termination.reason == "user_stop"
 
 
 def test_play_needs_the_notebook_event_loop(scenario):
