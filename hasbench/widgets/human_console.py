@@ -1,15 +1,15 @@
 """Play a human of an episode yourself, in the notebook: :func:`play` and its console.
 
-:func:`play` starts an episode whose humans (or some of them) are played by you through
+:func:`play` sets up an episode whose humans (or some of them) are played by you through
 the ``human:notebook`` backend and returns a :class:`HumanConsole`. The episode starts
 when you press the console's Start button (or call :meth:`HumanConsole.start`), after you
-have read your part, and runs in the notebook's event loop; whenever an agent asks a human you play, the console shows the
-request with what is asked and what that human knows (its facts and rules), and waits for
-your answer (text; approve, deny, approve with changes, override, do it yourself, or
-stop). Between turns you can give feedback or information on your own, or stop the
-episode. When it ends, the console shows the outcome and the trace beside its graph. What
-it shows is built by :mod:`hasbench.participants.person_view`, as the terminal and the
-served page show it.
+have read your part, and runs in the notebook's event loop; whenever an agent asks a
+human you play, the console shows the request with what is asked and what that human
+knows (its facts and rules), and waits for your answer (text; approve, deny, approve with
+changes, override, do it yourself, or stop). Between turns you can give feedback or
+information on your own, or stop the episode. When it ends, the console shows the
+outcome and the trace beside its graph. What it shows is built by
+:mod:`hasbench.participants.person_view`, as the terminal and the served page show it.
 
 Starting on the person's click is also what keeps the page whole: a page that is still
 loading (Voila restoring the widgets from the kernel) drops updates the kernel sends in
