@@ -107,9 +107,11 @@ def test_the_first_timed_episode_is_left_out_of_the_rate(tmp_path, monkeypatch):
 def test_a_local_model_backend_is_timed_once_per_stratum_side_by_side_in_the_pool(
     tmp_path, monkeypatch
 ):
-    """Its episodes take seconds each: the plan times one per stratum, all at once in the
-    workers (at the seconds each took there), and the pool runs the rest."""
-    here, flying, most, placed = [], [0], [0], {}
+    """Its episodes take seconds each: the plan times one per stratum in the workers (at
+    the seconds each took there), a task's at a time to whichever worker is free, and the
+    pool runs the rest."""
+    here, busy, taken = [], {}, []
+    slow = {"mock_A_001": 0.3}  # the first task takes long: the next two go to the other worker
 
     async def record_only(spec, *args):
         here.append(spec.backends.user)
@@ -122,11 +124,9 @@ def test_a_local_model_backend_is_timed_once_per_stratum_side_by_side_in_the_poo
             self.seconds = {}
 
         async def run(self, spec, identity, key, store, worker=None):
-            placed[spec.scenario.task_id] = worker
-            flying[0] += 1
-            most[0] = max(most[0], flying[0])
-            await asyncio.sleep(0.05)
-            flying[0] -= 1
+            async with busy.setdefault(worker, asyncio.Lock()):  # one at a time, as a process
+                taken.append((spec.scenario.task_id, worker))
+                await asyncio.sleep(slow.get(spec.scenario.task_id, 0.01))
             self.seconds[key] = 7.0  # what the episode took in its worker
             return {"error": None}
 
@@ -138,8 +138,9 @@ def test_a_local_model_backend_is_timed_once_per_stratum_side_by_side_in_the_poo
     grid = Experiment(
         name="local",
         tasks=TaskSelection(
-            files=["data/tasks/examples.yaml", "data/tasks/retail.yaml"],
-            ids=["mock_A_001", "mock_A_002", "retail_A_001", "retail_A_002"],
+            files=["data/tasks/examples.yaml", "data/tasks/retail.yaml",
+                   "data/tasks/airline.yaml"],
+            ids=["mock_A_001", "mock_B_001", "retail_A_001", "airline_A_001"],
         ),
         backends=[Backends(agent="scripted:strong"),
                   Backends(agent="scripted:strong", user="local/smollm2-135m")],
@@ -148,9 +149,11 @@ def test_a_local_model_backend_is_timed_once_per_stratum_side_by_side_in_the_poo
     )  # fmt: skip
     plan = run_sync(estimate(grid, tmp_path))
     local = "scripted:strong with local/smollm2-135m"
-    assert plan.timed[local] == 4 and plan.pending[local] == 12  # a stratum: domain × agency
-    assert "local/smollm2-135m" not in here and most[0] == 4 and plan.measured[local] == 7.0
-    assert sorted(placed.items()) == [("mock_A_001", 0), ("retail_A_001", 1)]  # two tasks
+    assert plan.timed[local] == 6 and plan.pending[local] == 10  # a stratum: domain × agency
+    assert "local/smollm2-135m" not in here and plan.measured[local] == 7.0
+    workers = {task: {w for t, w in taken if t == task} for task, _ in taken}
+    assert all(len(w) == 1 for w in workers.values())  # a task's episodes share a worker
+    assert workers == {"mock_A_001": {0}, "retail_A_001": {1}, "airline_A_001": {1}}
 
 
 def test_a_grid_timed_whole_says_so(tmp_path):
