@@ -213,20 +213,20 @@ class HumanConsole(widgets.VBox):
     def start(self) -> asyncio.Task[Any]:
         """Start the episode (what the Start button does); starting again changes nothing."""
         if self.task is None:
-            self.task = self._loop.create_task(self._run(self._out))
+            self.task = self._loop.create_task(self._run())
             self.start_button.layout.display = "none"
             self.refresh()
         return self.task
 
-    async def _run(self, out: str | Path | None) -> Trace | None:
+    async def _run(self) -> Trace | None:
         """Run the episode to its end, write and evaluate its trace, show the outcome."""
         from hasbench.evaluate import evaluate
         from hasbench.metrics import trace_metrics
 
         try:
             trace = await self.episode.run()
-            if out is not None:
-                trace.write(out)
+            if self._out is not None:
+                trace.write(self._out)
             judge = make_judge(self.episode.backends.judge, self.episode.client)
             self.outcome = await evaluate(self.episode.scenario, trace, judge)
             self.trace = trace
