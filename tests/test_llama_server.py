@@ -25,7 +25,7 @@ pytest.importorskip(
 from hasbench import runner  # noqa: E402
 from hasbench.agency import Setting  # noqa: E402
 from hasbench.llm import Endpoint, LLMClient, ResponseCache  # noqa: E402
-from hasbench.llm.llama import model_file  # noqa: E402
+from hasbench.llm.llama import served_file  # noqa: E402
 from hasbench.paths import REPO_ROOT  # noqa: E402
 from hasbench.simulator import Backends, Episode  # noqa: E402
 
@@ -45,7 +45,7 @@ def llama_server(tmp_path_factory):
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     command = [
-        sys.executable, "-m", "llama_cpp.server", "--model", str(model_file("smollm2-135m")),
+        sys.executable, "-m", "llama_cpp.server", "--model", str(served_file("smollm2-135m")),
         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "8192",
         "--chat_format", "chatml-function-calling",
     ]  # fmt: skip

@@ -172,7 +172,7 @@ def test_reply_is_the_same_on_one_thread_as_on_two(monkeypatch):
     from hasbench.llm import llama
 
     chat = [{"role": "user", "content": "Name three colours of a rainbow. " * 30}]  # > 1 batch
-    path = llama.model_file("smollm2-135m")
+    path = llama.served_file("smollm2-135m")
     replies = []
     for threads in (1, 2):
         monkeypatch.setattr(llama, "LOCAL_THREADS", threads)
@@ -232,7 +232,7 @@ def test_a_greedy_json_reply_is_llama_cpps_and_checks_few_steps_against_the_whol
     monkeypatch.setattr(
         llama._GreedyGrammar, "close", lambda self: (checks.append(self.full_checks), close(self))
     )
-    model = llama._LocalModel("smollm2-135m", llama.model_file("smollm2-135m"))
+    model = llama._LocalModel("smollm2-135m", llama.served_file("smollm2-135m"))
     text, usage = model.generate(chat, schema, temperature=0.0, seed=0)
     formatted = model.formatter(messages=chat)
     tokens = model.llama.tokenize(formatted.prompt.encode(), add_bos=False, special=True)
@@ -249,7 +249,7 @@ def test_a_greedy_json_reply_is_llama_cpps_and_checks_few_steps_against_the_whol
 def test_a_model_keeps_the_prompt_states_its_memory_allows_not_only_the_last_four(monkeypatch):
     from hasbench.llm import llama
 
-    model = llama._LocalModel("smollm2-135m", llama.model_file("smollm2-135m"))
+    model = llama._LocalModel("smollm2-135m", llama.served_file("smollm2-135m"))
     evaluated = []
     evaluate = model.llama.eval
     monkeypatch.setattr(model.llama, "eval", lambda t: (evaluated.append(len(t)), evaluate(t))[1])
@@ -266,3 +266,29 @@ def test_a_model_keeps_the_prompt_states_its_memory_allows_not_only_the_last_fou
     assert ask(0, " Answer in one word.") < whole  # the first prompt's state is still kept
     assert sum(len(state) for _, state in model._saved) <= llama.LOCAL_KEPT_BYTES
     model.llama.close()
+
+
+def test_the_shipped_weights_are_served_as_q8_0_written_once_and_the_same_each_time(
+    monkeypatch, tmp_path
+):
+    from llama_cpp import Llama
+
+    from hasbench.llm import llama
+
+    monkeypatch.setattr(llama, "CACHE_DIR", tmp_path)
+    served = llama.served_file("smollm2-135m")
+    assert served.parent == tmp_path / "models" and served.name.endswith(".Q8_0.gguf")
+    written = served.stat().st_mtime_ns
+    assert llama.served_file("smollm2-135m") == served
+    assert served.stat().st_mtime_ns == written  # reused, not written again
+    again = tmp_path / "again.gguf"
+    llama._reencode("smollm2-135m", llama.model_file("smollm2-135m"), again)
+    assert again.read_bytes() == served.read_bytes()
+    assert sorted(p.name for p in served.parent.iterdir()) == [served.name]  # no partial left
+    model = Llama(model_path=str(served), vocab_only=True, verbose=False)
+    assert model.metadata["general.file_type"] == "7"  # llama.cpp's LLAMA_FTYPE_MOSTLY_Q8_0
+    model.close()
+    monkeypatch.setattr(llama, "_LOCAL_LOADED", {})
+    loaded = llama._local_model("smollm2-135m")  # what a model process answers with
+    assert loaded.llama.model_path == str(served)
+    loaded.llama.close()
