@@ -247,9 +247,9 @@ def test_respond_receives_messages_and_tools():
 def test_cost_comes_from_litellm_cost_map():
     import litellm
 
-    from hasbench.llm import _convert, _litellm
+    from hasbench.llm import _convert, load_litellm
 
-    _litellm()
+    load_litellm()
     raw = run(
         litellm.acompletion(model="openai/gpt-4o-mini", messages=MESSAGES, mock_response="hi")
     )

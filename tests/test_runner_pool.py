@@ -2,6 +2,8 @@
 
 import asyncio
 import json
+import subprocess
+import sys
 
 import pandas as pd
 import pytest
@@ -79,6 +81,27 @@ def test_a_small_grid_s_tasks_are_dealt_evenly_to_the_workers():
     finally:
         pool.close()
     assert per_worker == [len(specs) // 2] * 2  # 12 tasks; a hash of their ids gave 10 to one
+
+
+def test_a_pool_for_local_model_episodes_loads_litellm_once_before_its_workers_fork():
+    """Each worker would otherwise import litellm (about 3 CPU-s) for its first model call."""
+    code = """
+import sys
+from hasbench.experiments import robustness
+from hasbench.llm import LLMClient
+from hasbench.runner.experiment import grid
+from hasbench.runner.pool import open_pool
+
+def opened(users):
+    specs = grid(robustness.experiment(["scripted:standin?strong"], users, "rule", None, 2, 0))
+    open_pool(specs, 2, LLMClient(cache=None), None).close()
+    return "litellm" in sys.modules
+
+print(opened(["scripted:user"]), opened(["scripted:user", "local/smollm2-135m"]))
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "True"]
 
 
 def test_a_local_dask_cluster_gives_the_same_table_as_a_local_run(tmp_path):

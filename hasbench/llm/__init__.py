@@ -66,13 +66,13 @@ from hasbench.llm.client import (
     LLMClient,
     did_you_mean,
     error_kind,
+    load_litellm,
     model_problem,
     provider_of,
     redact,
     retry_after,
 )
 from hasbench.llm.client import _convert as _convert
-from hasbench.llm.client import _litellm as _litellm
 from hasbench.llm.doubles import Respond, register_test_provider
 from hasbench.llm.llama import (
     LOCAL_BATCH,
@@ -91,7 +91,7 @@ __all__ = [
     "LOCAL_CONTEXT", "LOCAL_KEPT_BYTES", "LOCAL_MAX_TOKENS", "LOCAL_MODELS", "LOCAL_SEED",
     "NO_KEY", "PERMANENT_KINDS", "RETRYABLE_KINDS", "STOP_AFTER", "TRANSIENT_KINDS", "CallBudget",
     "ClientStats", "Endpoint", "LLMClient", "ModelError", "ModelResponse", "Respond",
-    "ResponseCache", "ToolCallRequest", "did_you_mean", "error_kind", "model_problem",
-    "provider_of", "redact",
-    "register_test_provider", "request_key", "retry_after",
+    "ResponseCache", "ToolCallRequest", "did_you_mean", "error_kind", "load_litellm",
+    "model_problem", "provider_of", "redact", "register_test_provider", "request_key",
+    "retry_after",
 ]  # fmt: skip

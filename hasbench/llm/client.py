@@ -303,7 +303,7 @@ async def _dispatch(model: str, kwargs: dict[str, Any]) -> ModelResponse:
     """One attempt: ``test/`` models are answered in-process, everything else by litellm."""
     if provider_of(model) == "test":
         return await doubles.reply(model.split("/", 1)[1], kwargs)
-    litellm = _litellm()
+    litellm = load_litellm()
     from litellm._internal_context import is_internal_call
 
     # The trace is the log: marking the call internal skips litellm's own logging
@@ -356,7 +356,7 @@ def provider_of(model: str) -> str:
     if ":" in model or model == "rule":
         return model.split(":", 1)[0]
     try:
-        return _litellm().get_llm_provider(model)[1]
+        return load_litellm().get_llm_provider(model)[1]
     except Exception:  # litellm raises several types for unknown models
         return model
 
@@ -378,7 +378,7 @@ def model_problem(model: str) -> str | None:
         return f"unknown local model {model!r}" + did_you_mean(
             model, [f"local/{known}" for known in llama.LOCAL_MODELS]
         )
-    litellm = _litellm()
+    litellm = load_litellm()
     providers = sorted({getattr(p, "value", p) for p in litellm.provider_list} | {"local", "test"})
     if provider:
         if provider in providers:
@@ -523,7 +523,7 @@ _LITELLM_LOCK = threading.Lock()
 _litellm_module: ModuleType | None = None
 
 
-def _litellm() -> ModuleType:
+def load_litellm() -> ModuleType:
     """Import litellm once, quietly, with the hasbench custom providers installed."""
     global _litellm_module
     if _litellm_module is not None:

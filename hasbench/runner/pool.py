@@ -159,21 +159,26 @@ def open_pool(
     if workers <= 1 or count == 0:
         return None
     if FORKED:
-        _build_domain_data(specs)
+        _load_before_fork(specs)
     return EpisodePool(workers, client, run_one, [s for s in specs if cpu_bound(s.backends)])
 
 
-def _build_domain_data(specs: list[EpisodeSpec]) -> None:
-    """Build an environment of each domain here, before the workers fork.
+def _load_before_fork(specs: list[EpisodeSpec]) -> None:
+    """Load here, before the workers fork, what each of them would otherwise load again.
 
-    What a domain loads or generates once per process (a generated database, a literature
-    corpus: up to a second each) is then inherited by every worker, not built in each.
+    An environment of each domain: what a domain loads or generates once per process (a
+    generated database, a literature corpus: up to a second each). And litellm, which
+    serves ``local/`` models, when an episode plays one: importing it takes about 3 CPU-s.
     """
     from hasbench.envs import make_environment
+    from hasbench.llm import load_litellm
 
     for spec in {spec.scenario.domain: spec for spec in specs}.values():
         with contextlib.suppress(Exception):  # the episode meets the same error and records it
             make_environment(spec.scenario)
+    roles = {role for s in specs for role in (s.backends.agent, s.backends.user, s.backends.judge)}
+    if any(role.startswith("local/") for role in roles):
+        load_litellm()
 
 
 class Finished(NamedTuple):
