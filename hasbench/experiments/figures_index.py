@@ -23,7 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from hasbench.paths import FIGURES_DIR
-from hasbench.runner.notebooks import MANIFEST, FigureNotebook, figure_notebooks
+from hasbench.runner.notebooks import (
+    MANIFEST,
+    FigureNotebook,
+    figure_notebooks,
+    find_notebook,
+    notebook_parameters,
+)
 
 INDEX = "index.html"
 SIMULATED_ROLES = ("user", "engine", "raters", "respondent")
@@ -62,7 +68,7 @@ def run_all(
     from hasbench.runner.notebooks import run_side_by_side
 
     figures = Path(figures_dir) if figures_dir is not None else FIGURES_DIR
-    notebooks = sorted(figure_notebooks(), key=lambda notebook: not notebook.runs_long)
+    notebooks = sorted(figure_notebooks(), key=_queue_place)
     runs = [
         (notebook.name, {**(parameters or {}), **(per_notebook or {}).get(notebook.name, {}),
                          "output_dir": str(figures / notebook.folder)})
@@ -83,6 +89,17 @@ def run_all(
         failed = "; ".join(f"{name}: {message}" for name, message in errors.items())
         raise NotebookRunError(f"{len(errors)} notebook(s) failed ({failed}); see {index}")
     return index
+
+
+def _queue_place(notebook: FigureNotebook) -> tuple[bool, bool]:
+    """Where a notebook waits in ``run_all``'s queue (declared order within each place).
+
+    The long notebook first, beside the others; then those that run no episodes (a core
+    each); last those that run episodes (they take ``benchmark``), which spread over
+    worker processes, so the last of them can use every core the others leave.
+    """
+    runs_episodes = "benchmark" in notebook_parameters(find_notebook(notebook.name))
+    return (not notebook.runs_long, runs_episodes)
 
 
 def describe(folder: Path) -> dict[str, Any] | None:

@@ -94,7 +94,8 @@ class FigureNotebook:
         name: its registered name.
         title: what it reproduces.
         folder: its folder under the figures directory (its ``output_dir``).
-        order: its place on the index page, and in ``hasbench notebook all``'s queue.
+        order: its place on the index page, and in ``hasbench notebook all``'s queue among
+            notebooks alike (see :func:`hasbench.experiments.figures_index.run_all`).
         runs_long: it takes longer than the others together, so ``hasbench notebook all``
             starts it first, beside them.
     """

@@ -301,7 +301,10 @@ def test_notebook_all_starts_the_long_notebook_first_and_reports_each_as_it_ends
     with pytest.raises(figures_index.NotebookRunError, match="rq2: boom"):
         figures_index.run_all({"seed": 1}, figures_dir=tmp_path, progress=False)
     order = [name for name, _ in asked]
-    assert order == long + [n.name for n in figure_notebooks() if not n.runs_long]
+    # then the notebooks without episodes (a core each), those with a worker pool last
+    assert order == long + ["docuteam_user_study", "docuteam_simulated_study"] + [
+        "rq1", "rq2", "rq3", "rq4"
+    ]
     assert all(p["seed"] == 1 and p["output_dir"].startswith(str(tmp_path)) for _, p in asked)
     printed = capsys.readouterr().out
     assert "robustness done in 2.0 s (3.5 CPU-s)" in printed and "rq2 failed in" in printed
