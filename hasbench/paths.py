@@ -24,6 +24,13 @@ POLICIES_DIR = DATA_DIR / "policies"
 FIGURES_DIR = Path(os.environ.get("HASBENCH_FIGURES", REPO_ROOT / "figures"))
 RUNS_DIR = Path(os.environ.get("HASBENCH_RUNS", REPO_ROOT / "runs"))
 CACHE_DIR = Path(os.environ.get("HASBENCH_CACHE", REPO_ROOT / ".cache"))
+SCRATCH_BASE: str | None = "/dev/shm" if os.access("/dev/shm", os.W_OK | os.X_OK) else None
+"""Where folders that live no longer than their process are made (None: the temporary
+directory): the memory-backed ``/dev/shm`` where the machine has one. The coding sandbox's
+workspaces change files there at every run; on a disk's file system a new file costs ten
+times as much, and on ext4 without a journal even more after many were deleted (it checks
+each recently freed inode): 0.16-0.7 ms against 0.03 ms here, about 13 CPU-s of
+``hasbench notebook all``."""
 
 
 def resolve(path: str | Path) -> Path:
@@ -52,9 +59,9 @@ def at_process_exit(callback: Callable[..., object], *args: object) -> None:
     util.Finalize(None, callback, args=args, exitpriority=0)
 
 
-def scratch_folder(prefix: str, base: str | None = None) -> Path:
-    """A new private folder (in ``base`` or the temporary directory), removed at exit."""
-    folder = Path(tempfile.mkdtemp(prefix=prefix, dir=base))
+def scratch_folder(prefix: str) -> Path:
+    """A new private folder in ``SCRATCH_BASE``, removed when this process ends."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix, dir=SCRATCH_BASE))
     at_process_exit(shutil.rmtree, folder, True)
     return folder
 

@@ -133,24 +133,24 @@ def _grading_folder() -> str:
     return str(_hidden_dir("def test_one():\n    assert True\n"))
 
 
-def _scratch(base: str) -> str:
+def _scratch() -> str:
     from hasbench.paths import scratch_folder
 
-    return str(scratch_folder("hasbench-test-", base))
+    return str(scratch_folder("hasbench-test-"))
 
 
 def test_a_worker_s_scratch_folders_are_removed_when_the_pool_ends(tmp_path, monkeypatch):
     """Pool workers end without running atexit handlers: their folders used to pile up."""
-    import tempfile
     from pathlib import Path
 
+    from hasbench import paths
     from hasbench.runner.pool import worker_pool
 
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the forked workers' too
+    monkeypatch.setattr(paths, "SCRATCH_BASE", str(tmp_path))  # the forked workers' too
     with worker_pool(2) as pool:
         made = [
             pool.submit(_grading_folder).result(),
-            pool.submit(_scratch, str(tmp_path)).result(),
+            pool.submit(_scratch).result(),
         ]
         assert all(Path(folder).is_dir() for folder in made)
     assert not any(Path(folder).exists() for folder in made), sorted(tmp_path.iterdir())

@@ -231,8 +231,7 @@ def run_in_worker(
 def _start_worker(cache_path: str | None) -> None:
     from hasbench.llm import LLMClient, ResponseCache
 
-    base = "/dev/shm" if os.path.isdir("/dev/shm") else None
-    scratch = scratch_folder("hasbench-worker-", base)
+    scratch = scratch_folder("hasbench-worker-")
     (scratch / "episodes").mkdir()
     (scratch / "traces").mkdir()
     _WORKER["scratch"] = scratch

@@ -56,7 +56,7 @@ from hasbench.envs.coding.sandbox import (
     run_env,
 )
 from hasbench.envs.coding.tampering import RUNNER_MODULES, takeover
-from hasbench.paths import at_process_exit
+from hasbench.paths import SCRATCH_BASE, at_process_exit
 
 WORKER_SOURCE = Path(__file__).with_name("warm_worker.py")
 WORKER_DIR = "/warm"
@@ -102,6 +102,8 @@ class WarmSandbox(Sandbox):
         binds = dict(binds or {})
         key = (self.limits, writable, tuple(sorted(binds)), tuple(_python_roots()))
         cold = sandbox.unsafe_requested() or sandbox.bubblewrap_problem() is not None
+        beside = not isinstance(workspace, Path) or _beside_workers(workspace)
+        cold = cold or (writable and not beside)
         if cold or key in _FAILED or not all(Path(host).is_dir() for host in binds.values()):
             return self._cold(argv, workspace, writable, binds, env, secret)
         worker = None
@@ -140,7 +142,7 @@ class WarmSandbox(Sandbox):
                                secret=secret)  # fmt: skip
         if writable:
             raise TypeError("a writable run needs the workspace directory")
-        with tempfile.TemporaryDirectory(prefix="hasbench-ws-") as scratch:
+        with tempfile.TemporaryDirectory(prefix="hasbench-ws-", dir=SCRATCH_BASE) as scratch:
             folder = Path(scratch)
             folder.chmod(0o755)
             _fill(folder, workspace, {})
@@ -148,12 +150,21 @@ class WarmSandbox(Sandbox):
                                secret=secret)  # fmt: skip
 
 
+def _beside_workers(folder: Path) -> bool:
+    """Whether ``folder`` is on the file system of the workers' folders.
+
+    A writable run's files are moved from its worker's folder into the workspace folder
+    (renamed, never copied: copying what a run left, a named pipe say, could block).
+    """
+    return os.stat(folder).st_dev == os.stat(SCRATCH_BASE or tempfile.gettempdir()).st_dev
+
+
 class _Worker:
     """One warm worker: its sandbox process, control socket and folders."""
 
     def __init__(self, limits: Limits, writable: bool, dests: list[str]) -> None:
         self.limits = limits
-        self.home = Path(tempfile.mkdtemp(prefix="hasbench-warm-"))
+        self.home = Path(tempfile.mkdtemp(prefix="hasbench-warm-", dir=SCRATCH_BASE))
         self.home.chmod(0o755)
         self.slot = self.home / "workspace"
         self.folders = {dest: self.home / f"bind{i}" for i, dest in enumerate(dests)}

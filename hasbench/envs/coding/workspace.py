@@ -22,6 +22,8 @@ from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from hasbench.paths import SCRATCH_BASE
+
 IGNORED_DIRS = frozenset({"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"})
 """Directories a run may create that are not part of the workspace."""
 MAX_FILES = 500
@@ -132,7 +134,7 @@ class Workspace:
     def directory(self) -> Path:
         """The temporary directory, made to mirror the tree (created on first use)."""
         if self._root is None:
-            self._root = Path(tempfile.mkdtemp(prefix="hasbench-ws-"))
+            self._root = Path(tempfile.mkdtemp(prefix="hasbench-ws-", dir=SCRATCH_BASE))
             os.chmod(self._root, 0o755)
             weakref.finalize(self, shutil.rmtree, self._root, True)
             self._on_disk = {}
