@@ -419,3 +419,29 @@ def test_the_loop_stop_fires_on_a_repeated_run_not_on_a_repeated_look():
     fired = [stop(prompt + looped[:end], None) for end in range(len(reply) + 1, len(looped) + 1)]
     assert fired == [False] * (LOCAL_LOOP_TOKENS - 1) + [True]
     assert stop.kept == reply
+
+
+def test_a_local_model_s_cached_replies_and_episode_keys_belong_to_its_weights(
+    monkeypatch, tmp_path
+):
+    """Replies cached from other weights (another release, another encoding) are not taken."""
+    from hasbench.llm import ModelResponse, client, llama
+    from hasbench.simulator import Backends
+
+    asked = []
+
+    async def answer(model, kwargs):
+        asked.append(model)
+        return ModelResponse(model=model, content=f"reply {len(asked)}")
+
+    monkeypatch.setattr(client, "_dispatch", answer)
+    llm = LLMClient(cache=ResponseCache(tmp_path / "responses.sqlite"))
+    model = "local/smollm2-135m"
+    identities = []
+    for weights in ("Q4_1 weights", "Q4_1 weights", "Q8_0 weights"):
+        monkeypatch.setattr(llama, "weights_identity", lambda name, w=weights: w)
+        run(llm.complete(model, MESSAGES))
+        identities.append(Backends(user=model).identity())
+    assert len(asked) == 2 and llm.stats.cache_hits == 1  # the same weights: a cache hit
+    assert identities[0] == identities[1] != identities[2]
+    assert identities[2]["endpoints"]["user"] == {"weights": "Q8_0 weights"}

@@ -278,6 +278,10 @@ def test_the_shipped_weights_are_served_as_q8_0_written_once_and_the_same_each_t
     monkeypatch.setattr(llama, "CACHE_DIR", tmp_path)
     served = llama.served_file("smollm2-135m")
     assert served.parent == tmp_path / "models" and served.name.endswith(".Q8_0.gguf")
+    digest = served.name.removesuffix(".Q8_0.gguf").rsplit("-", 1)[1]
+    assert llama.weights_identity("smollm2-135m") == (
+        f"SmolLM2-135M-Instruct.Q4_1.gguf sha256:{digest} served as Q8_0"
+    )
     written = served.stat().st_mtime_ns
     assert llama.served_file("smollm2-135m") == served
     assert served.stat().st_mtime_ns == written  # reused, not written again

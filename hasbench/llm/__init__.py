@@ -65,6 +65,7 @@ from hasbench.llm.client import (
     ClientStats,
     LLMClient,
     did_you_mean,
+    endpoint_identity,
     error_kind,
     load_litellm,
     model_problem,
@@ -91,7 +92,7 @@ __all__ = [
     "LOCAL_CONTEXT", "LOCAL_KEPT_BYTES", "LOCAL_MAX_TOKENS", "LOCAL_MODELS", "LOCAL_SEED",
     "NO_KEY", "PERMANENT_KINDS", "RETRYABLE_KINDS", "STOP_AFTER", "TRANSIENT_KINDS", "CallBudget",
     "ClientStats", "Endpoint", "LLMClient", "ModelError", "ModelResponse", "Respond",
-    "ResponseCache", "ToolCallRequest", "did_you_mean", "error_kind", "load_litellm",
-    "model_problem", "provider_of", "redact", "register_test_provider", "request_key",
-    "retry_after",
+    "ResponseCache", "ToolCallRequest", "did_you_mean", "endpoint_identity", "error_kind",
+    "load_litellm", "model_problem", "provider_of", "redact", "register_test_provider",
+    "request_key", "retry_after",
 ]  # fmt: skip

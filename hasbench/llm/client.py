@@ -177,7 +177,7 @@ class LLMClient:
         endpoint = endpoint or _NO_ENDPOINT
         key = request_key(
             model, messages, tools, temperature, response_format, seed, tool_choice,
-            endpoint.identity(provider_of(model)),
+            endpoint_identity(endpoint, model),
         )  # fmt: skip
         if self.cache is not None:
             record = self.cache.get(key)
@@ -342,6 +342,19 @@ def _convert(model: str, raw: Any, attempts: int) -> ModelResponse:
         cost=float(cost) if cost is not None else None,
         attempts=attempts,
     )
+
+
+def endpoint_identity(endpoint: Endpoint | None, model: str) -> dict[str, Any]:
+    """What makes ``model`` answer differently (part of cache and episode keys).
+
+    The endpoint's server and extra parameters (:meth:`Endpoint.identity`) and, for a
+    ``local/`` model, the weights it is served from (:func:`~hasbench.llm.llama.weights_identity`).
+    """
+    found = (endpoint or _NO_ENDPOINT).identity(provider_of(model))
+    provider, _, name = model.partition("/")
+    if provider == "local" and name in llama.LOCAL_MODELS:
+        found = {**found, "weights": llama.weights_identity(name)}
+    return found
 
 
 def provider_of(model: str) -> str:

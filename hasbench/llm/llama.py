@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import atexit
 import ctypes
+import functools
+import hashlib
 import importlib.util
 import json
 import os
@@ -350,18 +352,33 @@ def served_file(name: str) -> Path | None:
     Raises:
         ModelError: not_found, when llama.cpp cannot re-encode the shipped file.
     """
-    import hashlib
-
     shipped = model_file(name)
     if shipped is None:
         return None
-    with shipped.open("rb") as source:
-        digest = hashlib.file_digest(source, "sha256").hexdigest()[:16]
-    served = CACHE_DIR / "models" / f"{name}-{digest}.{SERVED_ENCODING}.gguf"
+    served = CACHE_DIR / "models" / f"{name}-{_digest(shipped)}.{SERVED_ENCODING}.gguf"
     if not served.exists():
         served.parent.mkdir(parents=True, exist_ok=True)
         _reencode(name, shipped, served)
     return served
+
+
+def weights_identity(name: str) -> str:
+    """What ``local/<name>`` answers with: the shipped file, its SHA-256, the encoding served.
+
+    Part of response-cache and episode keys: replies of other weights are never taken for
+    these.
+    """
+    shipped = model_file(name)
+    if shipped is None:
+        return "not installed"
+    return f"{shipped.name} sha256:{_digest(shipped)} served as {SERVED_ENCODING}"
+
+
+@functools.cache
+def _digest(path: Path) -> str:
+    """The first 16 hex digits of a file's SHA-256 (read once per process: 0.1 s)."""
+    with path.open("rb") as source:
+        return hashlib.file_digest(source, "sha256").hexdigest()[:16]
 
 
 def _reencode(name: str, shipped: Path, served: Path) -> None:

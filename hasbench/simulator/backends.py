@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from hasbench.llm import Endpoint, provider_of
+from hasbench.llm import Endpoint, endpoint_identity
 
 Role = Literal["agent", "user", "judge"]
 
@@ -37,10 +37,10 @@ class Backends(BaseModel):
         """Role -> what determines its endpoint's answers, for roles not on the default.
 
         A role without an endpoint whose provider's server is set in the environment
-        (``OPENAI_API_BASE``, ...) is listed with it.
+        (``OPENAI_API_BASE``, ...) is listed with it, a ``local/`` model with its weights.
         """
         found = {
-            role: (self.endpoints.get(role) or Endpoint()).identity(provider_of(model))
+            role: endpoint_identity(self.endpoints.get(role), model)
             for role, model in sorted(self.models().items())
         }
         return {role: identity for role, identity in found.items() if identity}
@@ -48,8 +48,8 @@ class Backends(BaseModel):
     def identity(self) -> dict[str, Any]:
         """What determines the backends' behaviour (part of an episode's key).
 
-        The backend strings and, where set, each role's server and extra parameters; never
-        a key, a key's variable or the retry policy.
+        The backend strings and, where set, each role's server and extra parameters (a local
+        model's weights); never a key, a key's variable or the retry policy.
         """
         found: dict[str, Any] = self.models()
         if endpoints := self.endpoint_identities():
