@@ -130,9 +130,9 @@ def model_share(concurrency: int, calls_per_episode: int, repeats: int = 3) -> t
 
 def litellm_cpu_ms(n: int = 200) -> float:
     """CPU milliseconds litellm itself spends on one call (offline mock response)."""
-    from hasbench.llm import _litellm
+    from hasbench.llm import load_litellm
 
-    litellm = _litellm()
+    litellm = load_litellm()
     messages = [{"role": "user", "content": "x " * 2000}]
 
     async def calls() -> None:
