@@ -1,6 +1,7 @@
 """Warm sandboxes: a run in a warm worker gives what a cold run gives, is held to the same
 limits, and nothing it does reaches the worker or the next run."""
 
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -45,21 +46,65 @@ def python(code: str) -> list[str]:
 
 PYTEST = [sys.executable, "-m", "pytest", "-q", "-rfE", "--tb=short", "-p", "no:cacheprovider",
           "--no-header", "--color=no", "tests"]  # fmt: skip
+NESTED = (
+    "import pytest\n\n\ndef test_nested(pytestconfig, tmp_path):\n"
+    "    print(pytestconfig.invocation_params.args, pytestconfig.invocation_params.dir)\n"
+    "    (tmp_path / 'test_inner.py').write_text('def test_inner():\\n    assert False\\n')\n"
+    "    assert pytest.main(['-q', '-p', 'no:cacheprovider', str(tmp_path)]) == 1\n"
+)
+"""A session that starts another: the outer one takes the worker's prepared configuration,
+the inner one builds its own (both as in a new interpreter)."""
 
 
 @pytest.mark.parametrize(
     "argv",
     [PYTEST, [*PYTEST[:-1], "tests/test_core.py::test_add"], ["ls", "-R"],
-     python("import sys; print(sys.argv, sorted(sys.path)[:1]); sys.exit(3)")],
-    ids=["pytest", "pytest-node", "ls", "python"],
+     python("import sys; print(sys.argv, sorted(sys.path)[:1]); sys.exit(3)"),
+     [*PYTEST[:-1], "-p", "no:warnings", "-W", "error", "tests"],
+     [*PYTEST[:-1], "--lf", "tests"], [*PYTEST[:-1], "--no-such-option", "tests"],
+     [*PYTEST[:-1], "-s", "tests/test_nested.py"], [*PYTEST[:-1], "--co", "tests"]],
+    ids=["pytest", "pytest-node", "ls", "python", "other-plugins", "blocked-plugin-option",
+         "usage-error", "nested-session", "collect-only"],
 )  # fmt: skip
 def test_a_warm_run_gives_what_a_cold_run_gives(workspace, argv):
+    (workspace / "tests" / "test_nested.py").write_text(NESTED)
     cold = Sandbox(FAST).run(argv, workspace, writable=False)
     warm = [WarmSandbox(FAST).run(argv, workspace, writable=False) for _ in range(2)]
     for run in warm:
         assert (run.status, run.exit_code, _timeless(run.output)) == (
             cold.status, cold.exit_code, _timeless(cold.output)
         )  # fmt: skip
+
+
+def test_a_session_with_hasbench_s_arguments_starts_from_the_prepared_configuration(tmp_path):
+    probe = textwrap.dedent(
+        f"""
+        import sys
+        from pathlib import Path
+        sys.path.insert(0, {str(warm_workers.WORKER_SOURCE.parent)!r})
+        import _pytest.config as pytest_config
+        import warm_worker
+
+        warm_worker._prepare_pytest_config()
+        prepared = dict(warm_worker.PREPARED)
+        args = ["-q", "-p", "no:cacheprovider", "tests"]
+        first = pytest_config.get_config(list(args), None, prog="pytest.main()")
+        again = pytest_config.get_config(list(args), None, prog="pytest.main()")
+        warm_worker._prepare_pytest_config()
+        other = pytest_config.get_config(["-p", "no:warnings", "x"], None, prog="pytest.main()")
+        print(first is prepared[(("prog", "pytest.main()"),)],
+              first.invocation_params.args == tuple(args),
+              first.invocation_params.dir == Path.cwd(),
+              first.pluginmanager.is_blocked("cacheprovider"),
+              all(again is not config for config in prepared.values()),
+              all(other is not config for config in warm_worker.PREPARED.values()),
+              other.pluginmanager.is_blocked("warnings"))
+        """
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert run.stdout.split() == ["True"] * 7, run.stderr[-2000:]
 
 
 def test_the_hidden_tests_give_the_same_verdicts_warm_and_cold():

@@ -6,7 +6,8 @@ time is importing pytest. :class:`WarmSandbox` runs the same commands in a worke
 (:mod:`hasbench.envs.coding.warm_worker`) started once per process and kind of run: a
 bubblewrap sandbox built exactly like a cold run's (same namespaces, read-only system and
 interpreter, same user id, no new privileges), holding an interpreter that has imported
-pytest and nothing else. For each run the host copies the workspace (and the run's
+pytest and nothing else, and built the configuration pytest sessions start from (which
+reads no file). For each run the host copies the workspace (and the run's
 read-only folders, e.g. the hidden tests and their runner) into the worker's own folders,
 bound at the same places as a cold run binds them, and the worker forks a child that sets
 the run's limits, environment and streams and runs the command. When the child ends, the
