@@ -21,7 +21,8 @@ can take it over:
   report marks the run ``tampered`` and fails every test.
 
 The run is done by a warm worker (:mod:`hasbench.envs.coding.warm`): an interpreter started
-as above, with pytest imported before any workspace exists, forks a fresh child per run.
+as above, with pytest imported and its starting configuration built before any workspace
+exists, forks a fresh child per run.
 
 What remains possible for the code under test, which runs in the test process, is
 described in ``docs/metrics.md`` (Action Safety Rate): the audit of the agents' writes
