@@ -77,14 +77,20 @@ def test_a_warm_run_gives_what_a_cold_run_gives(workspace, argv):
 
 
 def test_a_session_with_hasbench_s_arguments_starts_from_the_prepared_configuration(tmp_path):
+    """The hidden-test runner's and run_tests' sessions name the plugins it was built for."""
     probe = textwrap.dedent(
         f"""
         import sys
         from pathlib import Path
         sys.path.insert(0, {str(warm_workers.WORKER_SOURCE.parent)!r})
         import _pytest.config as pytest_config
+        import hidden_runner
         import warm_worker
+        from hasbench.envs.coding.environment import PYTEST_FLAGS
 
+        sessions = [hidden_runner.pytest_arguments("/hidden/test_hidden.py"), PYTEST_FLAGS]
+        print(all(warm_worker._plugin_args(args) == warm_worker.PREPARED_PLUGIN_ARGS
+                  for args in sessions))
         warm_worker._prepare_pytest_config()
         prepared = dict(warm_worker.PREPARED)
         args = ["-q", "-p", "no:cacheprovider", "tests"]
@@ -104,7 +110,7 @@ def test_a_session_with_hasbench_s_arguments_starts_from_the_prepared_configurat
     run = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path
     )
-    assert run.stdout.split() == ["True"] * 7, run.stderr[-2000:]
+    assert run.stdout.split() == ["True"] * 8, run.stderr[-2000:]
 
 
 def test_the_hidden_tests_give_the_same_verdicts_warm_and_cold():

@@ -30,7 +30,6 @@ def main() -> int:
     channel = int(os.environ.pop(CHANNEL_VARIABLE))
     os.set_inheritable(channel, False)
     workspace, tests = sys.argv[1], sys.argv[2]
-    root = os.path.dirname(tests)
 
     import pytest
 
@@ -57,14 +56,19 @@ def main() -> int:
             elif report.when == "call" and report.skipped:
                 verdict["outcome"] = "skipped"
 
-    arguments = ["-c", os.path.join(root, "pytest.ini"), "--rootdir", root, "--noconftest",
-                 "-p", "no:cacheprovider", "--no-header", "--color=no", "-q", "--tb=line",
-                 tests]  # fmt: skip
-    code = pytest.main(arguments, plugins=[Reporter()])
+    code = pytest.main(pytest_arguments(tests), plugins=[Reporter()])
     report = {"key": key, "exit": int(code), "tests": verdicts}
     os.write(channel, (json.dumps(report, sort_keys=True) + "\n").encode("utf-8"))
     os.close(channel)
     return int(code)
+
+
+def pytest_arguments(tests: str) -> list[str]:
+    """The arguments of the hidden tests' pytest session: their folder as the root, its file."""
+    root = os.path.dirname(tests)
+    return ["-c", os.path.join(root, "pytest.ini"), "--rootdir", root, "--noconftest",
+            "-p", "no:cacheprovider", "--no-header", "--color=no", "-q", "--tb=line",
+            tests]  # fmt: skip
 
 
 if __name__ == "__main__":
