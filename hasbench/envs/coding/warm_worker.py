@@ -125,6 +125,7 @@ def _prepare_pytest_config() -> None:
                 PREPARED[(("prog", prog),)] = fresh(list(PREPARED_PLUGIN_ARGS), prog=prog)
             except TypeError:  # a pytest whose get_config takes no program name
                 PREPARED[()] = fresh(list(PREPARED_PLUGIN_ARGS))
+                break
     except Exception:  # noqa: BLE001 - a pytest this does not fit: sessions build their own
         PREPARED.clear()
         return
