@@ -34,8 +34,15 @@ seconds used (this process plus its workers) and the load average, so runs on a 
 machine can be compared by their ratios. A figure that cannot be measured here is printed
 as "not measured: " and the reason.
 
+How fast the same code runs also changes with the machine (a shared host gives its cores
+more or less speed from hour to hour). ``--against COMMIT`` times figures 4 and 5's
+commands (``notebook all``, ``check data/tasks/coding.yaml``) with this code and with the
+code at COMMIT, exported from git, alternated in ``--pairs`` pairs: their ratio holds on any
+machine. Against issue 31's commit (``--against 5281f84``) it is printed beside the ratio
+the issue asks for, its target over what it measured there on a quiet machine.
+
     .venv/bin/python benchmarks/targets.py [--max-tasks N] [--rounds N] [--records N]
-        [--skip NAME ...] [--only NAME ...]
+        [--skip NAME ...] [--only NAME ...] [--against COMMIT [--pairs N]]
 
 ``--only tau2`` runs the side by side with tau2-bench alone.
 """
@@ -49,11 +56,13 @@ import functools
 import gc
 import importlib
 import importlib.util
+import io
 import os
 import pickle
 import resource
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from collections.abc import Callable
@@ -78,6 +87,10 @@ from hasbench.scenario import load_tasks
 from hasbench.simulator import Backends, run_episode
 
 SERVICE_DOMAINS = ("retail", "airline", "telecom")
+ISSUE_31_COMMIT = "5281f84"
+"""The code issue 31 measured its figures on."""
+ISSUE_31_FIGURES = {"notebook all": (164.0, 120.0), "check coding": (31.0, 10.0)}
+"""Issue 31's seconds at ISSUE_31_COMMIT on a quiet machine, and its targets."""
 TAU2_SOURCES = REPO_ROOT.parent / "shared" / "sources" / "tau2-bench-v0.1.3"
 """tau2-bench v0.1.3's task and database files (read, never copied into the project)."""
 
@@ -363,8 +376,13 @@ def per_core_throughput(max_tasks: int, rounds: int = 3) -> None:
     print(f"  mock / service per core = {ratio:.2f}x  [target <= 3x: {verdict(ratio <= 3)}]")
 
 
-def cold_run(command: list[str]) -> tuple[subprocess.CompletedProcess, float, float, float]:
-    """Run ``command`` from the repository with fresh runs, figures and cache folders.
+def cold_run(
+    command: list[str], root: Path = REPO_ROOT
+) -> tuple[subprocess.CompletedProcess, float, float, float]:
+    """Run ``command`` from ``root`` with fresh runs, figures and cache folders.
+
+    ``root`` is this repository or another version's tree, whose ``hasbench`` the command
+    and the processes it starts (notebook kernels) import.
 
     Returns the finished process, its wall seconds, its CPU seconds and the load average
     over the last minute when it ended. The CPU seconds are those of every process it
@@ -380,9 +398,11 @@ def cold_run(command: list[str]) -> tuple[subprocess.CompletedProcess, float, fl
             "HASBENCH_FIGURES": str(Path(tmp) / "figures"),
             "HASBENCH_CACHE": str(Path(tmp) / "cache"),
         }
+        if root != REPO_ROOT:
+            env["PYTHONPATH"] = str(root)
 
         def run() -> subprocess.CompletedProcess:
-            done = subprocess.run(command, env=env, cwd=REPO_ROOT, capture_output=True,
+            done = subprocess.run(command, env=env, cwd=root, capture_output=True,
                                   text=True, check=False)  # fmt: skip
             reap_children(patience=60.0)
             return done
@@ -413,6 +433,47 @@ def notebooks_all() -> None:
         f"{verdict(wall <= 120)}]; {cpu:.1f} CPU-s, so at least {cpu / machine_workers():.0f} s "
         f"on {machine_workers()} idle cores; load average {load:.1f} at the end"
     )
+
+
+def in_turn(name: str, command: list[str], against: str, pairs: int) -> None:
+    """``command`` (a ``hasbench`` command) with this code and the code at ``against``, alternated.
+
+    The other version is exported from git into a scratch folder and run from there; each
+    side runs ``pairs`` times from a cold cache, this code first in each pair.
+    """
+    found = subprocess.run(["git", "-C", str(REPO_ROOT), "rev-parse", "--short", against],
+                           capture_output=True, text=True, check=False)  # fmt: skip
+    if found.returncode != 0:
+        print(f"{name} in turn with {against}: not measured: no such commit here")
+        return
+    commit = found.stdout.strip()
+    walls: dict[str, list[float]] = {"this": [], "then": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = Path(tmp) / commit
+        archive = subprocess.run(["git", "-C", str(REPO_ROOT), "archive", commit],
+                                 capture_output=True, check=True).stdout  # fmt: skip
+        with tarfile.open(fileobj=io.BytesIO(archive)) as files:
+            files.extractall(tree, filter="data")
+        for _ in range(pairs):
+            for side, root in (("this", REPO_ROOT), ("then", tree)):
+                done, wall, _, _ = cold_run([sys.executable, "-m", "hasbench.cli", *command], root)
+                if (reason := failure(done)) is not None:
+                    print(f"{name} in turn with {commit}: not measured: {side} failed ({reason})")
+                    return
+                walls[side].append(wall)
+    now, then = median(walls["this"]), median(walls["then"])
+    line = (
+        f"{name} in turn with {commit} ({pairs} runs each, medians): {now:.1f} s against "
+        f"{then:.1f} s, {then / now:.2f}x as fast"
+    )
+    if ISSUE_31_COMMIT.startswith(commit) or commit.startswith(ISSUE_31_COMMIT):
+        measured, target = ISSUE_31_FIGURES[name]
+        asked = measured / target
+        line += (
+            f"  [issue 31 asks {asked:.2f}x ({target:.0f} s where {ISSUE_31_COMMIT} took "
+            f"{measured:.0f} s on a quiet machine): {verdict(then / now >= asked)}]"
+        )
+    print(line)
 
 
 def make_run() -> None:
@@ -500,6 +561,13 @@ def main() -> None:
     parser.add_argument(
         "--records", type=int, default=50_000, help="records load_results loads (default 50,000)"
     )
+    parser.add_argument(
+        "--against",
+        metavar="COMMIT",
+        help=f"also time notebook all and the coding check at COMMIT, in turn (issue 31's: "
+        f"{ISSUE_31_COMMIT})",
+    )
+    parser.add_argument("--pairs", type=int, default=1, help="pairs of --against runs (default 1)")
     args = parser.parse_args()
     load = os.getloadavg()[0]
     print(f"{machine_workers()} CPUs, load average {load:.1f} (a shared machine slows wall time)")
@@ -513,9 +581,15 @@ def main() -> None:
         "tau2": lambda: tau2_calls(args.rounds),
         "load": lambda: load_50k(args.records, args.rounds),
     }
+    in_turn_commands = {
+        "notebooks": ("notebook all", ["notebook", "all", "--quiet"]),
+        "coding": ("check coding", ["check", "data/tasks/coding.yaml"]),
+    }
     for name in SECTIONS:
         if name in args.only and name not in args.skip:
             sections[name]()
+            if args.against and name in in_turn_commands:
+                in_turn(*in_turn_commands[name], args.against, args.pairs)
 
 
 if __name__ == "__main__":
