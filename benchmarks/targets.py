@@ -75,6 +75,7 @@ from hasbench.build.checks import check_file
 from hasbench.build.tau2_import import import_tau2, read_tau2_tasks
 from hasbench.envs import make_environment
 from hasbench.envs.coding import environment as coding
+from hasbench.envs.coding import warm
 from hasbench.evaluate import evaluate
 from hasbench.experiments import rq1
 from hasbench.experiments.defaults import OFFLINE_AGENTS
@@ -388,8 +389,10 @@ def cold_run(
     over the last minute when it ended. The CPU seconds are those of every process it
     started: this process adopts the orphans among them (a sandbox killed with its worker
     leaves its processes to whoever reaps them, and their CPU time to nobody otherwise)
-    and waits for them.
+    and waits for them. This process's own warm sandboxes are stopped first: they would be
+    waited for too.
     """
+    warm.stop_workers()
     adopt_orphans()
     with tempfile.TemporaryDirectory() as tmp:
         env = {
