@@ -37,9 +37,11 @@ as "not measured: " and the reason.
 How fast the same code runs also changes with the machine (a shared host gives its cores
 more or less speed from hour to hour). ``--against COMMIT`` times figures 4 and 5's
 commands (``notebook all``, ``check data/tasks/coding.yaml``) with this code and with the
-code at COMMIT, exported from git, alternated in ``--pairs`` pairs: their ratio holds on any
-machine. Against issue 31's commit (``--against 5281f84``) it is printed beside the ratio
-the issue asks for, its target over what it measured there on a quiet machine.
+code at COMMIT, exported from git, alternated in ``--pairs`` pairs: their ratio moves far
+less with the machine's speed of the day than their seconds (not at all only where both
+versions slow down alike). Against issue 31's commit (``--against 5281f84``) it is printed
+beside the ratio the issue asks for, its target over what it measured there on a quiet
+machine.
 
     .venv/bin/python benchmarks/targets.py [--max-tasks N] [--rounds N] [--records N]
         [--skip NAME ...] [--only NAME ...] [--against COMMIT [--pairs N]]
