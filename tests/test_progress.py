@@ -10,7 +10,7 @@ from hasbench.agency import Setting
 from hasbench.runner import Experiment, TaskSelection, planning, run_experiment
 from hasbench.runner.execution import run_one
 from hasbench.runner.planning import estimate
-from hasbench.runner.pool import machine_workers
+from hasbench.runner.pool import Admission, TaskDealer, machine_workers
 from hasbench.runner.progress import PROGRESS_FILE, Progress, Relay, announce, duration
 from hasbench.simulator import Backends
 from hasbench.sync import run_sync
@@ -117,13 +117,18 @@ def test_a_local_model_backend_is_timed_once_per_stratum_side_by_side_in_the_poo
         here.append(spec.backends.user)
         return {"error": None}
 
-    class Workers:
+    class Workers:  # the pool's own dealing, episodes run here
         workers = 2
 
         def __init__(self):
             self.seconds = {}
+            self.dealer = TaskDealer(self.workers)
 
-        async def run(self, spec, identity, key, store, worker=None):
+        def slot(self, spec):
+            return Admission(self.dealer, spec.scenario.task_id)
+
+        async def run(self, spec, identity, key, store):
+            worker = self.dealer.worker_of(spec.scenario.task_id)
             async with busy.setdefault(worker, asyncio.Lock()):  # one at a time, as a process
                 taken.append((spec.scenario.task_id, worker))
                 await asyncio.sleep(slow.get(spec.scenario.task_id, 0.01))

@@ -12,7 +12,7 @@ from hasbench.experiments import rq1
 from hasbench.llm import LLMClient
 from hasbench.runner import load_results, run_experiment
 from hasbench.runner.cluster import ClusterError
-from hasbench.runner.pool import cpu_bound, open_pool
+from hasbench.runner.pool import Admission, TaskDealer, cpu_bound, open_pool
 from hasbench.simulator import Backends
 
 
@@ -66,42 +66,85 @@ def test_only_offline_episodes_go_to_the_pool():
     assert open_pool(specs, 1, client, None) is None
 
 
-def test_a_small_grid_s_tasks_are_dealt_evenly_to_the_workers():
-    """Every episode of a task goes to one worker, and each worker gets as many episodes."""
-    from hasbench.experiments import robustness
-    from hasbench.runner.experiment import grid
+def test_a_worker_finishes_its_tasks_and_a_free_worker_is_dealt_the_next_task():
+    """A task's episodes share one worker, two in flight; the tasks go to whoever is free."""
+    dealer = TaskDealer(2)
+    long_task_may_end = asyncio.Event()
+    ran: list[tuple[str, int]] = []
+    in_flight = [0, 0]
 
-    users = ["scripted:user", "scripted:user-guarded"]
-    specs = grid(robustness.experiment(["scripted:standin?strong"], users, "rule", None, 2, 0))
-    pool = open_pool(specs, 2, LLMClient(cache=None), None)
-    try:
-        per_worker = [0, 0]
-        for spec in specs:
-            per_worker[pool.worker_of(spec.scenario.task_id)] += 1
-    finally:
-        pool.close()
-    assert per_worker == [len(specs) // 2] * 2  # 12 tasks; a hash of their ids gave 10 to one
+    async def episode(task_id: str) -> None:
+        async with Admission(dealer, task_id) as worker:
+            in_flight[worker] += 1
+            assert in_flight[worker] <= TaskDealer.PLACES
+            ran.append((task_id, worker))
+            if task_id == "long":
+                await long_task_may_end.wait()
+            else:
+                await asyncio.sleep(0)
+            in_flight[worker] -= 1
+
+    async def main() -> None:
+        waiting = [asyncio.create_task(episode(t)) for t in ["long"] * 3 + ["b", "c", "d", "e"]]
+        shorts = asyncio.gather(*waiting[3:])
+        await shorts  # all four ran while the long task held its worker
+        long_task_may_end.set()
+        await asyncio.gather(*waiting[:3])
+
+    asyncio.run(main())
+    assert [w for t, w in ran if t == "long"] == [0, 0, 0]
+    assert {w for t, w in ran if t != "long"} == {1}  # a deal by counts gave two of them to 0
 
 
-def test_a_pool_for_local_model_episodes_loads_litellm_once_before_its_workers_fork():
-    """Each worker would otherwise import litellm (about 3 CPU-s) for its first model call."""
+def test_an_episode_cancelled_while_it_waits_takes_no_place():
+    dealer = TaskDealer(1)
+
+    async def main() -> list[int]:
+        first, second = await dealer.admit("a"), await dealer.admit("a")
+        cancelled = asyncio.create_task(dealer.admit("b"))
+        later = asyncio.create_task(dealer.admit("c"))
+        await asyncio.sleep(0)
+        cancelled.cancel()
+        dealer.release(first)
+        dealer.release(second)
+        return [first, second, await asyncio.wait_for(later, 5)]
+
+    assert asyncio.run(main()) == [0, 0, 0]
+
+
+def test_local_model_episodes_run_without_litellm():
+    """Offline runs never import litellm (about 3 CPU-s): ``local/`` models are called here.
+
+    The model's process is replaced by one that answers at once; what reaches it and what
+    comes back go through the client as a real call would.
+    """
     code = """
-import sys
+import asyncio, sys
 from hasbench.experiments import robustness
-from hasbench.llm import LLMClient
+from hasbench.llm import LLMClient, local
 from hasbench.runner.experiment import grid
 from hasbench.runner.pool import open_pool
 
-def opened(users):
-    specs = grid(robustness.experiment(["scripted:standin?strong"], users, "rule", None, 2, 0))
-    open_pool(specs, 2, LLMClient(cache=None), None).close()
-    return "litellm" in sys.modules
+class Answers:
+    def ask(self, messages, params):
+        print(sorted(k for k, v in params.items() if k in local.REQUEST_PARAMS))
+        return {"reply": {"content": "fine", "tool_calls": [{"name": "f", "arguments": {}}]},
+                "usage": {"prompt_tokens": 3, "completion_tokens": 2}}
 
-print(opened(["scripted:user"]), opened(["scripted:user", "local/smollm2-135m"]))
+local.model_process = lambda name: Answers()
+specs = grid(robustness.experiment(["scripted:standin?strong"], ["local/smollm2-135m"], "rule",
+                                   None, 2, 0))
+open_pool(specs, 2, LLMClient(cache=None), None).close()
+tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
+messages = [{"role": "user", "content": "hi"}]
+reply = asyncio.run(LLMClient(cache=None).complete("local/smollm2-135m", messages, tools=tools,
+                                                   temperature=0.0, seed=7))
+print(reply.content, reply.tool_calls[0].name, reply.usage.completion_tokens, reply.cost)
+print("litellm" in sys.modules)
 """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["False", "True"]
+    assert done.stdout.splitlines() == ["['seed', 'temperature', 'tools']", "fine f 2 0.0", "False"]
 
 
 def test_a_local_dask_cluster_gives_the_same_table_as_a_local_run(tmp_path):

@@ -300,9 +300,12 @@ def _api_key(model: str, endpoint: Endpoint) -> str | None:
 
 
 async def _dispatch(model: str, kwargs: dict[str, Any]) -> ModelResponse:
-    """One attempt: ``test/`` models are answered in-process, everything else by litellm."""
-    if provider_of(model) == "test":
-        return await doubles.reply(model.split("/", 1)[1], kwargs)
+    """One attempt: ``test/`` and ``local/`` models are answered here, the rest by litellm."""
+    provider, _, name = model.partition("/")
+    if provider == "test":
+        return await doubles.reply(name, kwargs)
+    if provider == "local":
+        return await local.reply(name, kwargs)
     litellm = load_litellm()
     from litellm._internal_context import is_internal_call
 
@@ -537,7 +540,7 @@ _litellm_module: ModuleType | None = None
 
 
 def load_litellm() -> ModuleType:
-    """Import litellm once, quietly, with the hasbench custom providers installed."""
+    """Import litellm once, quietly."""
     global _litellm_module
     if _litellm_module is not None:
         return _litellm_module
@@ -549,12 +552,5 @@ def load_litellm() -> ModuleType:
             litellm.suppress_debug_info = True
             # litellm warns on every new event loop (each asyncio.run); keep only errors.
             logging.getLogger("LiteLLM").setLevel(logging.ERROR)
-            handlers = local.make_handlers(litellm)
-            installed = {entry["provider"] for entry in litellm.custom_provider_map}
-            litellm.custom_provider_map = list(litellm.custom_provider_map) + [
-                {"provider": name, "custom_handler": handler}
-                for name, handler in handlers.items()
-                if name not in installed
-            ]
             _litellm_module = litellm
     return _litellm_module

@@ -1,7 +1,8 @@
 """The local provider: ``local/<name>`` models run by llama.cpp in a process of their own.
 
-litellm serves them through a custom provider (:func:`make_handlers`). Each local model
-used by a process runs in one child process (``python -m hasbench.llm serve NAME``,
+The client answers them with :func:`reply`, without litellm (importing it costs about
+3 CPU-s, which an offline run need not pay). Each local model used by a process runs in
+one child process (``python -m hasbench.llm serve NAME``,
 :mod:`hasbench.llm.llama`), started on the first call and kept for the next ones. When
 that process dies (llama.cpp crashing with SIGSEGV, an out-of-memory kill), the call it was
 answering fails with the ``died`` kind of :class:`~hasbench.llm.base.ModelError`, a
@@ -20,16 +21,13 @@ import subprocess
 import sys
 import tempfile
 import threading
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
-from hasbench.llm.base import ModelError, call_id
+from hasbench.llm.base import ModelError, ModelResponse, ToolCallRequest, call_id
 from hasbench.llm.llama import missing
 from hasbench.paths import at_process_exit
 from hasbench.trace import Usage
 from hasbench.vocab import canonical_json
-
-if TYPE_CHECKING:
-    from types import ModuleType
 
 REQUEST_PARAMS = ("tools", "tool_choice", "seed", "temperature", "response_format")
 """The request parameters a local model reads."""
@@ -155,53 +153,29 @@ def stop_models() -> None:
             process.stop()
 
 
-def make_handlers(litellm: ModuleType) -> dict[str, Any]:
-    """Build the litellm custom handler for ``local/``."""
-    from litellm import CustomLLM
+async def reply(name: str, kwargs: dict[str, Any]) -> ModelResponse:
+    """Answer a ``local/<name>`` request (the client's keyword arguments) in its process.
 
-    def build(model: str, messages: list[dict[str, Any]], reply: dict[str, Any], usage: Usage):
-        calls = [
-            {
-                "id": call_id(model, messages, index),
-                "type": "function",
-                "function": {
-                    "name": call["name"],
-                    "arguments": call["arguments"]
-                    if isinstance(call["arguments"], str)
-                    else canonical_json(call["arguments"], ascii_only=False),
-                },
-            }
-            for index, call in enumerate(reply.get("tool_calls") or [])
-        ]
-        message: dict[str, Any] = {"role": "assistant", "content": reply.get("content")}
-        if calls:
-            message["tool_calls"] = calls
-        response = litellm.ModelResponse(
-            model=model,
-            choices=[{"message": message, "finish_reason": "tool_calls" if calls else "stop"}],
-            usage={
-                "prompt_tokens": usage.prompt_tokens,
-                "completion_tokens": usage.completion_tokens,
-                "total_tokens": usage.total_tokens,
-            },
-        )
-        # Local models cost nothing; a stamped cost also spares litellm's price lookup.
-        response._hidden_params["response_cost"] = 0.0
-        return response
-
-    class LocalProvider(CustomLLM):
-        """Serves ``local/<name>`` with llama.cpp in the model's own process."""
-
-        def _run(self, model: str, messages: list[dict[str, Any]], params: dict[str, Any]):
-            answer = model_process(model).ask(messages, params)
-            usage = Usage.model_validate(answer["usage"])
-            return build(f"local/{model}", messages, answer["reply"], usage)
-
-        def completion(self, model: str, messages: list, *args: Any, **kwargs: Any):
-            return self._run(model, messages, kwargs.get("optional_params") or {})
-
-        async def acompletion(self, model: str, messages: list, *args: Any, **kwargs: Any):
-            params = kwargs.get("optional_params") or {}
-            return await asyncio.to_thread(self._run, model, messages, params)
-
-    return {"local": LocalProvider()}
+    Raises:
+        ModelError: the model refused the request (its kind), or its process died.
+    """
+    model, messages = f"local/{name}", kwargs["messages"]
+    answer = await asyncio.to_thread(model_process(name).ask, messages, kwargs)
+    calls = answer["reply"].get("tool_calls") or []
+    return ModelResponse(
+        model=model,
+        content=answer["reply"].get("content"),
+        tool_calls=[
+            ToolCallRequest(
+                id=call_id(model, messages, index),
+                name=call["name"],
+                arguments=call["arguments"]
+                if isinstance(call["arguments"], str)
+                else canonical_json(call["arguments"], ascii_only=False),
+            )
+            for index, call in enumerate(calls)
+        ],
+        usage=Usage.model_validate(answer["usage"]),
+        cost=0.0,
+        attempts=1,
+    )

@@ -252,37 +252,24 @@ async def _time_offline(
         await time_here(local)
         return failed, 1.0
     try:
-        records: dict[str, dict[str, Any] | None] = {}
-        tasks = list(_by_task(local).values())
-
-        async def worker_takes_tasks(worker: int) -> None:
-            while tasks:
-                for cell in tasks.pop(0):
-                    records[cell.key] = await pool.run(
-                        cell.spec, cell.identity, cell.key, store, worker
-                    )
-
-        await asyncio.gather(*(worker_takes_tasks(w) for w in range(pool.workers)))
-        for cell in local:  # counted in grid order, whichever worker ended first
-            _timed(where[cell.key], records[cell.key], pool.seconds[cell.key], failed, warm)
+        records = await asyncio.gather(*(_in_pool(pool, cell, store) for cell in local))
+        for cell, record in zip(local, records, strict=True):  # counted in grid order
+            _timed(where[cell.key], record, pool.seconds[cell.key], failed, warm)
         return failed, await _speedup(pool, units, where, strata, store, failed)
     finally:
         pool.close()
 
 
-def _by_task(cells: list[Cell]) -> dict[str, list[Cell]]:
-    """The cells of each task, tasks and cells in grid order.
+async def _in_pool(pool: EpisodePool, cell: Cell, store: Path) -> dict[str, Any] | None:
+    """Run an episode in the pool, admitted as a run admits it (a task's in one worker).
 
-    A plan deals the local-model episodes it times a task at a time to whichever worker is
-    free (its model keeps the prompt states a task's episodes share): a local model's
-    episodes differ in cost by several times, and the pool's own placement, made before
-    any ran, left one worker idle for half the plan (35.7 against 14.3 CPU-s of model
-    time in the robustness notebook's plan).
+    The pool deals the tasks a task at a time to whichever worker is free: a local model's
+    episodes differ in cost by several times, and a placement made before any ran left one
+    worker idle for half the plan (35.7 against 14.3 CPU-s of model time in the robustness
+    notebook's plan).
     """
-    tasks: dict[str, list[Cell]] = {}
-    for cell in cells:
-        tasks.setdefault(cell.spec.scenario.task_id, []).append(cell)
-    return tasks
+    async with pool.slot(cell.spec):
+        return await pool.run(cell.spec, cell.identity, cell.key, store)
 
 
 def _timed(
@@ -325,16 +312,17 @@ async def _speedup(
         return float(pool.workers)
     batch = []  # per domain a task for each worker, so that every worker is busy throughout
     for queue in units.values():
-        for worker in range(pool.workers):
-            unit = next((u for u in queue if pool.worker_of(u[0].spec.scenario.task_id) == worker),
-                        None)  # fmt: skip
-            if unit is not None:
-                queue.remove(unit)
-                batch += [cell for cell in unit if where[cell.key].backend not in failed]
+        picked: dict[str, list[Cell]] = {}  # units of as many tasks as there are workers
+        for unit in queue:
+            if len(picked) < pool.workers:
+                picked.setdefault(unit[0].spec.scenario.task_id, unit)
+        for unit in picked.values():
+            queue.remove(unit)
+            batch += [cell for cell in unit if where[cell.key].backend not in failed]
     expected = sum(_rate(where[c.key], [s for s in strata if s.domain == where[c.key].domain])
                    for c in batch)  # fmt: skip
     began = time.monotonic()
-    done = await asyncio.gather(*(pool.run(c.spec, c.identity, c.key, store) for c in batch))
+    done = await asyncio.gather(*(_in_pool(pool, cell, store) for cell in batch))
     took = time.monotonic() - began
     for cell, record in zip(batch, done, strict=True):
         where[cell.key].finished += record is not None and record["error"] is None

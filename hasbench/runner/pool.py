@@ -12,11 +12,13 @@ writes both to the results store. The store keeps a single writer, so a record s
 means a finished episode and resume works as before.
 
 Every episode of one task goes to the same worker: what a domain caches per process, such
-as a coding task's test runs by workspace content, then serves every setting and backend of
-that task, as it does in the one process that times a plan
-(:mod:`hasbench.runner.planning`). The tasks are dealt out so that each worker gets about
-as many episodes (a hash of the task ids left 10 of the simulator study's 12 tasks to one
-of two workers).
+as a coding task's test runs by workspace content or a local model's prompt states, then
+serves every setting and backend of that task, as it does in the one process that times a
+plan (:mod:`hasbench.runner.planning`). A task is dealt to a worker when its first episode
+is admitted, to one that is free and has no episode of its own tasks waiting, so a worker
+finishes its tasks before it takes another. Episodes of one task can differ in cost by
+several times (a local model's), and a deal made before any ran, by counts of episodes,
+left one of two workers idle for the last 14 of the simulator study's 33 s.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import multiprocessing
 import os
 import sys
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -82,21 +85,13 @@ class EpisodePool:
             episodes as the run will run them, see :mod:`hasbench.runner.planning`).
     """
 
-    def __init__(
-        self, workers: int, client: LLMClient, run_one: RunOne, specs: list[EpisodeSpec]
-    ) -> None:
+    def __init__(self, workers: int, client: LLMClient, run_one: RunOne) -> None:
         cache = getattr(client.cache, "path", None) if client.cache is not None else None
         self.workers = workers
-        self._worker: dict[str, int] = {}  # task -> its worker, in grid order to the least busy
-        episodes = [0] * workers
-        for spec in specs:
-            task = spec.scenario.task_id
-            worker = self._worker.setdefault(task, episodes.index(min(episodes)))
-            episodes[worker] += 1
         self.seconds: dict[str, float] = {}
         self.client = client
         self._run_one = run_one
-        self._slots = [asyncio.Semaphore(2) for _ in range(workers)]
+        self._dealer = TaskDealer(workers)
         self._executors = [
             worker_pool(
                 1, initializer=_start_worker, initargs=(None if cache is None else str(cache),)
@@ -105,40 +100,105 @@ class EpisodePool:
         ]
 
     async def run(
-        self,
-        spec: EpisodeSpec,
-        identity: dict[str, Any],
-        key: str,
-        store: Path,
-        worker: int | None = None,
+        self, spec: EpisodeSpec, identity: dict[str, Any], key: str, store: Path
     ) -> dict[str, Any]:
-        """Run one episode in a worker; write its trace and record here; return the record.
+        """Run one admitted episode in its task's worker; write its trace and record here.
 
-        ``worker``: the worker to run it in instead of its task's (a plan spreading the
-        episodes it times over the workers).
+        Returns the record. Call it inside :meth:`slot`.
         """
         loop = asyncio.get_running_loop()
-        where = self.worker_of(spec.scenario.task_id) if worker is None else worker
-        future = self._executors[where].submit(_run_episode, self._run_one, spec, identity, key)
+        worker = self._dealer.worker_of(spec.scenario.task_id)
+        future = self._executors[worker].submit(_run_episode, self._run_one, spec, identity, key)
         done = await asyncio.wrap_future(future, loop=loop)
         self.seconds[key] = done.seconds
         return done.store(store, key, self.client)
 
-    def slot(self, spec: EpisodeSpec) -> asyncio.Semaphore:
-        """What admits an episode to its task's worker: two in flight per worker.
+    def slot(self, spec: EpisodeSpec) -> Admission:
+        """What admits an episode to its task's worker (``async with``): two in flight each.
 
         A stopped backend or a spent budget then holds back the episodes not yet admitted.
         """
-        return self._slots[self.worker_of(spec.scenario.task_id)]
-
-    def worker_of(self, task_id: str) -> int:
-        """The worker that runs every episode of a task (one of the pool's episodes)."""
-        return self._worker[task_id]
+        return Admission(self._dealer, spec.scenario.task_id)
 
     def close(self) -> None:
         """Stop the workers."""
         for executor in self._executors:
             executor.shutdown(wait=True, cancel_futures=True)
+
+
+class TaskDealer:
+    """Admits episodes to workers, every episode of a task to one, two in flight a worker.
+
+    A worker with a free place takes the next waiting episode of a task dealt to it; an idle
+    worker whose tasks have none waiting is dealt the task that first asked among those no
+    worker has yet. Episodes of one task are admitted in the order they asked. A new task
+    never queues behind a running episode: another worker may be free before it ends.
+    """
+
+    PLACES = 2
+    """Episodes in flight per worker: the next is handed over while one runs."""
+
+    def __init__(self, workers: int) -> None:
+        self._free = [self.PLACES] * workers
+        self._worker: dict[str, int] = {}  # task -> the worker it was dealt to
+        self._undealt: dict[str, deque[asyncio.Future[int]]] = {}  # in order of first asking
+        self._own: list[dict[str, deque[asyncio.Future[int]]]] = [{} for _ in range(workers)]
+
+    def worker_of(self, task_id: str) -> int:
+        """The worker a task was dealt to (on its first admitted episode)."""
+        return self._worker[task_id]
+
+    async def admit(self, task_id: str) -> int:
+        """Wait for a place for an episode of ``task_id``; return its worker."""
+        place: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        worker = self._worker.get(task_id)
+        waiting = self._undealt if worker is None else self._own[worker]
+        waiting.setdefault(task_id, deque()).append(place)
+        self._deal()
+        try:
+            return await place
+        except asyncio.CancelledError:  # a cancelled place is skipped when its turn comes
+            if place.done() and not place.cancelled():  # admitted as it was cancelled
+                self.release(place.result())
+            raise
+
+    def release(self, worker: int) -> None:
+        """An admitted episode of ``worker`` ended: its place goes to the next waiting."""
+        self._free[worker] += 1
+        self._deal()
+
+    def _deal(self) -> None:
+        for worker, own in enumerate(self._own):
+            while self._free[worker]:
+                if not own:
+                    if not self._undealt or self._free[worker] < self.PLACES:
+                        break  # a new task waits for an idle worker, not behind a running one
+                    task_id = next(iter(self._undealt))
+                    own[task_id] = self._undealt.pop(task_id)
+                    self._worker[task_id] = worker
+                task_id, waiting = next(iter(own.items()))
+                place = waiting.popleft()
+                if not waiting:
+                    del own[task_id]
+                if not place.done():
+                    self._free[worker] -= 1
+                    place.set_result(worker)
+
+
+class Admission:
+    """A place for one episode in its task's worker, held for an ``async with`` block."""
+
+    def __init__(self, dealer: TaskDealer, task_id: str) -> None:
+        self._dealer, self._task_id = dealer, task_id
+        self._worker: int | None = None
+
+    async def __aenter__(self) -> int:
+        self._worker = await self._dealer.admit(self._task_id)
+        return self._worker
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self._worker is not None
+        self._dealer.release(self._worker)
 
 
 def open_pool(
@@ -160,25 +220,20 @@ def open_pool(
         return None
     if FORKED:
         _load_before_fork(specs)
-    return EpisodePool(workers, client, run_one, [s for s in specs if cpu_bound(s.backends)])
+    return EpisodePool(workers, client, run_one)
 
 
 def _load_before_fork(specs: list[EpisodeSpec]) -> None:
     """Load here, before the workers fork, what each of them would otherwise load again.
 
     An environment of each domain: what a domain loads or generates once per process (a
-    generated database, a literature corpus: up to a second each). And litellm, which
-    serves ``local/`` models, when an episode plays one: importing it takes about 3 CPU-s.
+    generated database, a literature corpus: up to a second each).
     """
     from hasbench.envs import make_environment
-    from hasbench.llm import load_litellm
 
     for spec in {spec.scenario.domain: spec for spec in specs}.values():
         with contextlib.suppress(Exception):  # the episode meets the same error and records it
             make_environment(spec.scenario)
-    roles = {role for s in specs for role in (s.backends.agent, s.backends.user, s.backends.judge)}
-    if any(role.startswith("local/") for role in roles):
-        load_litellm()
 
 
 class Finished(NamedTuple):
