@@ -156,6 +156,10 @@ def test_a_local_model_backend_is_timed_once_per_stratum_side_by_side_in_the_poo
     local = "scripted:strong with local/smollm2-135m"
     assert plan.timed[local] == 6 and plan.pending[local] == 10  # a stratum: domain × agency
     assert "local/smollm2-135m" not in here and plan.measured[local] == 7.0
+    expected = plan.expected_seconds()  # what a run given the plan orders its tasks by
+    local_keys = {cell.key for s in plan.strata if s.backend == local for cell in s.cells}
+    assert {expected[key] for key in local_keys} == {7.0}
+    assert max(v for k, v in expected.items() if k not in local_keys) < 1.0
     workers = {task: {w for t, w in taken if t == task} for task, _ in taken}
     assert all(len(w) == 1 for w in workers.values())  # a task's episodes share a worker
     assert workers == {"mock_A_001": {0}, "retail_A_001": {1}, "airline_A_001": {1}}

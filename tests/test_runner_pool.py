@@ -96,6 +96,25 @@ def test_a_worker_finishes_its_tasks_and_a_free_worker_is_dealt_the_next_task():
     assert {w for t, w in ran if t != "long"} == {1}  # a deal by counts gave two of them to 0
 
 
+def test_a_run_given_a_plan_s_expectations_deals_the_longest_tasks_first():
+    """The last task to end is then a short one; a task's episodes keep their order."""
+    from hasbench.runner.execution import longest_tasks_first
+    from hasbench.runner.experiment import resolve
+
+    cells = resolve(small_grid()).cells
+    todo = [(cell.spec, cell.identity, cell.key) for cell in cells]
+    tasks = list(dict.fromkeys(cell.spec.scenario.task_id for cell in cells))
+    long_task = tasks[-1]  # the last in grid order: dealt out last without expectations
+    expected = {cell.key: 5.0 if cell.spec.scenario.task_id == long_task else 0.1 for cell in cells}
+    ordered = longest_tasks_first(todo, expected)
+    order = list(dict.fromkeys(spec.scenario.task_id for spec, _, _ in ordered))
+    assert order == [long_task, *tasks[:-1]]  # tasks alike keep the grid's order
+    for task in tasks:
+        assert [k for s, _, k in ordered if s.scenario.task_id == task] == [
+            k for s, _, k in todo if s.scenario.task_id == task
+        ]
+
+
 def test_an_episode_cancelled_while_it_waits_takes_no_place():
     dealer = TaskDealer(1)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib.util
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -179,17 +179,21 @@ def execute(
     client: LLMClient,
     progress: bool = True,
     reuse: Sequence[Path] = (),
+    expected: Mapping[str, float] | None = None,
 ) -> tuple[RunSummary, pd.DataFrame]:
     """Run (or resume) a grid into its results store; return the summary and its results.
 
     The results are exactly the grid's episodes, whatever else the store holds. Episodes
-    the stores in ``reuse`` hold are copied from there (:mod:`hasbench.runner.reuse`).
+    the stores in ``reuse`` hold are copied from there (:mod:`hasbench.runner.reuse`);
+    ``expected`` (seconds per episode key, from a plan) orders the tasks, longest first.
     """
     from hasbench.runner import load_results, run_experiment
     from hasbench.sync import run_sync
 
     summary = run_sync(
-        run_experiment(grid, results_dir, client=client, progress=progress, reuse=reuse)
+        run_experiment(
+            grid, results_dir, client=client, progress=progress, reuse=reuse, expected=expected
+        )
     )
     return summary, load_results(summary.directory, summary.experiment)
 

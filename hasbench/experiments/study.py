@@ -454,8 +454,10 @@ class Study:
         client = make_client(grids[0][0])
         others = neighbour_stores(runs_root(results_dir))
         summaries, frames = [], []
+        expected = {key: seconds for plan in self._plans.values()
+                    for key, seconds in plan.expected_seconds().items()}  # fmt: skip
         for grid, store in grids:
-            summary, frame = execute(grid, store, client, progress, others)
+            summary, frame = execute(grid, store, client, progress, others, expected)
             plan = self._plans.pop(summary.experiment, None)
             if plan is not None and Path(plan.directory) == Path(summary.directory):
                 summary.estimate = plan.seconds

@@ -32,7 +32,7 @@ import functools
 import time
 import traceback
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -213,6 +213,7 @@ async def run_experiment(
     workers: int | None = None,
     cluster: str | None = None,
     reuse: Sequence[Path] = (),
+    expected: Mapping[str, float] | None = None,
 ) -> RunSummary:
     """Run every episode of the grid that has no intact record without an error.
 
@@ -230,6 +231,9 @@ async def run_experiment(
             (:mod:`hasbench.runner.cluster`) instead of in local worker processes.
         reuse: other results stores whose copies of the grid's episodes are taken instead
             of running them (:mod:`hasbench.runner.reuse`).
+        expected: seconds each episode should take, by key (a plan's
+            :meth:`~hasbench.runner.planning.Plan.expected_seconds`): the tasks with the
+            most work are then dealt out first, so that the last to end is a short one.
 
     Raises:
         ExperimentError: a backend string that cannot play its role (nothing is written).
@@ -257,6 +261,8 @@ async def run_experiment(
         for cell in resolved.cells
         if cell.key not in done or done[cell.key]["error"] is not None
     ]
+    if expected:
+        todo = longest_tasks_first(todo, expected)
     limits: dict[str, asyncio.Semaphore] = {}
     stops = BackendStops()
     counts = {"ran": 0, "failed": 0, "not_started": 0}
@@ -380,6 +386,20 @@ async def run_one(
         }
     results.write_record(store, key, record)
     return record
+
+
+def longest_tasks_first(
+    todo: list[tuple[EpisodeSpec, dict[str, Any], str]], expected: Mapping[str, float]
+) -> list[tuple[EpisodeSpec, dict[str, Any], str]]:
+    """``todo`` (spec, identity, key) with the tasks of most expected seconds first.
+
+    A task's episodes keep their order, and so do tasks expected to take alike.
+    """
+    work: dict[str, float] = {}
+    for spec, _, key in todo:
+        task = spec.scenario.task_id
+        work[task] = work.get(task, 0.0) + expected.get(key, 0.0)
+    return sorted(todo, key=lambda item: -work[item[0].scenario.task_id])
 
 
 @functools.cache

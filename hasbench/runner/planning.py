@@ -135,6 +135,26 @@ class Plan:
         """The estimated time to run them (from the measured episodes)."""
         return sum(self.measured[b] * self.pending[b] / self.parallel[b] for b in self.pending)
 
+    def expected_seconds(self) -> dict[str, float]:
+        """Seconds each offline episode of the grid should take in a worker, by key.
+
+        Its stratum's warm episodes, else the one that paid the start-up (a local model's
+        episode costs its model time either way), else its backend's rate. A run given
+        these deals the tasks with the most work first (:func:`~hasbench.runner.run_experiment`).
+        """
+        expected = {}
+        for stratum in self.strata:
+            if not cpu_bound(stratum.cells[0].spec.backends):
+                continue
+            mine = [s for s in self.strata if s.backend == stratum.backend]
+            seconds = (
+                _rate(stratum, mine)
+                if stratum.times or stratum.startup is None
+                else stratum.startup
+            )
+            expected |= dict.fromkeys((cell.key for cell in stratum.cells), seconds)
+        return expected
+
     def __str__(self) -> str:
         shape = " × ".join(f"{n} {what[:-1] if n == 1 else what}" for what, n in self.shape.items())
         text = f"{self.name}: {self.total} episodes ({shape}); "
