@@ -196,3 +196,22 @@ def call_id(model: str, messages: list[dict[str, Any]], index: int) -> str:
     """A deterministic tool-call id derived from the request."""
     digest = hashlib.sha256(canonical_json([model, messages, index]).encode("utf-8"))
     return "call_" + digest.hexdigest()[:16]
+
+
+def tool_call_requests(
+    model: str, messages: list[dict[str, Any]], calls: list[dict[str, Any]]
+) -> list[ToolCallRequest]:
+    """Tool calls answered here (``{"name", "arguments": dict | str}``), with ids from the request.
+
+    Arguments given as a string are kept verbatim (malformed JSON included).
+    """
+    return [
+        ToolCallRequest(
+            id=call_id(model, messages, index),
+            name=call["name"],
+            arguments=call["arguments"]
+            if isinstance(call["arguments"], str)
+            else canonical_json(call["arguments"], ascii_only=False),
+        )
+        for index, call in enumerate(calls)
+    ]

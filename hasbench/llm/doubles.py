@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from hasbench.llm.base import ModelError, ModelResponse, ToolCallRequest, call_id
+from hasbench.llm.base import ModelError, ModelResponse, tool_call_requests
 from hasbench.trace import Usage
 from hasbench.vocab import canonical_json
 
@@ -68,16 +68,7 @@ async def reply(name: str, kwargs: dict[str, Any]) -> ModelResponse:
     return ModelResponse(
         model=model,
         content=reply.get("content"),
-        tool_calls=[
-            ToolCallRequest(
-                id=call_id(model, messages, index),
-                name=call["name"],
-                arguments=call["arguments"]
-                if isinstance(call["arguments"], str)
-                else canonical_json(call["arguments"], ascii_only=False),
-            )
-            for index, call in enumerate(calls)
-        ],
+        tool_calls=tool_call_requests(model, messages, calls),
         usage=Usage(
             prompt_tokens=_word_count(messages),
             completion_tokens=_word_count(reply.get("content")) + _word_count(calls or None),

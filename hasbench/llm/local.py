@@ -23,11 +23,10 @@ import tempfile
 import threading
 from typing import IO, Any
 
-from hasbench.llm.base import ModelError, ModelResponse, ToolCallRequest, call_id
+from hasbench.llm.base import ModelError, ModelResponse, tool_call_requests
 from hasbench.llm.llama import missing
 from hasbench.paths import at_process_exit
 from hasbench.trace import Usage
-from hasbench.vocab import canonical_json
 
 REQUEST_PARAMS = ("tools", "tool_choice", "seed", "temperature", "response_format")
 """The request parameters a local model reads."""
@@ -165,16 +164,7 @@ async def reply(name: str, kwargs: dict[str, Any]) -> ModelResponse:
     return ModelResponse(
         model=model,
         content=answer["reply"].get("content"),
-        tool_calls=[
-            ToolCallRequest(
-                id=call_id(model, messages, index),
-                name=call["name"],
-                arguments=call["arguments"]
-                if isinstance(call["arguments"], str)
-                else canonical_json(call["arguments"], ascii_only=False),
-            )
-            for index, call in enumerate(calls)
-        ],
+        tool_calls=tool_call_requests(model, messages, calls),
         usage=Usage.model_validate(answer["usage"]),
         cost=0.0,
         attempts=1,
