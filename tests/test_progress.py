@@ -127,8 +127,11 @@ def test_a_local_model_backend_is_timed_once_per_stratum_side_by_side_in_the_poo
         def slot(self, spec):
             return Admission(self.dealer, spec.scenario.task_id)
 
+        def worker_of(self, task_id):
+            return self.dealer.worker_of(task_id)
+
         async def run(self, spec, identity, key, store):
-            worker = self.dealer.worker_of(spec.scenario.task_id)
+            worker = self.worker_of(spec.scenario.task_id)
             async with busy.setdefault(worker, asyncio.Lock()):  # one at a time, as a process
                 taken.append((spec.scenario.task_id, worker))
                 await asyncio.sleep(slow.get(spec.scenario.task_id, 0.01))
@@ -192,3 +195,28 @@ def test_a_grid_of_user_simulators_is_timed_per_agent_and_simulator(tmp_path):
     assert "4 episodes (2 tasks × 1 agent backend × 2 user simulators × 1 setting × 1 seed)" in (
         str(plan)
     )
+
+
+def test_the_pool_s_speedup_is_measured_on_tasks_of_different_workers():
+    """Tasks the plan's pool already dealt to one worker are not both picked to measure it."""
+    from types import SimpleNamespace
+
+    class Pool:
+        workers = 2
+        dealer = TaskDealer(2)
+
+        def worker_of(self, task_id):
+            return self.dealer.worker_of(task_id)
+
+    async def deal_to_the_first_worker(task_ids):
+        for task_id in task_ids:  # one at a time: the first worker is idle again each time
+            Pool.dealer.release(await Pool.dealer.admit(task_id))
+
+    run_sync(deal_to_the_first_worker(["a", "b"]))
+
+    def unit(task_id):
+        return [SimpleNamespace(spec=SimpleNamespace(scenario=SimpleNamespace(task_id=task_id)))]
+
+    queue = [unit("a"), unit("b"), unit("c"), unit("d")]
+    picked = planning._task_per_worker(queue, Pool())
+    assert [u[0].spec.scenario.task_id for u in picked] == ["a", "c"]

@@ -146,7 +146,7 @@ from hasbench.runner.pool import open_pool
 
 class Answers:
     def ask(self, messages, params):
-        print(sorted(k for k, v in params.items() if k in local.REQUEST_PARAMS))
+        print(sorted(k for k in params if k in local.REQUEST_PARAMS))
         return {"reply": {"content": "fine", "tool_calls": [{"name": "f", "arguments": {}}]},
                 "usage": {"prompt_tokens": 3, "completion_tokens": 2}}
 

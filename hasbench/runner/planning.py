@@ -332,11 +332,7 @@ async def _speedup(
         return float(pool.workers)
     batch = []  # per domain a task for each worker, so that every worker is busy throughout
     for queue in units.values():
-        picked: dict[str, list[Cell]] = {}  # units of as many tasks as there are workers
-        for unit in queue:
-            if len(picked) < pool.workers:
-                picked.setdefault(unit[0].spec.scenario.task_id, unit)
-        for unit in picked.values():
+        for unit in _task_per_worker(queue, pool):
             queue.remove(unit)
             batch += [cell for cell in unit if where[cell.key].backend not in failed]
     expected = sum(_rate(where[c.key], [s for s in strata if s.domain == where[c.key].domain])
@@ -347,6 +343,25 @@ async def _speedup(
     for cell, record in zip(batch, done, strict=True):
         where[cell.key].finished += record is not None and record["error"] is None
     return max(1.0, min(float(pool.workers), expected / took if took > 0 else 1.0))
+
+
+def _task_per_worker(queue: list[list[Cell]], pool: EpisodePool) -> list[list[Cell]]:
+    """Units of ``queue`` (in order), of as many tasks as the pool has workers.
+
+    A task the pool already dealt (its local-model episodes were timed there) runs in its
+    worker again, so no two picked tasks share one: that worker would run both.
+    """
+    picked: dict[str, list[Cell]] = {}
+    taken: set[int] = set()
+    for unit in queue:
+        task = unit[0].spec.scenario.task_id
+        worker = pool.worker_of(task)
+        if len(picked) == pool.workers or task in picked or worker in taken:
+            continue
+        picked[task] = unit
+        if worker is not None:
+            taken.add(worker)
+    return list(picked.values())
 
 
 def _chosen(units: dict[str, list[list[Cell]]], where: dict[str, Stratum]) -> list[Cell]:

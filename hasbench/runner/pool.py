@@ -107,7 +107,8 @@ class EpisodePool:
         Returns the record. Call it inside :meth:`slot`.
         """
         loop = asyncio.get_running_loop()
-        worker = self._dealer.worker_of(spec.scenario.task_id)
+        worker = self.worker_of(spec.scenario.task_id)
+        assert worker is not None, "run an episode inside its slot()"
         future = self._executors[worker].submit(_run_episode, self._run_one, spec, identity, key)
         done = await asyncio.wrap_future(future, loop=loop)
         self.seconds[key] = done.seconds
@@ -119,6 +120,10 @@ class EpisodePool:
         A stopped backend or a spent budget then holds back the episodes not yet admitted.
         """
         return Admission(self._dealer, spec.scenario.task_id)
+
+    def worker_of(self, task_id: str) -> int | None:
+        """The worker a task was dealt to (None: none of its episodes was admitted yet)."""
+        return self._dealer.worker_of(task_id)
 
     def close(self) -> None:
         """Stop the workers."""
@@ -144,9 +149,9 @@ class TaskDealer:
         self._undealt: dict[str, deque[asyncio.Future[int]]] = {}  # in order of first asking
         self._own: list[dict[str, deque[asyncio.Future[int]]]] = [{} for _ in range(workers)]
 
-    def worker_of(self, task_id: str) -> int:
-        """The worker a task was dealt to (on its first admitted episode)."""
-        return self._worker[task_id]
+    def worker_of(self, task_id: str) -> int | None:
+        """The worker a task was dealt to on its first admitted episode (None: not yet)."""
+        return self._worker.get(task_id)
 
     async def admit(self, task_id: str) -> int:
         """Wait for a place for an episode of ``task_id``; return its worker."""
